@@ -1,0 +1,26 @@
+import type { Knex } from 'knex';
+import * as referenceTables from './0001_reference_tables';
+import * as referenceData from './0002_reference_data';
+import * as employees from './0003_employees';
+import * as usersAndTokens from './0004_users_and_tokens';
+import * as settings from './0005_settings';
+import * as attendance from './0006_attendance';
+
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration, in order. Listed explicitly (not read from the directory) so the same list
+ * works from TypeScript sources and compiled output. Append only; never edit a merged migration.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  { name: '0001_reference_tables', ...referenceTables },
+  { name: '0002_reference_data', ...referenceData },
+  { name: '0003_employees', ...employees },
+  { name: '0004_users_and_tokens', ...usersAndTokens },
+  { name: '0005_settings', ...settings },
+  { name: '0006_attendance', ...attendance },
+];

@@ -1,0 +1,12 @@
+export const ROLES = ['admin', 'manager', 'employee'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Who is making a request: the user behind a valid bearer token. */
+export interface Caller {
+  userId: number;
+  username: string;
+  role: Role;
+  /** The employee record linked to the user, if any. */
+  employeeId: number | null;
+  tokenId: string;
+}

@@ -1,0 +1,57 @@
+import type { RequestHandler } from 'express';
+import type { Clock } from '../clock';
+import { UnauthorizedError } from '../errors';
+import { instanceOf, setCaller } from '../http/context';
+import { findTokenPrincipal } from './token-repository';
+import { TokenRejectedError, verifyAccessToken } from './tokens';
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+
+/**
+ * Bearer authentication (CONTRACT §3). A token passes when its signature and expiry are valid
+ * and its row exists, is not revoked or expired, and its user may still sign in. Every failure is
+ * 401 with a WWW-Authenticate challenge; the detail says why, the status never differs.
+ */
+export function requireBearer(clock: Clock): RequestHandler {
+  return async (req, res, next) => {
+    const instance = instanceOf(res);
+    const reject = (detail: string, tokenSent = true): never => {
+      throw new UnauthorizedError({ realm: instance.realm, tokenSent, detail });
+    };
+
+    const header = req.headers.authorization;
+    if (header === undefined) {
+      if (typeof req.query.access_token === 'string') {
+        reject('Tokens in the query string are not accepted; send Authorization: Bearer <token>');
+      }
+      reject('Send the token in the header Authorization: Bearer <token>', false);
+    }
+    const token = BEARER.exec(header ?? '')?.[1];
+    if (!token) return reject('The Authorization header must be "Bearer <token>"');
+
+    const now = clock.now();
+    let claims;
+    try {
+      claims = verifyAccessToken(instance.jwtSecret, token, now);
+    } catch (error) {
+      if (error instanceof TokenRejectedError) return reject(error.message);
+      throw error;
+    }
+
+    const principal = await findTokenPrincipal(instance.db, claims.jti);
+    if (!principal || String(principal.userId) !== claims.sub) return reject('The token is not valid');
+    if (principal.revoked) return reject('The token has been revoked');
+    if (principal.expiresAt.getTime() <= now.getTime()) return reject('The token has expired');
+    if (principal.userDisabled) return reject('The user is disabled');
+    if (principal.employeeStatus === 'Terminated') return reject("The user's employee record is terminated");
+
+    setCaller(res, {
+      userId: principal.userId,
+      username: principal.username,
+      role: principal.role,
+      employeeId: principal.employeeId,
+      tokenId: principal.tokenId,
+    });
+    next();
+  };
+}

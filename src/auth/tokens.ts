@@ -1,0 +1,52 @@
+import jwt from 'jsonwebtoken';
+
+export interface AccessTokenClaims {
+  /** User id. */
+  sub: string;
+  /** Token id: the primary key of its api_tokens row. */
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export type TokenRejection = 'expired' | 'invalid';
+
+export class TokenRejectedError extends Error {
+  constructor(readonly reason: TokenRejection) {
+    super(reason === 'expired' ? 'The token has expired' : 'The token is not valid');
+  }
+}
+
+export function signAccessToken(
+  secret: string,
+  token: { userId: number; tokenId: string; issuedAt: Date; expiresAt: Date },
+): string {
+  const claims: AccessTokenClaims = {
+    sub: String(token.userId),
+    jti: token.tokenId,
+    iat: Math.floor(token.issuedAt.getTime() / 1000),
+    exp: Math.floor(token.expiresAt.getTime() / 1000),
+  };
+  return jwt.sign(claims, secret, { algorithm: 'HS256' });
+}
+
+/** Checks signature and expiry only; whether the token row still allows it is the caller's job. */
+export function verifyAccessToken(secret: string, token: string, now: Date): AccessTokenClaims {
+  let payload: string | jwt.JwtPayload;
+  try {
+    // The algorithm is pinned: a token may not choose "none" or another key type.
+    payload = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(now.getTime() / 1000) });
+  } catch (error) {
+    throw new TokenRejectedError(error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid');
+  }
+  if (
+    typeof payload !== 'object' ||
+    typeof payload.sub !== 'string' ||
+    typeof payload.jti !== 'string' ||
+    typeof payload.exp !== 'number' ||
+    typeof payload.iat !== 'number'
+  ) {
+    throw new TokenRejectedError('invalid');
+  }
+  return { sub: payload.sub, jti: payload.jti, iat: payload.iat, exp: payload.exp };
+}

@@ -1,0 +1,53 @@
+import { type Command, Option } from 'commander';
+import { type Role, ROLES } from '../auth/caller';
+import { hashPassword } from '../auth/passwords';
+import { findUserByUsername, insertUser } from '../auth/user-repository';
+import { asUniqueViolation } from '../db/constraint-errors';
+import { findEmployeeById } from '../employees/repository';
+import { CliError, type CliContext } from './context';
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+const MIN_PASSWORD_LENGTH = 12;
+
+export function registerUserCommands(program: Command, context: CliContext): void {
+  const user = program.command('user').description('API users');
+  user
+    .command('create')
+    .description('create a user; link it to an employee record so /employees/me works')
+    .requiredOption('--username <username>', 'letters, digits, . _ @ -; at most 100 characters')
+    .addOption(new Option('--role <role>', 'what the user may do').choices(ROLES).makeOptionMandatory())
+    .option('--employee <id>', 'id of the employee record the user is')
+    .option('--password-stdin', 'read a password for the user from standard input')
+    .action(async (options: { username: string; role: Role; employee?: string; passwordStdin?: boolean }) => {
+      if (!USERNAME_PATTERN.test(options.username)) {
+        throw new CliError('--username may hold letters, digits and . _ @ - (at most 100 characters)');
+      }
+      const { db } = await context.instance();
+      const employeeId = options.employee === undefined ? null : await existingEmployeeId(context, options.employee);
+      const passwordHash = options.passwordStdin ? await hashPassword(await readPassword(context)) : null;
+      if (await findUserByUsername(db, options.username)) throw new CliError(`A user named ${options.username} already exists`);
+      let id: number;
+      try {
+        id = await insertUser(db, { username: options.username, role: options.role, employeeId, passwordHash, now: context.io.clock.now() });
+      } catch (error) {
+        if (asUniqueViolation(error)) throw new CliError(`Employee ${employeeId} is already linked to another user`);
+        throw error;
+      }
+      const link = employeeId === null ? 'not linked to an employee' : `employee ${employeeId}`;
+      context.print(`Created user ${options.username} (id ${id}, role ${options.role}, ${link}).`);
+    });
+}
+
+async function existingEmployeeId(context: CliContext, value: string): Promise<number> {
+  if (!/^[1-9][0-9]{0,9}$/.test(value)) throw new CliError('--employee must be the id of an employee record (a number)');
+  const { db } = await context.instance();
+  const employee = await findEmployeeById(db, Number(value));
+  if (!employee) throw new CliError(`There is no employee with id ${value}`);
+  return employee.id;
+}
+
+async function readPassword(context: CliContext): Promise<string> {
+  const password = (await context.io.readStdin()).replace(/\r?\n$/, '');
+  if (password.length < MIN_PASSWORD_LENGTH) throw new CliError(`The password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  return password;
+}

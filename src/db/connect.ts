@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+import type { DatabaseConfig } from '../config';
+
+export type Db = Knex;
+export type Dialect = 'sqlite' | 'mysql';
+
+/**
+ * Session settings that make MariaDB 10.11 and MySQL 8 behave alike and safely: UTC for every
+ * DATETIME, strict mode (too-long or invalid values are errors, never silently truncated) and no
+ * zero dates.
+ */
+const MYSQL_SESSION_SQL =
+  "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
+
+export interface OpenDatabaseOptions {
+  /** Most connections this process keeps to a MySQL server (default 10). */
+  poolMax?: number;
+}
+
+export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Db {
+  return config.client === 'sqlite' ? openSqlite(config.filename) : openMysql(config.url, options.poolMax ?? 10);
+}
+
+export function dialectOf(db: Db): Dialect {
+  return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
+}
+
+function openSqlite(filename: string): Db {
+  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    pool: {
+      // better-sqlite3 is synchronous: one connection, writes serialised by SQLite itself.
+      min: 1,
+      max: 1,
+      afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
+        connection.pragma('journal_mode = WAL');
+        connection.pragma('synchronous = NORMAL');
+        connection.pragma('foreign_keys = ON');
+        connection.pragma('busy_timeout = 5000');
+        done(null, connection);
+      },
+    },
+  });
+}
+
+function openMysql(url: string, poolMax: number): Db {
+  const parsed = new URL(url);
+  return knex({
+    client: 'mysql2',
+    connection: {
+      host: parsed.hostname,
+      port: parsed.port ? Number(parsed.port) : 3306,
+      user: decodeURIComponent(parsed.username),
+      password: decodeURIComponent(parsed.password),
+      database: decodeURIComponent(parsed.pathname.slice(1)),
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      // DATETIME and DATE come back as the strings stored, exactly as SQLite returns them.
+      dateStrings: true,
+      connectTimeout: 5000,
+    },
+    pool: {
+      min: 0,
+      max: poolMax,
+      afterCreate(
+        connection: { query(sql: string, callback: (error: Error | null) => void): void },
+        done: (error: Error | null, connection: unknown) => void,
+      ) {
+        connection.query(MYSQL_SESSION_SQL, (error) => done(error, connection));
+      },
+    },
+  });
+}

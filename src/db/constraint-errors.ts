@@ -1,0 +1,59 @@
+// The one place that recognises constraint violations in driver errors, for both dialects, so
+// the database can enforce invariants and the error handler can answer 409 instead of 500.
+
+interface DriverError {
+  code?: unknown;
+  errno?: unknown;
+  message?: unknown;
+  sqlMessage?: unknown;
+}
+
+export interface UniqueViolation {
+  /** The column (or index name, if the driver only gives that) whose uniqueness was violated. */
+  key: string;
+}
+
+export function asUniqueViolation(error: unknown): UniqueViolation | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, sqlMessage } = error as DriverError;
+  if (code === 'ER_DUP_ENTRY' && typeof sqlMessage === 'string') {
+    // MariaDB: "... for key 'employees_employee_id_unique'"; MySQL 8: "... for key 'employees.employees_employee_id_unique'"
+    const key = /for key '(?:[^'.]+\.)?([^']+)'/.exec(sqlMessage)?.[1];
+    return { key: key ?? 'unknown' };
+  }
+  if ((code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') && typeof message === 'string') {
+    // "UNIQUE constraint failed: employees.employee_id" or "...: index 'employees_employee_id_unique'"
+    const column = /failed: \w+\.(\w+)/.exec(message)?.[1];
+    const index = /index '([^']+)'/.exec(message)?.[1];
+    return { key: column ?? index ?? 'unknown' };
+  }
+  return undefined;
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as DriverError;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_ROW_IS_REFERENCED_2';
+}
+
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_CON_COUNT_ERROR',
+  'SQLITE_BUSY',
+  'SQLITE_CANTOPEN',
+]);
+
+/** The database is unreachable or overloaded: a 503 the client may retry, not a bug. */
+export function isUnavailableError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = error as DriverError;
+  if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
+  // Knex's pool gives up waiting for a connection with a KnexTimeoutError.
+  return (error as Error).name === 'KnexTimeoutError';
+}

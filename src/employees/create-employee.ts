@@ -1,0 +1,72 @@
+import type { Db } from '../db/connect';
+import { toSqlDateTime } from '../db/sql-time';
+import { ValidationError } from '../errors';
+import { todayIn } from '../time';
+import { toEmployeeColumns } from './columns';
+import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, insertEmployee } from './repository';
+import { checkEmployeeRules } from './rules';
+import { byFieldOrder, parseEmployeeInput } from './schemas';
+
+const EMPTY_EMPLOYEE: Omit<EmployeeColumns, 'employee_id' | 'first_name' | 'last_name' | 'timezone'> = {
+  middle_name: null,
+  nationality_id: null,
+  birthday: null,
+  gender: null,
+  marital_status: null,
+  ssn_num: null,
+  nic_num: null,
+  other_id: null,
+  driving_license: null,
+  employment_status_id: null,
+  job_title_id: null,
+  pay_grade_id: null,
+  work_station_id: null,
+  address1: null,
+  address2: null,
+  city: null,
+  country_code: null,
+  province_id: null,
+  postal_code: null,
+  home_phone: null,
+  mobile_phone: null,
+  work_phone: null,
+  work_email: null,
+  private_email: null,
+  joined_date: null,
+  confirmation_date: null,
+  supervisor_id: null,
+  indirect_supervisors: null,
+  department_id: null,
+  termination_date: null,
+  status: 'Active',
+  approver1_id: null,
+  approver2_id: null,
+  approver3_id: null,
+};
+
+/**
+ * Validates a create body (every invalid field at once) and inserts the employee. A duplicate
+ * employee_id is left to the unique index, which the error handler answers with 409.
+ */
+export async function createEmployee(
+  db: Db,
+  body: Record<string, unknown>,
+  context: { now: Date; defaultTimezone: string },
+): Promise<EmployeeRecord> {
+  const { values, errors } = parseEmployeeInput(body);
+  const timezone = values.timezone ?? context.defaultTimezone;
+  errors.push(...(await checkEmployeeRules(db, values, { now: context.now, timezone })));
+  if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
+
+  const columns = { ...EMPTY_EMPLOYEE, ...toEmployeeColumns(values), timezone } as EmployeeColumns;
+  if (columns.status === 'Terminated' && columns.termination_date === null) {
+    columns.termination_date = todayIn(timezone, context.now);
+  }
+  const now = toSqlDateTime(context.now);
+  return db.transaction(async (trx) => {
+    const id = await insertEmployee(trx, { ...columns, created_at: now, updated_at: now });
+    const created = await findEmployeeById(trx, id);
+    if (!created) throw new Error(`Employee ${id} vanished inside its own transaction`);
+    return created;
+  });
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+export interface Page<T> {
+  data: T[];
+  total: number;
+  /** page + 1 while more rows exist, null on the last page (IceHrm: always page + 1). */
+  nextPage: number | null;
+}
+
+/** `limit` and `page` query parameters as zod fields, for a list whose largest page is `maxLimit`. */
+export function paginationFields(options: { defaultLimit: number; maxLimit: number }) {
+  return {
+    limit: z.coerce
+      .number({ error: `must be a whole number from 1 to ${options.maxLimit}` })
+      .int({ error: `must be a whole number from 1 to ${options.maxLimit}` })
+      .min(1, { error: `must be a whole number from 1 to ${options.maxLimit}` })
+      .max(options.maxLimit, { error: `must be a whole number from 1 to ${options.maxLimit}` })
+      .default(options.defaultLimit),
+    page: z.coerce
+      .number({ error: 'must be a whole number from 1' })
+      .int({ error: 'must be a whole number from 1' })
+      .min(1, { error: 'must be a whole number from 1' })
+      .max(1_000_000, { error: 'must be at most 1000000' })
+      .default(1),
+  };
+}
+
+export function offsetOf(page: number, limit: number): number {
+  return (page - 1) * limit;
+}
+
+export function toPage<T>(data: T[], total: number, page: number, limit: number): Page<T> {
+  return { data, total, nextPage: page * limit < total ? page + 1 : null };
+}

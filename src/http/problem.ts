@@ -1,0 +1,25 @@
+import type { Response } from 'express';
+import type { AppError } from '../errors';
+
+/**
+ * Writes an RFC 9457 problem body (CONTRACT §7). `error` repeats it in IceHrm's shape, a list of
+ * lists of {code, message}, so that old clients which read only that member still see the cause.
+ */
+export function sendProblem(res: Response, error: AppError, requestId: string): void {
+  const summary = error.errors?.length
+    ? error.errors.map((fieldError) => `${fieldError.field} ${fieldError.message}`).join('; ')
+    : error.detail;
+  const body = {
+    type: `urn:hrm:problem:${error.code}`,
+    title: error.title,
+    status: error.status,
+    detail: error.detail,
+    code: error.code,
+    request_id: requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+    error: [[{ code: error.status, message: `${error.title}: ${summary}` }]],
+  };
+  res.status(error.status).set(error.headers);
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.end(JSON.stringify(body));
+}

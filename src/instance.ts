@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from './clock';
+import type { Db } from './db/connect';
+import { migrateToLatest } from './db/migrate';
+import { toSqlDateTime } from './db/sql-time';
+import { SettingsCache } from './settings/cache';
+import { readSetting, SETTING } from './settings/repository';
+
+/**
+ * One installation's data and identity: its database, settings and token-signing secret. A
+ * self-hosted server serves one; cloud mode serves many side by side.
+ */
+export interface Instance {
+  /** Instance name in cloud mode; undefined when self-hosted. */
+  name: string | undefined;
+  /** Realm of the WWW-Authenticate challenge: the instance name, or "hrm". */
+  realm: string;
+  db: Db;
+  settings: SettingsCache;
+  jwtSecret: string;
+}
+
+/** Migrates the database and loads (or, on first use, creates) the instance's signing secret. */
+export async function openInstance(
+  db: Db,
+  options: { name?: string; clock: Clock; jwtSecret?: string },
+): Promise<Instance> {
+  await migrateToLatest(db);
+  return {
+    name: options.name,
+    realm: options.name ?? 'hrm',
+    db,
+    settings: new SettingsCache(db, options.clock),
+    jwtSecret: options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now())),
+  };
+}
+
+/** The stored secret, generated once per instance; concurrent first starts agree on one. */
+async function ensureStoredSecret(db: Db, now: Date): Promise<string> {
+  const stored = await readSetting(db, SETTING.jwtSecret);
+  if (stored) return stored;
+  await db('settings')
+    .insert({ name: SETTING.jwtSecret, value: randomBytes(48).toString('base64url'), updated_at: toSqlDateTime(now) })
+    .onConflict('name')
+    .ignore();
+  const created = await readSetting(db, SETTING.jwtSecret);
+  if (!created) throw new Error('Could not store the token signing secret');
+  return created;
+}

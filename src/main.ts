@@ -1,0 +1,85 @@
+import dotenv from 'dotenv';
+import type { Server } from 'node:http';
+import { createApp } from './app';
+import { createFirstAdmin, type FirstAdmin } from './auth/first-admin';
+import { systemClock } from './clock';
+import { ConfigError, loadConfig } from './config';
+import { openDatabase } from './db/connect';
+import { SchemaTooNewError } from './db/migrate';
+import { openInstance } from './instance';
+import { createLogger, type Logger } from './logger';
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+async function main(): Promise<void> {
+  dotenv.config({ quiet: true });
+  const config = loadConfig();
+  const logger = createLogger(config);
+  const db = openDatabase(config.database);
+  const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
+  const firstAdmin = await createFirstAdmin(instance, systemClock.now());
+  const { restApiEnabled } = await instance.settings.get();
+
+  const app = createApp({ config, logger, clock: systemClock, instance });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const apiUrl = `http://${config.host}:${config.port}${config.basePath}`;
+  logger.info({ url: apiUrl, database: config.database.client }, 'server listening');
+  // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
+  process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));
+
+  const shutdown = (signal: string) => stop(server, logger, signal, () => db.destroy());
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+function startMessage(apiUrl: string, firstAdmin: FirstAdmin | undefined, apiEnabled: boolean): string {
+  const lines = [`\nHRM API listening on ${apiUrl}`];
+  if (firstAdmin) {
+    lines.push(
+      '',
+      `First start: created the user "${firstAdmin.username}" (linked to employee ${firstAdmin.employeeId}) and this token for it.`,
+      'It is shown only once; keep it secret:',
+      '',
+      `  ${firstAdmin.token}`,
+      '',
+      'More tokens: npm run -s hrm -- token issue --username admin',
+    );
+  }
+  if (!apiEnabled) {
+    lines.push(
+      '',
+      'The REST API is disabled (every request answers 403 api_disabled). Enable it with:',
+      '',
+      '  npm run -s hrm -- api enable',
+    );
+  }
+  lines.push('', 'Then try:', '', `  curl -H "Authorization: Bearer <token>" ${apiUrl}/employees/me`, '', '');
+  return lines.join('\n');
+}
+
+async function stop(server: Server, logger: Logger, signal: string, closeDatabase: () => Promise<void>): Promise<void> {
+  logger.info({ signal }, 'shutting down');
+  const forced = setTimeout(() => {
+    logger.error('in-flight requests did not finish in time; exiting');
+    process.exit(1);
+  }, SHUTDOWN_TIMEOUT_MS);
+  forced.unref();
+  // Stop accepting connections, let in-flight requests finish, then close the pool.
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await closeDatabase();
+  logger.info('stopped');
+}
+
+main().catch((error: unknown) => {
+  const known = error instanceof ConfigError || error instanceof SchemaTooNewError;
+  const reason = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`hrm: ${known ? reason : `could not start: ${reason}`}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+import type { Db } from '../db/connect';
+import { toSqlDateTime } from '../db/sql-time';
+
+/** Setting names, as stored in the `settings` table (an admin may edit the rows by hand). */
+export const SETTING = {
+  restApiEnabled: 'rest_api_enabled',
+  defaultTimezone: 'default_timezone',
+  maxShiftHours: 'max_shift_hours',
+  punchFutureToleranceSeconds: 'punch_future_tolerance_seconds',
+  jwtSecret: 'jwt_secret',
+} as const;
+
+export async function readSettingValues(db: Db): Promise<Map<string, string>> {
+  const rows: Array<{ name: string; value: string }> = await db('settings').select('name', 'value');
+  return new Map(rows.map((row) => [row.name, row.value]));
+}
+
+export async function readSetting(db: Db, name: string): Promise<string | undefined> {
+  const row: { value: string } | undefined = await db('settings').where({ name }).first('value');
+  return row?.value;
+}
+
+export async function writeSetting(db: Db, name: string, value: string, now: Date): Promise<void> {
+  await db('settings')
+    .insert({ name, value, updated_at: toSqlDateTime(now) })
+    .onConflict('name')
+    .merge(['value', 'updated_at']);
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import mysql from 'mysql2/promise';
+import type { DatabaseConfig } from '../../src/config';
+import { type Db, openDatabase } from '../../src/db/connect';
+
+export type TestDialect = 'sqlite' | 'mysql';
+
+/** SQLite always; MySQL too when global-setup found a server. */
+export function testDialects(): TestDialect[] {
+  return process.env.HRM_TEST_MYSQL_URL ? ['sqlite', 'mysql'] : ['sqlite'];
+}
+
+export interface TestDatabase {
+  config: DatabaseConfig;
+  /** DATABASE_URL of this database, for code that reads configuration (the CLI, a child server). */
+  url: string;
+  open(): Db;
+  drop(): Promise<void>;
+}
+
+/** A new, empty database of its own: a temporary SQLite file or a fresh MySQL schema. */
+export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
+  const name = `hrm_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (dialect === 'sqlite') {
+    const filename = path.join(os.tmpdir(), `${name}.sqlite`);
+    return {
+      config: { client: 'sqlite', filename },
+      url: `sqlite:${filename}`,
+      open: () => openDatabase({ client: 'sqlite', filename }),
+      drop: async () => {
+        for (const suffix of ['', '-wal', '-shm']) fs.rmSync(filename + suffix, { force: true });
+      },
+    };
+  }
+  const serverUrl = process.env.HRM_TEST_MYSQL_URL;
+  if (!serverUrl) throw new Error('No MySQL server for the tests (see test/helpers/global-setup.ts)');
+  await onServer(serverUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const config: DatabaseConfig = { client: 'mysql', url: url.toString() };
+  return {
+    config,
+    url: url.toString(),
+    open: () => openDatabase(config),
+    drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS \`${name}\``),
+  };
+}
+
+async function onServer(serverUrl: string, sql: string): Promise<void> {
+  const connection = await mysql.createConnection({ uri: serverUrl });
+  try {
+    await connection.query(sql);
+  } finally {
+    await connection.end();
+  }
+}

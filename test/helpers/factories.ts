@@ -1,0 +1,96 @@
+import type { Role } from '../../src/auth/caller';
+import { issueToken } from '../../src/auth/issue-token';
+import { insertUser } from '../../src/auth/user-repository';
+import { toSqlDateTime } from '../../src/db/sql-time';
+import { type EmployeeColumns, insertEmployee } from '../../src/employees/repository';
+import type { TestApp } from './test-app';
+
+let sequence = 0;
+
+/** A unique suffix for codes and names, so tests never depend on each other's rows. */
+export function unique(prefix: string): string {
+  sequence += 1;
+  return `${prefix}${process.pid}x${sequence}`;
+}
+
+/** Inserts an employee row directly (not through the API) and returns its id. */
+export async function createEmployee(t: TestApp, overrides: Partial<EmployeeColumns> = {}): Promise<number> {
+  const now = toSqlDateTime(t.clock.now());
+  return insertEmployee(t.db, {
+    employee_id: unique('E'),
+    first_name: 'Test',
+    middle_name: null,
+    last_name: unique('Person'),
+    nationality_id: null,
+    birthday: null,
+    gender: null,
+    marital_status: null,
+    ssn_num: null,
+    nic_num: null,
+    other_id: null,
+    driving_license: null,
+    employment_status_id: null,
+    job_title_id: null,
+    pay_grade_id: null,
+    work_station_id: null,
+    address1: null,
+    address2: null,
+    city: null,
+    country_code: null,
+    province_id: null,
+    postal_code: null,
+    home_phone: null,
+    mobile_phone: null,
+    work_phone: null,
+    work_email: null,
+    private_email: null,
+    joined_date: null,
+    confirmation_date: null,
+    supervisor_id: null,
+    indirect_supervisors: null,
+    department_id: null,
+    termination_date: null,
+    status: 'Active',
+    approver1_id: null,
+    approver2_id: null,
+    approver3_id: null,
+    timezone: 'UTC',
+    ...overrides,
+    created_at: now,
+    updated_at: now,
+  });
+}
+
+export interface TestUser {
+  userId: number;
+  username: string;
+  employeeId: number | null;
+  token: string;
+  tokenId: string;
+}
+
+/**
+ * A user of the given role with a real signed token. Linked to a new employee unless
+ * `employee: null`; `employee` may also be an existing employee id or column overrides.
+ */
+export async function createUser(
+  t: TestApp,
+  role: Role,
+  options: { employee?: number | null | Partial<EmployeeColumns>; lifetimeSeconds?: number } = {},
+): Promise<TestUser> {
+  const employeeId =
+    options.employee === null
+      ? null
+      : typeof options.employee === 'number'
+        ? options.employee
+        : await createEmployee(t, options.employee ?? {});
+  const username = unique(role);
+  const userId = await insertUser(t.db, { username, role, employeeId, passwordHash: null, now: t.clock.now() });
+  const issued = await issueToken(t.db, t.instance.jwtSecret, {
+    userId,
+    name: 'test',
+    now: t.clock.now(),
+    lifetimeSeconds: options.lifetimeSeconds,
+  });
+  return { userId, username, employeeId, token: issued.token, tokenId: issued.id };
+}

@@ -1,0 +1,63 @@
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import type { Clock } from '../../src/clock';
+import { type Config, loadConfig } from '../../src/config';
+import type { Db } from '../../src/db/connect';
+import { openInstance, type Instance } from '../../src/instance';
+import { createLogger } from '../../src/logger';
+import { SETTING, writeSetting } from '../../src/settings/repository';
+import { createTestDatabase, type TestDatabase, type TestDialect } from './databases';
+import { TestClock } from './test-clock';
+
+export interface TestApp {
+  dialect: TestDialect;
+  app: Express;
+  db: Db;
+  instance: Instance;
+  config: Config;
+  clock: TestClock;
+  database: TestDatabase;
+  /** A path under the API base path: api('/echo') -> '/app/api/echo'. */
+  api(path: string): string;
+  setApiEnabled(enabled: boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** The API is enabled unless a test says otherwise. */
+  apiEnabled?: boolean;
+  env?: Record<string, string>;
+  clock?: Clock;
+}
+
+/** The real app on a new database of the given dialect, migrated, with a silent logger. */
+export async function startTestApp(dialect: TestDialect, options: TestAppOptions = {}): Promise<TestApp> {
+  const database = await createTestDatabase(dialect);
+  const db = database.open();
+  const clock = new TestClock();
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...options.env });
+  const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
+  const app = createApp({ config, logger: createLogger(config), clock: options.clock ?? clock, instance });
+
+  const setApiEnabled = async (enabled: boolean) => {
+    await writeSetting(db, SETTING.restApiEnabled, enabled ? '1' : '0', clock.now());
+    instance.settings.invalidate();
+  };
+  await setApiEnabled(options.apiEnabled ?? true);
+
+  return {
+    dialect,
+    app,
+    db,
+    instance,
+    config,
+    clock,
+    database,
+    api: (path) => `${config.basePath}${path}`,
+    setApiEnabled,
+    close: async () => {
+      await db.destroy();
+      await database.drop();
+    },
+  };
+}
