@@ -4,7 +4,9 @@ export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
   await knex.schema.createTable('employees', (table) => {
     table.increments('id');
-    table.string('employee_id', 50).notNullable();
+    // Employee codes are unique regardless of case: MySQL's collation does that, SQLite needs NOCASE.
+    if (mysql) table.string('employee_id', 50).notNullable().unique();
+    else table.specificType('employee_id', 'varchar(50) COLLATE NOCASE').notNullable().unique();
     table.string('first_name', 100).notNullable();
     table.string('middle_name', 100).nullable();
     table.string('last_name', 100).notNullable();
@@ -52,12 +54,7 @@ export async function up(knex: Knex): Promise<void> {
     table.index(['status']);
     table.index(['last_name', 'first_name']);
     table.index(['updated_at']);
-    if (mysql) table.unique(['employee_id']);
   });
-  if (!mysql) {
-    // Employee codes are unique regardless of case, as they are under MySQL's collation.
-    await knex.raw('CREATE UNIQUE INDEX employees_employee_id_unique ON employees (employee_id COLLATE NOCASE)');
-  }
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -4,18 +4,16 @@ export async function up(knex: Knex): Promise<void> {
   const mysql = knex.client.config.client === 'mysql2';
   await knex.schema.createTable('users', (table) => {
     table.increments('id');
-    table.string('username', 100).notNullable();
+    // Usernames are unique and looked up regardless of case, on both dialects.
+    if (mysql) table.string('username', 100).notNullable().unique();
+    else table.specificType('username', 'varchar(100) COLLATE NOCASE').notNullable().unique();
     table.string('role', 20).notNullable();
     table.integer('employee_id').unsigned().nullable().unique().references('id').inTable('employees').onDelete('SET NULL');
     table.string('password_hash', 255).nullable();
     table.boolean('disabled').notNullable().defaultTo(false);
     table.datetime('created_at', { precision: 3 }).notNullable();
     table.datetime('updated_at', { precision: 3 }).notNullable();
-    if (mysql) table.unique(['username']);
   });
-  if (!mysql) {
-    await knex.raw('CREATE UNIQUE INDEX users_username_unique ON users (username COLLATE NOCASE)');
-  }
 
   // A token row holds the JWT's id (jti), never the token: a database reader cannot use it.
   await knex.schema.createTable('api_tokens', (table) => {

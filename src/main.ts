@@ -26,7 +26,9 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  const apiUrl = `http://${config.host}:${config.port}${config.basePath}`;
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const apiUrl = `http://${config.host}:${port}${config.basePath}`;
   logger.info({ url: apiUrl, database: config.database.client }, 'server listening');
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
   process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));

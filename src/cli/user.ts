@@ -30,8 +30,11 @@ export function registerUserCommands(program: Command, context: CliContext): voi
       try {
         id = await insertUser(db, { username: options.username, role: options.role, employeeId, passwordHash, now: context.io.clock.now() });
       } catch (error) {
-        if (asUniqueViolation(error)) throw new CliError(`Employee ${employeeId} is already linked to another user`);
-        throw error;
+        const violated = asUniqueViolation(error)?.key;
+        if (violated === undefined) throw error;
+        throw new CliError(
+          violated.includes('username') ? `A user named ${options.username} already exists` : `Employee ${employeeId} is already linked to another user`,
+        );
       }
       const link = employeeId === null ? 'not linked to an employee' : `employee ${employeeId}`;
       context.print(`Created user ${options.username} (id ${id}, role ${options.role}, ${link}).`);

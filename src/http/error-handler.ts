@@ -45,7 +45,8 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
-function toAppError(error: unknown): AppError | undefined {
+/** The client-facing error for anything thrown; undefined means "unexpected: answer 500". */
+export function toAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   const bodyError = asBodyParserError(error);
   if (bodyError) return bodyError;

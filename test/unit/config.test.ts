@@ -1,0 +1,72 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded SQLite file, loopback, port 8080 and /app/api', () => {
+    expect(loadConfig({})).toEqual({
+      database: { client: 'sqlite', filename: 'data/hrm.sqlite' },
+      host: '127.0.0.1',
+      port: 8080,
+      basePath: '/app/api',
+      deployment: 'self-hosted',
+      cloudBasePath: '/api',
+      jwtSecret: undefined,
+      logLevel: 'info',
+      bodyLimitBytes: 100 * 1024,
+      trustProxy: ['loopback'],
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'mysql://hrm:secret@db.internal:3307/hrm',
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      BASE_PATH: '/hr/app/api',
+      DEPLOYMENT: 'cloud',
+      CLOUD_BASE_PATH: '/tenants',
+      JWT_SECRET: 's'.repeat(40),
+      LOG_LEVEL: 'warn',
+      BODY_LIMIT: '1mb',
+      TRUST_PROXY: '10.0.0.0/8, loopback',
+    });
+
+    expect(config).toEqual({
+      database: { client: 'mysql', url: 'mysql://hrm:secret@db.internal:3307/hrm' },
+      host: '0.0.0.0',
+      port: 9000,
+      basePath: '/hr/app/api',
+      deployment: 'cloud',
+      cloudBasePath: '/tenants',
+      jwtSecret: 's'.repeat(40),
+      logLevel: 'warn',
+      bodyLimitBytes: 1024 * 1024,
+      trustProxy: ['10.0.0.0/8', 'loopback'],
+    });
+  });
+
+  it('accepts sqlite:<path>, a hop count for TRUST_PROXY and treats empty values as unset', () => {
+    const config = loadConfig({ DATABASE_URL: 'sqlite:/var/lib/hrm/hrm.sqlite', TRUST_PROXY: '1', PORT: '' });
+
+    expect(config.database).toEqual({ client: 'sqlite', filename: '/var/lib/hrm/hrm.sqlite' });
+    expect(config.trustProxy).toBe(1);
+    expect(config.port).toBe(8080);
+  });
+
+  it.each([
+    [{ PORT: '70000' }, 'PORT'],
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ DEPLOYMENT: 'saas' }, 'DEPLOYMENT'],
+    [{ BASE_PATH: '/app/api/' }, 'BASE_PATH'],
+    [{ CLOUD_BASE_PATH: 'api' }, 'CLOUD_BASE_PATH'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BODY_LIMIT: 'lots' }, 'BODY_LIMIT'],
+    [{ BODY_LIMIT: '100mb' }, 'BODY_LIMIT'],
+    [{ JWT_SECRET: 'too-short' }, 'JWT_SECRET'],
+    [{ TRUST_PROXY: 'TRUE' }, 'TRUST_PROXY'],
+    [{ DATABASE_URL: 'postgres://localhost/hrm' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://root@localhost:3306' }, 'DATABASE_URL'],
+  ])('rejects %j naming %s', (env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));
+  });
+});

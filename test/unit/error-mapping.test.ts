@@ -1,0 +1,86 @@
+import Database from 'better-sqlite3';
+import { AppError, NotFoundError, UnauthorizedError } from '../../src/errors';
+import { toAppError } from '../../src/http/error-handler';
+
+function sqliteError(sql: string): unknown {
+  const db = new Database(':memory:');
+  db.exec('CREATE TABLE employees (id INTEGER PRIMARY KEY, employee_id TEXT UNIQUE, parent INTEGER REFERENCES employees(id))');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec("INSERT INTO employees (id, employee_id) VALUES (1, 'E1')");
+  try {
+    db.exec(sql);
+  } catch (error) {
+    return error;
+  } finally {
+    db.close();
+  }
+  throw new Error('expected the statement to fail');
+}
+
+describe('toAppError', () => {
+  it('keeps AppErrors as they are', () => {
+    const error = new NotFoundError({ detail: 'No such employee' });
+
+    expect(toAppError(error)).toBe(error);
+  });
+
+  it('maps a SQLite unique violation of employee_id to 409 duplicate naming the field', () => {
+    const mapped = toAppError(sqliteError("INSERT INTO employees (employee_id) VALUES ('E1')"));
+
+    expect(mapped).toMatchObject({ status: 409, code: 'duplicate', errors: [{ field: 'employee_id', message: 'is already in use' }] });
+  });
+
+  it.each([
+    ["Duplicate entry 'E1' for key 'employees_employee_id_unique'"],
+    ["Duplicate entry 'E1' for key 'employees.employees_employee_id_unique'"],
+  ])('maps the MariaDB and MySQL 8 duplicate-key error %j to 409 duplicate', (sqlMessage) => {
+    expect(toAppError({ code: 'ER_DUP_ENTRY', errno: 1062, sqlMessage })).toMatchObject({ status: 409, code: 'duplicate' });
+  });
+
+  it('leaves a unique violation of an index no client can cause as an unexpected error', () => {
+    expect(toAppError({ code: 'ER_DUP_ENTRY', sqlMessage: "Duplicate entry '1' for key 'PRIMARY'" })).toBeUndefined();
+  });
+
+  it('maps foreign key violations to 409', () => {
+    expect(toAppError(sqliteError('INSERT INTO employees (employee_id, parent) VALUES (\'E2\', 99)'))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(toAppError({ code: 'ER_ROW_IS_REFERENCED_2' })).toMatchObject({ status: 409 });
+  });
+
+  it.each([{ code: 'ECONNREFUSED' }, { code: 'PROTOCOL_CONNECTION_LOST' }, Object.assign(new Error('pool'), { name: 'KnexTimeoutError' })])(
+    'maps an unreachable database (%j) to 503 with Retry-After',
+    (error) => {
+      expect(toAppError(error)).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '5' } });
+    },
+  );
+
+  it.each([
+    [{ type: 'entity.parse.failed' }, 400, 'malformed_json'],
+    [{ type: 'entity.too.large', limit: 102400 }, 413, 'payload_too_large'],
+    [{ type: 'charset.unsupported' }, 415, 'unsupported_media_type'],
+    [{ type: 'request.aborted' }, 400, 'bad_request'],
+  ])('maps the body parser error %j to %i %s', (error, status, code) => {
+    expect(toAppError(error)).toMatchObject({ status, code });
+  });
+
+  it('returns undefined for anything else, which the handler answers with a generic 500', () => {
+    expect(toAppError(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBeUndefined();
+    expect(toAppError(sqliteError('SELECT nope FROM employees'))).toBeUndefined();
+    expect(toAppError('a string')).toBeUndefined();
+  });
+});
+
+describe('UnauthorizedError', () => {
+  it('challenges with the realm, adding error="invalid_token" only when a token was sent', () => {
+    const missing = new UnauthorizedError({ realm: 'acme', tokenSent: false });
+    const invalid = new UnauthorizedError({ realm: 'hrm', tokenSent: true, detail: 'The token has expired' });
+
+    expect(missing).toBeInstanceOf(AppError);
+    expect(missing).toMatchObject({ status: 401, code: 'unauthorized', headers: { 'WWW-Authenticate': 'Bearer realm="acme"' } });
+    expect(invalid).toMatchObject({
+      status: 401,
+      code: 'invalid_token',
+      detail: 'The token has expired',
+      headers: { 'WWW-Authenticate': 'Bearer realm="hrm", error="invalid_token"' },
+    });
+  });
+});
