@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const STOP_TIMEOUT_MS = 5000;
+const READY_TIMEOUT_MS = 30_000;
+
+export interface Child {
+  name: string;
+  pid: number;
+  logFile: string;
+  process: ChildProcess;
+}
+
+/**
+ * The processes this benchmark started. Each is stopped by its own PID, never by name, so
+ * nothing else on the machine is touched.
+ */
+export class Children {
+  private readonly running = new Set<Child>();
+
+  /** Starts `node <script>` with exactly `env`, its stdout and stderr appended to `logFile`. */
+  start(name: string, script: string, options: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
+    const log = fs.openSync(options.logFile, 'a');
+    try {
+      const spawned = spawn(process.execPath, [script], { env: options.env, cwd: options.cwd, stdio: ['ignore', log, log] });
+      if (spawned.pid === undefined) throw new Error(`Could not start ${name}`);
+      const child = { name, pid: spawned.pid, logFile: options.logFile, process: spawned };
+      this.running.add(child);
+      spawned.once('exit', () => this.running.delete(child));
+      return child;
+    } finally {
+      fs.closeSync(log);
+    }
+  }
+
+  /** SIGTERM, then SIGKILL if it has not exited within the timeout. */
+  async stop(child: Child): Promise<void> {
+    if (hasExited(child)) return;
+    const exited = new Promise<void>((resolve) => child.process.once('exit', () => resolve()));
+    signal(child.pid, 'SIGTERM');
+    const killer = setTimeout(() => signal(child.pid, 'SIGKILL'), STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(killer);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.running].map((child) => this.stop(child)));
+  }
+
+  /** Last resort from a synchronous 'exit' handler, where no waiting is possible. */
+  killAllNow(): void {
+    for (const child of this.running) signal(child.pid, 'SIGKILL');
+  }
+}
+
+/** Polls `url` until it answers 200; fails early, pointing at the log, if the child dies first. */
+export async function waitUntilAnswering(child: Child, url: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (hasExited(child)) throw new Error(`${child.name} exited before answering ${url}; see ${child.logFile}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(100);
+  }
+  throw new Error(`${child.name} did not answer ${url} within ${READY_TIMEOUT_MS / 1000} s; see ${child.logFile}`);
+}
+
+/** A port nothing listens on right now (the OS picks it). */
+export function freePort(host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('No port'))));
+    });
+  });
+}
+
+/** The process's peak resident set size (VmHWM) in MB; undefined where /proc is not available. */
+export function peakRssMb(pid: number): number | undefined {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+    return kilobytes === undefined ? undefined : Number(kilobytes) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasExited(child: Child): boolean {
+  return child.process.exitCode !== null || child.process.signalCode !== null;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch (error) {
+    // Already gone: nothing to stop.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}

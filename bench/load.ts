@@ -1,0 +1,65 @@
+import autocannon from 'autocannon';
+import type { Scenario } from './scenarios';
+
+/** One HTTP request, repeated by every connection. */
+export interface Target {
+  url: string;
+  method: Scenario['method'];
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface LoadShape {
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+}
+
+export interface Measurement {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Non-2xx responses plus connection errors and timeouts: any makes the figures invalid. */
+  failures: number;
+}
+
+export function scenarioTarget(scenario: Scenario, apiUrl: string, token: string): Target {
+  const headers: Record<string, string> = { ...scenario.headers };
+  if (scenario.needsToken) headers.authorization = `Bearer ${token}`;
+  if (scenario.body === undefined) return { url: apiUrl + scenario.path, method: scenario.method, headers };
+  headers['content-type'] = 'application/json';
+  return { url: apiUrl + scenario.path, method: scenario.method, headers, body: JSON.stringify(scenario.body) };
+}
+
+/** Warms up (not counted), then measures. */
+export async function measure(target: Target, shape: LoadShape): Promise<Measurement> {
+  if (shape.warmupSeconds > 0) await fire(target, shape.connections, shape.warmupSeconds);
+  const result = await fire(target, shape.connections, shape.durationSeconds);
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors,
+  };
+}
+
+/** The median of each figure over several rounds; failures are summed, since any one counts. */
+export function medianOf(rounds: Measurement[]): Measurement {
+  return {
+    requestsPerSecond: median(rounds.map((round) => round.requestsPerSecond)),
+    p50Ms: median(rounds.map((round) => round.p50Ms)),
+    p99Ms: median(rounds.map((round) => round.p99Ms)),
+    failures: rounds.reduce((sum, round) => sum + round.failures, 0),
+  };
+}
+
+function fire(target: Target, connections: number, seconds: number): Promise<autocannon.Result> {
+  return autocannon({ ...target, connections, duration: seconds });
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  const upper = sorted[middle] ?? Number.NaN;
+  return sorted.length % 2 === 1 ? upper : ((sorted[middle - 1] ?? upper) + upper) / 2;
+}

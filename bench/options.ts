@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+
+export type BenchDialect = 'sqlite' | 'mysql';
+
+export interface BenchOptions {
+  databases: BenchDialect[];
+  employees: number;
+  connections: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  rounds: number;
+  mysqlUrl: string;
+  /** Keep the temporary directory (SQLite file, server logs) even when the run succeeds. */
+  keep: boolean;
+}
+
+export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/hrm_bench';
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --db sqlite,mysql    databases to measure (default: both)
+  --employees N        employees to seed (default 10000)
+  --connections N      concurrent connections (default 64)
+  --warmup S           seconds of unmeasured load before each measurement (default 3)
+  --duration S         measured seconds per scenario (default 10)
+  --rounds R           measure server and ceiling alternately R times, report medians (default 1)
+  --keep               keep the temporary directory (database file, server logs)
+  --help
+
+MariaDB/MySQL: BENCH_MYSQL_URL (default ${DEFAULT_MYSQL_URL}); that database is dropped and recreated.`;
+
+export class UsageError extends Error {}
+
+/** Parses the command line; throws UsageError with a message for the person running it. */
+export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      db: { type: 'string', default: 'sqlite,mysql' },
+      employees: { type: 'string', default: '10000' },
+      connections: { type: 'string', default: '64' },
+      warmup: { type: 'string', default: '3' },
+      duration: { type: 'string', default: '10' },
+      rounds: { type: 'string', default: '1' },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  return {
+    databases: parseDatabases(values.db),
+    employees: wholeNumber('--employees', values.employees, 1, 1_000_000),
+    connections: wholeNumber('--connections', values.connections, 1, 10_000),
+    warmupSeconds: wholeNumber('--warmup', values.warmup, 0, 3600),
+    durationSeconds: wholeNumber('--duration', values.duration, 1, 3600),
+    rounds: wholeNumber('--rounds', values.rounds, 1, 100),
+    mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
+    keep: values.keep,
+  };
+}
+
+function parseDatabases(value: string): BenchDialect[] {
+  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  const unknown = names.filter((name) => name !== 'sqlite' && name !== 'mysql');
+  if (names.length === 0 || unknown.length > 0) throw new UsageError('--db takes sqlite, mysql or sqlite,mysql');
+  return names as BenchDialect[];
+}
+
+function wholeNumber(option: string, value: string, min: number, max: number): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new UsageError(`${option} must be a whole number from ${min} to ${max}`);
+  }
+  return parsed;
+}

@@ -1,0 +1,220 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Child, Children, freePort, peakRssMb, waitUntilAnswering } from './children';
+import { type BenchDatabase, createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase } from './databases';
+import { type Fixture, prepareFixture } from './fixture';
+import { type Measurement, measure, medianOf, scenarioTarget, type Target } from './load';
+import { type BenchDialect, type BenchOptions, parseBenchOptions, USAGE } from './options';
+import { headerLine, type ResultRow, resultTable } from './report';
+import { SCENARIOS } from './scenarios';
+
+const HOST = '127.0.0.1';
+const BASE_PATH = '/app/api';
+// Compiled layout: dist/bench/run.js next to dist/src/main.js.
+const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
+const CEILING_SCRIPT = path.join(__dirname, 'ceiling-server.js');
+const CEILING_SCENARIO = 'ceiling: GET /employees/me (node:http + mysql2)';
+
+interface RunningServer {
+  child: Child;
+  baseUrl: string;
+}
+
+/** One row of the table: what to send, and what each round measured. */
+interface Plan {
+  name: string;
+  target: Target;
+  rounds: Measurement[];
+}
+
+async function main(): Promise<void> {
+  const options = optionsOrExit();
+  if (!options) return;
+  const children = new Children();
+  stopChildrenOnExit(children);
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-'));
+  progress(`working directory (database file, server logs): ${workDir}`);
+
+  let succeeded = false;
+  try {
+    const rows: ResultRow[] = [];
+    const skipped: string[] = [];
+    for (const dialect of options.databases) {
+      const database = await freshDatabase(dialect, options, workDir, skipped);
+      if (database) rows.push(...(await benchDatabase(database, options, workDir, children)));
+    }
+    process.stdout.write(`\n${headerLine(options, new Date())}\n\n${resultTable(rows)}\n`);
+    for (const reason of skipped) process.stdout.write(`\nSKIPPED ${reason}\n`);
+    succeeded = true;
+  } finally {
+    await children.stopAll();
+    if (succeeded && !options.keep) fs.rmSync(workDir, { recursive: true, force: true });
+    else progress(`kept ${workDir}`);
+  }
+}
+
+function optionsOrExit(): BenchOptions | undefined {
+  try {
+    const parsed = parseBenchOptions(process.argv.slice(2), process.env);
+    if (parsed !== 'help') return parsed;
+    process.stdout.write(`${USAGE}\n`);
+  } catch (error) {
+    // parseArgs throws TypeError for unknown options; ours throw UsageError.
+    process.stderr.write(`bench: ${(error as Error).message} (see npm run bench -- --help)\n`);
+    process.exitCode = 2;
+  }
+  return undefined;
+}
+
+async function freshDatabase(
+  dialect: BenchDialect,
+  options: BenchOptions,
+  workDir: string,
+  skipped: string[],
+): Promise<BenchDatabase | undefined> {
+  if (dialect === 'sqlite') return createSqliteDatabase(workDir);
+  try {
+    return await recreateMysqlDatabase(options.mysqlUrl);
+  } catch (error) {
+    if (!(error instanceof DatabaseUnreachableError)) throw error;
+    const reason = `MariaDB/MySQL: ${error.message}. Set BENCH_MYSQL_URL, or use --db sqlite.`;
+    progress(`SKIPPED ${reason}`);
+    skipped.push(reason);
+    return undefined;
+  }
+}
+
+/** Seeds, starts the server (and on MySQL the ceiling), measures every scenario, stops them. */
+async function benchDatabase(
+  database: BenchDatabase,
+  options: BenchOptions,
+  workDir: string,
+  children: Children,
+): Promise<ResultRow[]> {
+  progress(`${database.label}: migrating and seeding ${options.employees} employees`);
+  const fixture = await prepareFixture(database.config, options.employees);
+  const server = await startServer(database, workDir, children);
+  try {
+    const ceiling = database.dialect === 'mysql' ? await startCeiling(database, fixture, workDir, children) : undefined;
+    try {
+      return await measureRounds(database, server, ceiling, fixture, options);
+    } finally {
+      if (ceiling) await children.stop(ceiling.child);
+    }
+  } finally {
+    await children.stop(server.child);
+  }
+}
+
+/**
+ * Alternates the server's scenarios and the ceiling, round after round, so both are measured
+ * under the same conditions (MariaDB's caches, the machine's other load), and reports medians.
+ * Peak RSS is read before the processes are stopped.
+ */
+async function measureRounds(
+  database: BenchDatabase,
+  server: RunningServer,
+  ceiling: RunningServer | undefined,
+  fixture: Fixture,
+  options: BenchOptions,
+): Promise<ResultRow[]> {
+  const plans: Plan[] = SCENARIOS.map((scenario) => ({
+    name: scenario.name,
+    target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture.token),
+    rounds: [],
+  }));
+  const ceilingPlan: Plan | undefined = ceiling && {
+    name: CEILING_SCENARIO,
+    target: { url: `${ceiling.baseUrl}/employees/me`, method: 'GET', headers: {} },
+    rounds: [],
+  };
+
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const plan of ceilingPlan ? [...plans, ceilingPlan] : plans) {
+      const label = `${database.label}, round ${round}/${options.rounds}: ${plan.name}`;
+      plan.rounds.push(await measureAndReport(label, plan.target, options));
+    }
+  }
+
+  const ceilingMedian = ceilingPlan && medianOf(ceilingPlan.rounds);
+  const serverRss = peakRssMb(server.child.pid);
+  const rows = plans.map((plan): ResultRow => {
+    const measurement = medianOf(plan.rounds);
+    const ratioToCeiling = ceilingMedian && measurement.requestsPerSecond / ceilingMedian.requestsPerSecond;
+    return { database: database.label, scenario: plan.name, measurement, peakRssMb: serverRss, ratioToCeiling };
+  });
+  if (ceiling && ceilingMedian) {
+    const peakRss = peakRssMb(ceiling.child.pid);
+    rows.push({ database: database.label, scenario: CEILING_SCENARIO, measurement: ceilingMedian, peakRssMb: peakRss, ratioToCeiling: undefined });
+  }
+  return rows;
+}
+
+async function measureAndReport(label: string, target: Target, options: BenchOptions): Promise<Measurement> {
+  progress(`${label} ...`);
+  const measurement = await measure(target, options);
+  const failures = measurement.failures > 0 ? `, ${measurement.failures} NON-2XX/ERRORS` : '';
+  progress(`  ${measurement.requestsPerSecond.toFixed(0)} req/s, p99 ${measurement.p99Ms.toFixed(1)} ms${failures}`);
+  return measurement;
+}
+
+async function startServer(database: BenchDatabase, workDir: string, children: Children): Promise<RunningServer> {
+  const port = await freePort(HOST);
+  const child = children.start(`the ${database.label} server`, SERVER_SCRIPT, {
+    // Only what the benchmark decides; the cwd is the work directory so no stray .env is read.
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      HOST,
+      PORT: String(port),
+      BASE_PATH,
+      LOG_LEVEL: 'info',
+    },
+    cwd: workDir,
+    logFile: path.join(workDir, `${database.dialect}-server.log`),
+  });
+  const baseUrl = `http://${HOST}:${port}`;
+  await waitUntilAnswering(child, `${baseUrl}/healthz`);
+  progress(`${database.label}: server pid ${child.pid} on ${baseUrl}, log ${child.logFile}`);
+  return { child, baseUrl };
+}
+
+async function startCeiling(
+  database: BenchDatabase,
+  fixture: Fixture,
+  workDir: string,
+  children: Children,
+): Promise<RunningServer> {
+  const port = await freePort(HOST);
+  const child = children.start('the ceiling server', CEILING_SCRIPT, {
+    env: { PATH: process.env.PATH, DATABASE_URL: database.url, HOST, PORT: String(port), EMPLOYEE_ID: String(fixture.employeeId) },
+    cwd: workDir,
+    logFile: path.join(workDir, `${database.dialect}-ceiling.log`),
+  });
+  const baseUrl = `http://${HOST}:${port}`;
+  // Every path does the lookup, so an answer also proves the database is reachable.
+  await waitUntilAnswering(child, `${baseUrl}/employees/me`);
+  progress(`${database.label}: ceiling pid ${child.pid} on ${baseUrl}`);
+  return { child, baseUrl };
+}
+
+function stopChildrenOnExit(children: Children): void {
+  for (const [signal, exitCode] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      progress(`${signal}: stopping the servers this benchmark started`);
+      void children.stopAll().finally(() => process.exit(exitCode));
+    });
+  }
+  process.once('exit', () => children.killAllNow());
+}
+
+function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
