@@ -1,17 +1,16 @@
-import express, { type Express, type RequestHandler, Router } from 'express';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { requireBearer } from './auth/require-bearer';
 import type { Clock } from './clock';
 import type { Config } from './config';
-import { echoRouter } from './echo/router';
-import { employeesRouter } from './employees/router';
+import { registerEchoRoutes } from './echo/routes';
+import { registerEmployeeRoutes } from './employees/routes';
 import { ServiceUnavailableError } from './errors';
-import { setInstance } from './http/context';
 import { errorHandler } from './http/error-handler';
-import { rejectNonJsonBodies } from './http/json-body';
+import { acceptJsonBodiesOnly } from './http/json-body';
 import { notFound } from './http/not-found';
 import type { Instance } from './instance';
-import { createHttpLogger, type Logger } from './logger';
-import { lookupsRouter } from './lookups/router';
+import { AccessLog, type Logger, requestIdFor } from './logger';
+import { registerLookupRoutes } from './lookups/routes';
 import { requireApiEnabled } from './settings/gate';
 
 export interface AppDependencies {
@@ -21,57 +20,60 @@ export interface AppDependencies {
   instance: Instance;
 }
 
-/** The Express application. It never listens and opens nothing: main.ts and the tests do. */
-export function createApp(deps: AppDependencies): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // Every API response is no-store, so ETags would only cost a hash per response.
-  app.set('etag', false);
-  app.set('trust proxy', deps.config.trustProxy);
-
-  app.use(createHttpLogger(deps.logger));
-  // Health checks sit outside the base path and the settings gate (CONTRACT §1).
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+/** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
+export function createApp(deps: AppDependencies): FastifyInstance {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    logController: new AccessLog(),
+    genReqId: requestIdFor,
+    requestIdHeader: false,
+    // Never `true`: only the configured proxies may set the client address (TRUST_PROXY).
+    trustProxy: config.trustProxy as string[],
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { ignoreTrailingSlash: true },
   });
-  app.get('/readyz', async (_req, res) => {
+  app.decorateRequest('instance', null);
+  app.decorateRequest('caller', null);
+  app.decorateRequest('callerEmployee', null);
+  acceptJsonBodiesOnly(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.setErrorHandler(errorHandler({ bodyLimitBytes: config.bodyLimitBytes }));
+  app.setNotFoundHandler(notFound);
+
+  // Health checks sit outside the base path and the settings gate (CONTRACT §1).
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async () => {
     try {
       await deps.instance.db.raw('select 1');
     } catch {
       throw new ServiceUnavailableError();
     }
-    res.json({ status: 'ready' });
+    return { status: 'ready' };
   });
-  app.use(deps.config.basePath, apiRouter(deps));
-  app.use(notFound());
-  app.use(errorHandler());
+
+  app.register(async (api) => registerApi(api, deps), { prefix: config.basePath });
   return app;
 }
 
-/** Everything under the base path, in the order a request meets it. */
-function apiRouter({ config, clock, instance }: AppDependencies): Router {
-  const api = Router();
-  api.use(noStore, useInstance(instance));
-  api.use(rejectNonJsonBodies(), express.json({ limit: config.bodyLimitBytes, type: 'application/json' }));
-  api.use(requireApiEnabled());
-  // Self-hosted GET /echo answers without a token (CONTRACT §3).
-  api.use(echoRouter());
-  api.use(requireBearer(clock));
-  api.use(employeesRouter({ clock }));
-  api.use(lookupsRouter());
-  api.use(notFound());
-  return api;
-}
+/**
+ * Everything under the base path. A request meets, in order: the body rules (415, 413, 400 while
+ * Fastify reads it), the settings gate, bearer authentication (skipped by public routes), then
+ * its route or the not-found handler.
+ */
+function registerApi(api: FastifyInstance, { clock, instance }: AppDependencies): void {
+  api.addHook('onRequest', async (request: FastifyRequest, reply) => {
+    // Responses carry personal data: no shared or private cache may keep them (CONTRACT §8).
+    reply.header('Cache-Control', 'no-store');
+    request.instance = instance;
+  });
+  api.addHook('preValidation', requireApiEnabled);
+  api.addHook('preValidation', requireBearer(clock));
 
-/** Responses carry personal data: no shared or private cache may keep them (CONTRACT §8). */
-const noStore: RequestHandler = (_req, res, next) => {
-  res.setHeader('Cache-Control', 'no-store');
-  next();
-};
-
-function useInstance(instance: Instance): RequestHandler {
-  return (_req, res, next) => {
-    setInstance(res, instance);
-    next();
-  };
+  registerEchoRoutes(api, { public: true });
+  registerEmployeeRoutes(api, { clock });
+  registerLookupRoutes(api);
+  api.setNotFoundHandler(notFound);
 }

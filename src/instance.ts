@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { type KeyObject, randomBytes } from 'node:crypto';
+import { signingKeyFrom } from './auth/tokens';
 import type { Clock } from './clock';
 import type { Db } from './db/connect';
 import { migrateToLatest } from './db/migrate';
 import { toSqlDateTime } from './db/sql-time';
+import { ReferenceNames } from './lookups/reference-names';
 import { SettingsCache } from './settings/cache';
 import { readSetting, SETTING } from './settings/repository';
 
@@ -17,7 +19,10 @@ export interface Instance {
   realm: string;
   db: Db;
   settings: SettingsCache;
-  jwtSecret: string;
+  /** Names of the reference tables, for the `display` of reference objects. */
+  referenceNames: ReferenceNames;
+  /** Signs and verifies this instance's tokens (HS256). */
+  signingKey: KeyObject;
 }
 
 /** Migrates the database and loads (or, on first use, creates) the instance's signing secret. */
@@ -31,7 +36,8 @@ export async function openInstance(
     realm: options.name ?? 'hrm',
     db,
     settings: new SettingsCache(db, options.clock),
-    jwtSecret: options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now())),
+    referenceNames: new ReferenceNames(db, options.clock),
+    signingKey: signingKeyFrom(options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()))),
   };
 }
 

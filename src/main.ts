@@ -1,5 +1,5 @@
 import dotenv from 'dotenv';
-import type { Server } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { createApp } from './app';
 import { createFirstAdmin, type FirstAdmin } from './auth/first-admin';
 import { systemClock } from './clock';
@@ -7,33 +7,29 @@ import { ConfigError, loadConfig } from './config';
 import { openDatabase } from './db/connect';
 import { SchemaTooNewError } from './db/migrate';
 import { openInstance } from './instance';
-import { createLogger, type Logger } from './logger';
+import { createLogger, type Logger, standardOutput } from './logger';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 async function main(): Promise<void> {
   dotenv.config({ quiet: true });
   const config = loadConfig();
-  const logger = createLogger(config);
+  const logger = createLogger(config, standardOutput());
   const db = openDatabase(config.database);
   const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
   const firstAdmin = await createFirstAdmin(instance, systemClock.now());
   const { restApiEnabled } = await instance.settings.get();
 
   const app = createApp({ config, logger, clock: systemClock, instance });
-  const server = app.listen(config.port, config.host);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const address = server.address();
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const apiUrl = `http://${config.host}:${port}${config.basePath}`;
   logger.info({ url: apiUrl, database: config.database.client }, 'server listening');
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
   process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));
 
-  const shutdown = (signal: string) => stop(server, logger, signal, () => db.destroy());
+  const shutdown = (signal: string) => stop(app, logger, signal, () => db.destroy());
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }
@@ -63,7 +59,7 @@ function startMessage(apiUrl: string, firstAdmin: FirstAdmin | undefined, apiEna
   return lines.join('\n');
 }
 
-async function stop(server: Server, logger: Logger, signal: string, closeDatabase: () => Promise<void>): Promise<void> {
+async function stop(app: FastifyInstance, logger: Logger, signal: string, closeDatabase: () => Promise<void>): Promise<void> {
   logger.info({ signal }, 'shutting down');
   const forced = setTimeout(() => {
     logger.error('in-flight requests did not finish in time; exiting');
@@ -71,10 +67,7 @@ async function stop(server: Server, logger: Logger, signal: string, closeDatabas
   }, SHUTDOWN_TIMEOUT_MS);
   forced.unref();
   // Stop accepting connections, let in-flight requests finish, then close the pool.
-  await new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeIdleConnections();
-  });
+  await app.close();
   await closeDatabase();
   logger.info('stopped');
 }

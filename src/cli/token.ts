@@ -33,7 +33,7 @@ export function registerTokenCommands(program: Command, context: CliContext): vo
       const instance = await context.instance();
       const user = await requireUser(context, options.username);
       if (user.disabled) throw new CliError(`User ${user.username} is disabled`);
-      const issued = await issueToken(instance.db, instance.jwtSecret, {
+      const issued = await issueToken(instance.db, instance.signingKey, {
         userId: user.id,
         name: options.name ?? null,
         now: context.io.clock.now(),

@@ -1,23 +1,41 @@
 import type { Caller } from '../auth/caller';
 import { sqlDateTimeToIso } from '../db/sql-time';
+import type { Instance } from '../instance';
+import type { NamedTable, NameLookup } from '../lookups/reference-names';
 import { COUNTRY, EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
-import type { EmployeeRecord } from './repository';
+import { type EmployeeRecord, type EmployeeReferenceField } from './repository';
 
 const DATE_FIELDS = new Set<EmployeeField>(['birthday', 'joined_date', 'confirmation_date', 'termination_date']);
 const PERSONAL = new Set<EmployeeField>(PERSONAL_FIELDS);
+const NAMED_REFERENCES = (Object.keys(REFERENCE_FIELDS) as ReferenceFieldName[]).filter(
+  (field) => REFERENCE_FIELDS[field].table !== 'employees',
+);
 
 /** Whether the caller may see an employee's personal fields (CONTRACT §4). */
 export function seesPersonalFields(caller: Caller, employeeId: number): boolean {
   return caller.role === 'admin' || caller.employeeId === employeeId;
 }
 
+/** The names the reference objects of these employees display. */
+export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[]): Promise<NameLookup> {
+  const wanted: Array<[NamedTable, number | string]> = [];
+  for (const record of records) {
+    for (const field of NAMED_REFERENCES) {
+      const id = record[REFERENCE_FIELDS[field].column as keyof EmployeeRecord];
+      if (id !== null) wanted.push([REFERENCE_FIELDS[field].table as NamedTable, id as number]);
+    }
+    if (record.country_code !== null) wanted.push([COUNTRY.table, record.country_code]);
+  }
+  return instance.referenceNames.lookup(wanted);
+}
+
 /** The read shape of CONTRACT §5.1, leaving out what the caller may not see. */
-export function toEmployeeResponse(record: EmployeeRecord, caller: Caller): Record<string, unknown> {
+export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names: NameLookup): Record<string, unknown> {
   const personal = seesPersonalFields(caller, record.id);
   const body: Record<string, unknown> = { id: String(record.id) };
   for (const field of EMPLOYEE_FIELDS) {
     if (!personal && PERSONAL.has(field)) continue;
-    body[field] = fieldValue(record, field);
+    body[field] = fieldValue(record, field, names);
   }
   body.created_at = sqlDateTimeToIso(record.created_at);
   body.updated_at = sqlDateTimeToIso(record.updated_at);
@@ -25,14 +43,20 @@ export function toEmployeeResponse(record: EmployeeRecord, caller: Caller): Reco
   return body;
 }
 
-function fieldValue(record: EmployeeRecord, field: EmployeeField): unknown {
+function fieldValue(record: EmployeeRecord, field: EmployeeField, names: NameLookup): unknown {
   if (field === 'country') {
-    return record.country_code === null ? null : { type: COUNTRY.type, code: record.country_code, display: record.displays.country };
+    const code = record.country_code;
+    return code === null ? null : { type: COUNTRY.type, code, display: names.name(COUNTRY.table, code) };
   }
   if (field in REFERENCE_FIELDS) {
     const reference = REFERENCE_FIELDS[field as ReferenceFieldName];
-    const id = record[reference.column as keyof EmployeeRecord];
-    return id === null ? null : { type: reference.type, id: String(id), display: record.displays[field as ReferenceFieldName] };
+    const id = record[reference.column as keyof EmployeeRecord] as number | null;
+    if (id === null) return null;
+    const display =
+      reference.table === 'employees'
+        ? record.employeeNames[field as EmployeeReferenceField]
+        : names.name(reference.table as NamedTable, id);
+    return { type: reference.type, id: String(id), display };
   }
   const value = record[field as keyof EmployeeRecord];
   // Rows imported from IceHrm may hold MySQL zero dates; on the wire "no date" is null.

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
-import { COUNTRY, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
+import { EMPLOYEE_ROW_COLUMNS, REFERENCE_FIELDS } from './fields';
 
 /** Column values of an `employees` row as written (ids as numbers, dates as YYYY-MM-DD). */
 export interface EmployeeColumns {
@@ -45,58 +45,54 @@ export interface EmployeeColumns {
   timezone: string;
 }
 
-/** What a reference points to, for the `display` of its reference object. */
-export type ReferenceDisplays = Record<ReferenceFieldName | 'country', string | null>;
+/** The employee fields whose reference points at another employee. */
+export const EMPLOYEE_REFERENCE_FIELDS = ['supervisor', 'approver1', 'approver2', 'approver3'] as const;
+export type EmployeeReferenceField = (typeof EMPLOYEE_REFERENCE_FIELDS)[number];
 
 export interface EmployeeRecord extends EmployeeColumns {
   id: number;
   created_at: string;
   updated_at: string;
-  displays: ReferenceDisplays;
+  /** "First Last" of the supervisor and approvers, for the `display` of their references. */
+  employeeNames: Record<EmployeeReferenceField, string | null>;
 }
 
-const EMPLOYEE_REFERENCES = Object.entries(REFERENCE_FIELDS) as Array<[ReferenceFieldName, (typeof REFERENCE_FIELDS)[ReferenceFieldName]]>;
-
 /**
- * employees joined with every table it references, selecting the names shown as `display`.
- * Each join is a primary-key lookup.
+ * An employee row with the names of the employees it points to (each a primary-key join). The
+ * names of other references come from the in-memory ReferenceNames, not from joins.
  */
-function selectEmployees(db: Db): Knex.QueryBuilder {
-  const query = db('employees as e').select('e.*');
-  for (const [field, reference] of EMPLOYEE_REFERENCES) {
-    const alias = `ref_${field}`;
-    query.leftJoin(`${reference.table} as ${alias}`, `${alias}.id`, `e.${reference.column}`);
-    if (reference.table === 'employees') {
-      query.select(`${alias}.first_name as ${field}__first_name`, `${alias}.last_name as ${field}__last_name`);
-    } else {
-      query.select(`${alias}.name as ${field}__name`);
-    }
-  }
-  query.leftJoin(`${COUNTRY.table} as ref_country`, 'ref_country.code', `e.${COUNTRY.column}`).select('ref_country.name as country__name');
+export function selectEmployees(db: Db, alias = 'e'): Knex.QueryBuilder {
+  const query = db(`employees as ${alias}`).select(`${alias}.*`);
+  addEmployeeNames(query, alias);
   return query;
 }
 
-type JoinedRow = EmployeeColumns & { id: number; created_at: string; updated_at: string } & Record<string, unknown>;
+/** Joins the supervisor and approvers of the employee aliased `alias`, selecting their names. */
+export function addEmployeeNames(query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
+  for (const field of EMPLOYEE_REFERENCE_FIELDS) {
+    const joined = `${alias}_${field}`;
+    query
+      .leftJoin(`employees as ${joined}`, `${joined}.id`, `${alias}.${REFERENCE_FIELDS[field].column}`)
+      .select(`${joined}.first_name as ${field}__first_name`, `${joined}.last_name as ${field}__last_name`);
+  }
+  return query;
+}
 
-function toEmployeeRecord(row: JoinedRow): EmployeeRecord {
-  const displays = { country: (row.country__name as string | null) ?? null } as ReferenceDisplays;
-  for (const [field, reference] of EMPLOYEE_REFERENCES) {
-    displays[field] =
-      reference.table === 'employees'
-        ? row[`${field}__first_name`] == null
-          ? null
-          : `${String(row[`${field}__first_name`])} ${String(row[`${field}__last_name`])}`
-        : ((row[`${field}__name`] as string | null) ?? null);
+/** The EmployeeRecord in a row selected with addEmployeeNames (other columns are ignored). */
+export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
+  const record: Record<string, unknown> = {};
+  for (const column of EMPLOYEE_ROW_COLUMNS) record[column] = row[column];
+  const names = {} as Record<EmployeeReferenceField, string | null>;
+  for (const field of EMPLOYEE_REFERENCE_FIELDS) {
+    const first = row[`${field}__first_name`];
+    names[field] = first == null ? null : `${String(first)} ${String(row[`${field}__last_name`])}`;
   }
-  const record: Record<string, unknown> = { displays };
-  for (const [key, value] of Object.entries(row)) {
-    if (!key.includes('__')) record[key] = value;
-  }
+  record.employeeNames = names;
   return record as unknown as EmployeeRecord;
 }
 
 export async function findEmployeeById(db: Db, id: number): Promise<EmployeeRecord | undefined> {
-  const row = (await selectEmployees(db).where('e.id', id).first()) as JoinedRow | undefined;
+  const row = (await selectEmployees(db).where('e.id', id).first()) as Record<string, unknown> | undefined;
   return row && toEmployeeRecord(row);
 }
 

@@ -1,26 +1,31 @@
-import type { Response } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/caller';
+import type { EmployeeRecord } from '../employees/repository';
 import type { Instance } from '../instance';
 
-// Per-request state set by middleware and read by handlers, kept in res.locals behind typed
-// accessors so a handler that runs without its middleware fails loudly instead of reading undefined.
-
-export function setInstance(res: Response, instance: Instance): void {
-  res.locals.instance = instance;
+// Per-request state, set by hooks and read by handlers. Declared as request decorators (set to
+// null in app.ts, so every request object has the same shape) and read through accessors that
+// fail loudly when a handler runs without the hook that should have set them.
+declare module 'fastify' {
+  interface FastifyRequest {
+    instance: Instance | null;
+    caller: Caller | null;
+    callerEmployee: EmployeeRecord | null;
+  }
 }
 
-export function instanceOf(res: Response): Instance {
-  const instance = res.locals.instance as Instance | undefined;
-  if (!instance) throw new Error('No instance on this request: the instance middleware did not run');
-  return instance;
+export function instanceOf(request: FastifyRequest): Instance {
+  if (!request.instance) throw new Error('No instance on this request: the instance hook did not run');
+  return request.instance;
 }
 
-export function setCaller(res: Response, caller: Caller): void {
-  res.locals.caller = caller;
+export function callerOf(request: FastifyRequest): Caller {
+  if (!request.caller) throw new Error('No caller on this request: requireBearer did not run');
+  return request.caller;
 }
 
-export function callerOf(res: Response): Caller {
-  const caller = res.locals.caller as Caller | undefined;
-  if (!caller) throw new Error('No caller on this request: requireBearer did not run');
-  return caller;
+/** The caller's employee record, loaded by authentication for routes that declare `callerEmployee`. */
+export function callerEmployeeOf(request: FastifyRequest): EmployeeRecord | undefined {
+  if (!request.routeOptions.config.callerEmployee) throw new Error('This route did not ask authentication for the caller employee');
+  return request.callerEmployee ?? undefined;
 }

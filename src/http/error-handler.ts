@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request } from 'express';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { asUniqueViolation, isForeignKeyViolation, isUnavailableError } from '../db/constraint-errors';
 import {
   AppError,
@@ -18,38 +18,35 @@ const UNIQUE_KEY_FIELDS: Record<string, string> = {
   username: 'username',
 };
 
-/** Errors raised by express.json() (body-parser) carry a `type`. */
-interface BodyParserError {
-  type: string;
-  limit?: number;
+class InternalError extends AppError {
+  constructor() {
+    super(500, { code: 'internal_error', title: 'Internal server error' }, {
+      detail: 'Something went wrong on our side; the request id identifies it in the server log',
+    });
+  }
 }
 
 /**
  * The only error handler. Every failure reaches it; it decides the status and problem body and
  * logs unexpected errors once. Nothing from a driver, a stack or SQL reaches the client.
  */
-export function errorHandler(): ErrorRequestHandler {
-  return (error: unknown, req, res, _next) => {
-    const appError = toAppError(error);
+export function errorHandler(options: { bodyLimitBytes: number }) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const appError = toAppError(error, options);
     if (!appError) {
-      req.log.error({ err: error }, 'unexpected error');
+      request.log.error({ err: error }, 'unexpected error');
     } else if (appError.status >= 500) {
-      req.log.warn({ err: error, code: appError.code }, 'request failed');
+      request.log.warn({ err: error, code: appError.code }, 'request failed');
     }
-    if (res.headersSent) {
-      // Half a response is already out; all we can do is cut the connection.
-      res.destroy();
-      return;
-    }
-    sendProblem(res, appError ?? new InternalError(), requestIdOf(req));
+    return sendProblem(reply, appError ?? new InternalError(), request.id);
   };
 }
 
 /** The client-facing error for anything thrown; undefined means "unexpected: answer 500". */
-export function toAppError(error: unknown): AppError | undefined {
+export function toAppError(error: unknown, options: { bodyLimitBytes: number }): AppError | undefined {
   if (error instanceof AppError) return error;
-  const bodyError = asBodyParserError(error);
-  if (bodyError) return bodyError;
+  const requestError = asRequestError(error, options.bodyLimitBytes);
+  if (requestError) return requestError;
   const unique = asUniqueViolation(error);
   if (unique) {
     const field = UNIQUE_KEY_FIELDS[unique.key];
@@ -67,33 +64,22 @@ export function toAppError(error: unknown): AppError | undefined {
   return undefined;
 }
 
-function asBodyParserError(error: unknown): AppError | undefined {
-  if (typeof error !== 'object' || error === null || typeof (error as BodyParserError).type !== 'string') return undefined;
-  const { type, limit } = error as BodyParserError;
-  switch (type) {
-    case 'entity.parse.failed':
-      return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
-    case 'entity.too.large':
-      return new PayloadTooLargeError(limit ?? 0);
-    case 'charset.unsupported':
-    case 'encoding.unsupported':
+/** Errors Fastify raises while reading a request (media type, size, JSON syntax, URL). */
+function asRequestError(error: unknown, bodyLimitBytes: number): AppError | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code } = error as Partial<FastifyError>;
+  switch (code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError();
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new BadRequestError({ detail: 'The request body was incomplete' });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new PayloadTooLargeError(bodyLimitBytes);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      // Also a body with "__proto__" or "constructor.prototype" keys, refused as unsafe.
+      return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_BAD_URL':
+      return new BadRequestError({ detail: 'The request is malformed' });
     default:
       return undefined;
   }
-}
-
-class InternalError extends AppError {
-  constructor() {
-    super(500, { code: 'internal_error', title: 'Internal server error' }, {
-      detail: 'Something went wrong on our side; the request id identifies it in the server log',
-    });
-  }
-}
-
-export function requestIdOf(req: Request): string {
-  return String(req.id);
 }

@@ -1,31 +1,28 @@
-import type { Request, RequestHandler } from 'express';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors';
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
-export function isJsonRequest(req: Request): boolean {
-  return req.is('application/json') === 'application/json';
-}
-
-function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
-}
-
 /**
- * 415 for a write whose body is not declared as JSON (CONTRACT §6), before anything reads it.
- * A POST with no body at all passes: some endpoints (punch-in) need none.
+ * JSON is the only body the API reads: any other declared type is refused by Fastify with 415.
+ * An empty body declared as JSON counts as no body (clients often send the header on a bare POST).
  */
-export function rejectNonJsonBodies(): RequestHandler {
-  return (req, _res, next) => {
-    if (BODY_METHODS.has(req.method) && hasBody(req) && !isJsonRequest(req)) throw new UnsupportedMediaTypeError();
-    next();
-  };
+export function acceptJsonBodiesOnly(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
 }
 
-/** The parsed JSON object body of an endpoint that requires one. */
-export function requireJsonObject(req: Request): Record<string, unknown> {
-  if (!isJsonRequest(req)) throw new UnsupportedMediaTypeError();
-  const body: unknown = req.body;
+function isJsonRequest(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type);
+}
+
+/** The parsed JSON object body of an endpoint that requires one (CONTRACT §6: else 415). */
+export function requireJsonObject(request: FastifyRequest): Record<string, unknown> {
+  if (!isJsonRequest(request)) throw new UnsupportedMediaTypeError();
+  const body: unknown = request.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError({ code: 'invalid_body', detail: 'The request body must be a JSON object' });
   }
@@ -33,7 +30,7 @@ export function requireJsonObject(req: Request): Record<string, unknown> {
 }
 
 /** The JSON object body of an endpoint whose body is optional ({} when none was sent). */
-export function optionalJsonObject(req: Request): Record<string, unknown> {
-  if (req.body === undefined) return {};
-  return requireJsonObject(req);
+export function optionalJsonObject(request: FastifyRequest): Record<string, unknown> {
+  if (request.body === undefined) return {};
+  return requireJsonObject(request);
 }

@@ -1,11 +1,11 @@
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import type { AppError } from '../errors';
 
 /**
  * Writes an RFC 9457 problem body (CONTRACT §7). `error` repeats it in IceHrm's shape, a list of
  * lists of {code, message}, so that old clients which read only that member still see the cause.
  */
-export function sendProblem(res: Response, error: AppError, requestId: string): void {
+export function sendProblem(reply: FastifyReply, error: AppError, requestId: string): FastifyReply {
   const summary = error.errors?.length
     ? error.errors.map((fieldError) => `${fieldError.field} ${fieldError.message}`).join('; ')
     : error.detail;
@@ -19,7 +19,9 @@ export function sendProblem(res: Response, error: AppError, requestId: string): 
     ...(error.errors ? { errors: error.errors } : {}),
     error: [[{ code: error.status, message: `${error.title}: ${summary}` }]],
   };
-  res.status(error.status).set(error.headers);
-  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-  res.end(JSON.stringify(body));
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/problem+json; charset=utf-8')
+    .send(JSON.stringify(body));
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { ForbiddenError } from '../errors';
 import { instanceOf } from '../http/context';
 
@@ -6,18 +6,15 @@ import { instanceOf } from '../http/context';
  * The "Enable REST Api" gate (CONTRACT §2): while the setting is off, every request under the
  * base path is refused before any token is looked at.
  */
-export function requireApiEnabled(): RequestHandler {
-  return async (_req, res, next) => {
-    const { settings } = instanceOf(res);
-    const current = settings.fresh() ?? (await settings.get());
-    if (!current.restApiEnabled) {
-      throw new ForbiddenError({
-        code: 'api_disabled',
-        title: 'The REST API is disabled',
-        detail:
-          'An administrator must enable it: run "hrm api enable" on the server, or set rest_api_enabled to 1 in the settings table',
-      });
-    }
-    next();
-  };
+export async function requireApiEnabled(request: FastifyRequest): Promise<void> {
+  const { settings } = instanceOf(request);
+  const current = settings.fresh() ?? (await settings.get());
+  if (!current.restApiEnabled) {
+    throw new ForbiddenError({
+      code: 'api_disabled',
+      title: 'The REST API is disabled',
+      detail:
+        'An administrator must enable it: run "hrm api enable" on the server, or set rest_api_enabled to 1 in the settings table',
+    });
+  }
 }

@@ -86,7 +86,7 @@ export async function createUser(
         : await createEmployee(t, options.employee ?? {});
   const username = unique(role);
   const userId = await insertUser(t.db, { username, role, employeeId, passwordHash: null, now: t.clock.now() });
-  const issued = await issueToken(t.db, t.instance.jwtSecret, {
+  const issued = await issueToken(t.db, t.instance.signingKey, {
     userId,
     name: 'test',
     now: t.clock.now(),

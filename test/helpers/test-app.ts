@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
 import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
@@ -11,7 +11,8 @@ import { TestClock } from './test-clock';
 
 export interface TestApp {
   dialect: TestDialect;
-  app: Express;
+  /** The app's HTTP server (not listening), for supertest. */
+  app: Server;
   db: Db;
   instance: Instance;
   config: Config;
@@ -37,7 +38,8 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const clock = new TestClock();
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...options.env });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
-  const app = createApp({ config, logger: createLogger(config), clock: options.clock ?? clock, instance });
+  const fastify = createApp({ config, logger: createLogger(config), clock: options.clock ?? clock, instance });
+  await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {
     await writeSetting(db, SETTING.restApiEnabled, enabled ? '1' : '0', clock.now());
@@ -47,7 +49,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
 
   return {
     dialect,
-    app,
+    app: fastify.server,
     db,
     instance,
     config,
@@ -56,6 +58,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
     api: (path) => `${config.basePath}${path}`,
     setApiEnabled,
     close: async () => {
+      await fastify.close();
       await db.destroy();
       await database.drop();
     },

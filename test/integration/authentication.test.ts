@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { signAccessToken } from '../../src/auth/tokens';
+import { signAccessToken, signingKeyFrom } from '../../src/auth/tokens';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
@@ -51,7 +51,7 @@ describe.each(testDialects())('bearer authentication on %s', (dialect) => {
 
   it('answers 401 for a token signed with another secret', async () => {
     const user = await createUser(t, 'admin');
-    const forged = signAccessToken('x'.repeat(64), {
+    const forged = signAccessToken(signingKeyFrom('x'.repeat(64)), {
       userId: user.userId,
       tokenId: user.tokenId,
       issuedAt: t.clock.now(),

@@ -264,6 +264,26 @@ describe.each(testDialects())('POST /employees on %s', (dialect) => {
     expectProblem(res, 400, 'malformed_json');
   });
 
+  it('answers 400 malformed_json for a body that tries prototype poisoning', async () => {
+    const res = await request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .set('Content-Type', 'application/json')
+      .send('{"employee_id": "PP1", "first_name": "A", "last_name": "B", "__proto__": {"role": "admin"}}');
+
+    expectProblem(res, 400, 'malformed_json');
+  });
+
+  it('answers 400 invalid_body for an empty body declared as JSON', async () => {
+    const res = await request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .set('Content-Type', 'application/json')
+      .send('');
+
+    expectProblem(res, 400, 'invalid_body');
+  });
+
   it('answers 400 when the JSON body is not an object', async () => {
     const res = await post([{ employee_id: 'X', first_name: 'A', last_name: 'B' }]);
 

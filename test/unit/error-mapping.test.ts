@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { AppError, NotFoundError, UnauthorizedError } from '../../src/errors';
-import { toAppError } from '../../src/http/error-handler';
+import { toAppError as mapError } from '../../src/http/error-handler';
+
+const toAppError = (error: unknown) => mapError(error, { bodyLimitBytes: 102400 });
 
 function sqliteError(sql: string): unknown {
   const db = new Database(':memory:');
@@ -54,12 +56,16 @@ describe('toAppError', () => {
   );
 
   it.each([
-    [{ type: 'entity.parse.failed' }, 400, 'malformed_json'],
-    [{ type: 'entity.too.large', limit: 102400 }, 413, 'payload_too_large'],
-    [{ type: 'charset.unsupported' }, 415, 'unsupported_media_type'],
-    [{ type: 'request.aborted' }, 400, 'bad_request'],
-  ])('maps the body parser error %j to %i %s', (error, status, code) => {
+    [{ code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }, 400, 'malformed_json'],
+    [{ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }, 413, 'payload_too_large'],
+    [{ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }, 415, 'unsupported_media_type'],
+    [{ code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', statusCode: 400 }, 400, 'bad_request'],
+  ])('maps the request-reading error %j to %i %s', (error, status, code) => {
     expect(toAppError(error)).toMatchObject({ status, code });
+  });
+
+  it('says how large a body may be', () => {
+    expect(toAppError({ code: 'FST_ERR_CTP_BODY_TOO_LARGE' })?.detail).toBe('The body may be at most 102400 bytes');
   });
 
   it('returns undefined for anything else, which the handler answers with a generic 500', () => {

@@ -1,7 +1,8 @@
 import jwt from 'jsonwebtoken';
-import { signAccessToken, TokenRejectedError, verifyAccessToken } from '../../src/auth/tokens';
+import { signAccessToken, signingKeyFrom, TokenRejectedError, verifyAccessToken } from '../../src/auth/tokens';
 
 const SECRET = 'a'.repeat(48);
+const KEY = signingKeyFrom(SECRET);
 const issuedAt = new Date('2026-01-01T00:00:00Z');
 const expiresAt = new Date('2026-01-02T00:00:00Z');
 
@@ -16,7 +17,7 @@ function rejection(fn: () => unknown): string | undefined {
 }
 
 describe('access tokens', () => {
-  const token = signAccessToken(SECRET, { userId: 7, tokenId: 'f4b9a6f0-0000-4000-8000-000000000001', issuedAt, expiresAt });
+  const token = signAccessToken(KEY, { userId: 7, tokenId: 'f4b9a6f0-0000-4000-8000-000000000001', issuedAt, expiresAt });
 
   it('carry sub, jti, iat and exp, signed with HS256', () => {
     expect(jwt.decode(token, { complete: true })).toMatchObject({
@@ -26,7 +27,7 @@ describe('access tokens', () => {
   });
 
   it('verify before expiry', () => {
-    expect(verifyAccessToken(SECRET, token, new Date('2026-01-01T12:00:00Z'))).toEqual({
+    expect(verifyAccessToken(KEY, token, new Date('2026-01-01T12:00:00Z'))).toEqual({
       sub: '7',
       jti: 'f4b9a6f0-0000-4000-8000-000000000001',
       iat: 1767225600,
@@ -35,7 +36,7 @@ describe('access tokens', () => {
   });
 
   it('are rejected as expired from their exp on', () => {
-    expect(rejection(() => verifyAccessToken(SECRET, token, expiresAt))).toBe('expired');
+    expect(rejection(() => verifyAccessToken(KEY, token, expiresAt))).toBe('expired');
   });
 
   it('are rejected when signed with another secret, tampered with, unsigned or not JWTs', () => {
@@ -45,16 +46,16 @@ describe('access tokens', () => {
     const unsigned = jwt.sign({ sub: '7', jti: 'x', iat: 1767225600, exp: 1767312000 }, '', { algorithm: 'none' });
     const hs512 = jwt.sign({ sub: '7', jti: 'x', iat: 1767225600, exp: 1767312000 }, SECRET, { algorithm: 'HS512' });
 
-    expect(rejection(() => verifyAccessToken('b'.repeat(48), token, now))).toBe('invalid');
-    expect(rejection(() => verifyAccessToken(SECRET, tampered, now))).toBe('invalid');
-    expect(rejection(() => verifyAccessToken(SECRET, unsigned, now))).toBe('invalid');
-    expect(rejection(() => verifyAccessToken(SECRET, hs512, now))).toBe('invalid');
-    expect(rejection(() => verifyAccessToken(SECRET, 'garbage', now))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(signingKeyFrom('b'.repeat(48)), token, now))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(KEY, tampered, now))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(KEY, unsigned, now))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(KEY, hs512, now))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(KEY, 'garbage', now))).toBe('invalid');
   });
 
   it('are rejected when a claim is missing', () => {
     const withoutJti = jwt.sign({ sub: '7', iat: 1767225600, exp: 1767312000 }, SECRET, { algorithm: 'HS256' });
 
-    expect(rejection(() => verifyAccessToken(SECRET, withoutJti, new Date('2026-01-01T12:00:00Z')))).toBe('invalid');
+    expect(rejection(() => verifyAccessToken(KEY, withoutJti, new Date('2026-01-01T12:00:00Z')))).toBe('invalid');
   });
 });

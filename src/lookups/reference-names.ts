@@ -1,0 +1,72 @@
+import type { Clock } from '../clock';
+import type { Db } from '../db/connect';
+
+/** The reference tables whose names are shown as the `display` of reference objects. */
+export const NAMED_TABLES = ['nationalities', 'employment_statuses', 'job_titles', 'pay_grades', 'provinces', 'departments', 'countries'] as const;
+export type NamedTable = (typeof NAMED_TABLES)[number];
+
+export interface NameLookup {
+  /** The name of row `key` (an id, or a country code) of `table`; null if there is none. */
+  name(table: NamedTable, key: number | string): string | null;
+}
+
+type Names = Map<NamedTable, Map<string, string>>;
+
+/** How long names are trusted before a request triggers a re-read in the background. */
+export const REFERENCE_NAMES_TTL_MS = 2000;
+
+/**
+ * The names of the reference tables, held in memory so that reading an employee needs no join
+ * per reference. The tables are small and rarely renamed; a rename made by another process shows
+ * within about two seconds. A row this process has not seen yet (just created elsewhere) makes it
+ * re-read at once rather than answer a null display.
+ */
+export class ReferenceNames {
+  private names: Names | undefined;
+  private readAt = 0;
+  private reading: Promise<Names> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly ttlMs = REFERENCE_NAMES_TTL_MS,
+  ) {}
+
+  /** A lookup that knows every key in `wanted`, re-reading the tables if one is missing. */
+  async lookup(wanted: Array<[NamedTable, number | string]>): Promise<NameLookup> {
+    let names = this.names ?? (await this.read());
+    if (this.clock.now().getTime() - this.readAt >= this.ttlMs) {
+      // Stale: answer with what we have and refresh for the next request; a failed refresh is
+      // retried by the next request after this one.
+      this.read().catch(() => undefined);
+    }
+    if (wanted.some(([table, key]) => !names.get(table)?.has(String(key)))) names = await this.read();
+    return { name: (table, key) => names.get(table)?.get(String(key)) ?? null };
+  }
+
+  /** Forget the names, after this process renamed or added a row itself. */
+  invalidate(): void {
+    this.names = undefined;
+  }
+
+  private read(): Promise<Names> {
+    this.reading ??= this.load().finally(() => {
+      this.reading = undefined;
+    });
+    return this.reading;
+  }
+
+  private async load(): Promise<Names> {
+    const startedAt = this.clock.now().getTime();
+    const tables = await Promise.all(
+      NAMED_TABLES.map(async (table) => {
+        const key = table === 'countries' ? 'code' : 'id';
+        const rows: Array<{ key: number | string; name: string }> = await this.db(table).select(`${key} as key`, 'name');
+        return [table, new Map(rows.map((row) => [String(row.key), row.name]))] as const;
+      }),
+    );
+    this.names = new Map(tables);
+    this.readAt = startedAt;
+    return this.names;
+  }
+}
