@@ -38,9 +38,12 @@ export class AccessLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Flat fields: Fastify's own serializers would reshape objects named req and res.
     const entry = {
-      req: { method: request.method, path: request.url.split('?')[0], remoteAddress: request.ip },
-      res: { statusCode: reply.statusCode },
+      method: request.method,
+      path: request.url.split('?')[0],
+      statusCode: reply.statusCode,
+      remoteAddress: request.ip,
       responseTime: Math.round(reply.elapsedTime * 100) / 100,
     };
     if (error || reply.statusCode >= 500) request.log.error(entry, 'request completed');

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { DestinationStream } from 'pino';
 import { createApp } from '../../src/app';
 import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
@@ -29,6 +30,8 @@ export interface TestAppOptions {
   apiEnabled?: boolean;
   env?: Record<string, string>;
   clock?: Clock;
+  /** Where log lines go (with env LOG_LEVEL); the default logger is silent. */
+  logDestination?: DestinationStream;
 }
 
 /** The real app on a new database of the given dialect, migrated, with a silent logger. */
@@ -38,7 +41,8 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const clock = new TestClock();
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...options.env });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
-  const fastify = createApp({ config, logger: createLogger(config), clock: options.clock ?? clock, instance });
+  const logger = createLogger(config, options.logDestination);
+  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance });
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {

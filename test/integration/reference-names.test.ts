@@ -1,0 +1,48 @@
+import request from 'supertest';
+import { testDialects } from '../helpers/databases';
+import { createUser, unique } from '../helpers/factories';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+describe.each(testDialects())('reference displays on %s', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+  });
+  afterAll(() => t.close());
+
+  const me = (token: string) => request(t.app).get(t.api('/employees/me')).auth(token, { type: 'bearer' });
+
+  it('shows a reference row created after the names were last read, at once', async () => {
+    await me((await createUser(t, 'employee')).token); // names are now cached
+    const name = unique('New department ');
+    const [departmentId] = await t.db('departments').insert({ name });
+    const user = await createUser(t, 'employee', { employee: { department_id: Number(departmentId) } });
+
+    const res = await me(user.token);
+
+    expect(res.body.department).toEqual({ type: 'Department', id: String(departmentId), display: name });
+  });
+
+  it('shows a rename made in the database by hand within the TTL', async () => {
+    const [jobTitleId] = await t.db('job_titles').insert({ name: unique('Old title ') });
+    const user = await createUser(t, 'employee', { employee: { job_title_id: Number(jobTitleId) } });
+    await me(user.token);
+    const renamed = unique('Renamed title ');
+    await t.db('job_titles').where({ id: jobTitleId }).update({ name: renamed });
+
+    t.clock.advance(2001);
+    await me(user.token); // answered from the stale names; starts the re-read
+    const after = await waitFor(async () => (await me(user.token)).body.job_title.display, renamed);
+
+    expect(after).toBe(renamed);
+  });
+});
+
+async function waitFor<T>(read: () => Promise<T>, expected: T): Promise<T> {
+  let value = await read();
+  for (let attempt = 0; attempt < 20 && value !== expected; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    value = await read();
+  }
+  return value;
+}
