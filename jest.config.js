@@ -3,9 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
-  },
+  // Transpile only (isolatedModules in tsconfig.json): npm test type-checks with tsc before jest runs.
+  transform: { '^.+\\.ts$': 'ts-jest' },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   reporters: ['default', '<rootDir>/test/helpers/database-report.js'],
   testTimeout: 30000,
