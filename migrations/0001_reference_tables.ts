@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  if (knex.client.config.client === 'mysql2') {
+  const mysql = knex.client.config.client === 'mysql2';
+  // Names are unique regardless of case: MySQL's collation does that, SQLite needs NOCASE.
+  const name = (table: Knex.CreateTableBuilder) =>
+    mysql ? table.string('name', 100).notNullable() : table.specificType('name', 'varchar(100) COLLATE NOCASE').notNullable();
+  if (mysql) {
     // Every table below inherits this: full Unicode, and case-insensitive uniqueness of codes and
     // names on MySQL 8 and MariaDB alike.
     await knex.raw('ALTER DATABASE CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
@@ -16,27 +20,27 @@ export async function up(knex: Knex): Promise<void> {
     table.increments('id');
     table.string('country_code', 2).notNullable().references('code').inTable('countries');
     table.string('code', 10).nullable();
-    table.string('name', 100).notNullable();
+    name(table);
     table.unique(['country_code', 'name']);
   });
   await knex.schema.createTable('nationalities', (table) => {
     table.increments('id');
-    table.string('name', 100).notNullable().unique();
+    name(table).unique();
   });
   await knex.schema.createTable('employment_statuses', (table) => {
     table.increments('id');
-    table.string('name', 100).notNullable().unique();
+    name(table).unique();
     table.string('description', 500).nullable();
   });
   await knex.schema.createTable('job_titles', (table) => {
     table.increments('id');
     table.string('code', 50).nullable();
-    table.string('name', 100).notNullable().unique();
+    name(table).unique();
     table.string('description', 500).nullable();
   });
   await knex.schema.createTable('pay_grades', (table) => {
     table.increments('id');
-    table.string('name', 100).notNullable().unique();
+    name(table).unique();
     table.string('currency', 3).nullable();
     table.decimal('min_salary', 12, 2).nullable();
     table.decimal('max_salary', 12, 2).nullable();

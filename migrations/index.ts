@@ -5,6 +5,8 @@ import * as employees from './0003_employees';
 import * as usersAndTokens from './0004_users_and_tokens';
 import * as settings from './0005_settings';
 import * as attendance from './0006_attendance';
+import * as auditLog from './0007_audit_log';
+import * as idempotencyKeys from './0008_idempotency_keys';
 
 export interface Migration {
   name: string;
@@ -23,4 +25,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0004_users_and_tokens', ...usersAndTokens },
   { name: '0005_settings', ...settings },
   { name: '0006_attendance', ...attendance },
+  { name: '0007_audit_log', ...auditLog },
+  { name: '0008_idempotency_keys', ...idempotencyKeys },
 ];

@@ -74,6 +74,6 @@ function registerApi(api: FastifyInstance, { clock, instance }: AppDependencies)
 
   registerEchoRoutes(api, { public: true });
   registerEmployeeRoutes(api, { clock });
-  registerLookupRoutes(api);
+  registerLookupRoutes(api, { clock });
   api.setNotFoundHandler(notFound);
 }

@@ -26,7 +26,7 @@ export async function createFirstAdmin(instance: Instance, now: Date): Promise<F
       const employee = await createEmployee(
         trx,
         { employee_id: 'ADMIN', first_name: 'Admin', last_name: 'User' },
-        { now, defaultTimezone },
+        { now, defaultTimezone, caller: undefined, requestId: undefined },
       );
       const userId = await insertUser(trx, {
         username: FIRST_ADMIN_USERNAME,

@@ -117,3 +117,11 @@ export async function revokeToken(db: Db, tokenId: string, now: Date): Promise<b
 export async function revokeTokensOfUser(db: Db, userId: number, now: Date): Promise<number> {
   return db('api_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
 }
+
+/** Revokes every token of the users linked to an employee (termination, deletion). */
+export async function revokeTokensOfEmployee(db: Db, employeeId: number, now: Date): Promise<number> {
+  return db('api_tokens')
+    .whereIn('user_id', db('users').select('id').where({ employee_id: employeeId }))
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now) });
+}

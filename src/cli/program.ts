@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { SchemaTooNewError } from '../db/migrate';
 import { registerApiCommands } from './api';
+import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
 import { registerDbCommands } from './db';
 import { registerSeedCommand } from './seed';
@@ -21,6 +22,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerUserCommands(program, context);
   registerTokenCommands(program, context);
   registerSeedCommand(program, context);
+  registerAuditCommands(program, context);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

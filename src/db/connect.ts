@@ -14,6 +14,9 @@ export type Dialect = 'sqlite' | 'mysql';
 const MYSQL_SESSION_SQL =
   "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ZERO_IN_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'";
 
+/** How long a query waits for a pool connection before failing (503) instead of hanging. */
+const ACQUIRE_TIMEOUT_MS = 10_000;
+
 export interface OpenDatabaseOptions {
   /** Most connections this process keeps to a MySQL server (default 10). */
   poolMax?: number;
@@ -33,6 +36,7 @@ function openSqlite(filename: string): Db {
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     pool: {
       // better-sqlite3 is synchronous: one connection, writes serialised by SQLite itself.
       min: 1,
@@ -64,6 +68,7 @@ function openMysql(url: string, poolMax: number): Db {
       dateStrings: true,
       connectTimeout: 5000,
     },
+    acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     pool: {
       min: 0,
       max: poolMax,

@@ -9,7 +9,10 @@ interface DriverError {
 }
 
 export interface UniqueViolation {
-  /** The column (or index name, if the driver only gives that) whose uniqueness was violated. */
+  /**
+   * What the driver names: the index (MySQL, e.g. "employees_employee_id_unique") or the
+   * columns (SQLite, e.g. "employees.employee_id" or "provinces.country_code, provinces.name").
+   */
   key: string;
 }
 
@@ -23,9 +26,8 @@ export function asUniqueViolation(error: unknown): UniqueViolation | undefined {
   }
   if ((code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') && typeof message === 'string') {
     // "UNIQUE constraint failed: employees.employee_id" or "...: index 'employees_employee_id_unique'"
-    const column = /failed: \w+\.(\w+)/.exec(message)?.[1];
-    const index = /index '([^']+)'/.exec(message)?.[1];
-    return { key: column ?? index ?? 'unknown' };
+    const key = /index '([^']+)'/.exec(message)?.[1] ?? /failed: (.+)$/.exec(message)?.[1];
+    return { key: key ?? 'unknown' };
   }
   return undefined;
 }

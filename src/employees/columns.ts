@@ -1,4 +1,4 @@
-import { columnOf, type EmployeeField } from './fields';
+import { columnOf, type EmployeeField, PERSONAL_FIELDS } from './fields';
 import type { EmployeeColumns } from './repository';
 import type { EmployeeValues } from './schemas';
 
@@ -11,4 +11,21 @@ export function toEmployeeColumns(values: EmployeeValues): Partial<EmployeeColum
       field === 'indirect_supervisors' && Array.isArray(value) ? JSON.stringify(value.map(String)) : value;
   }
   return columns as Partial<EmployeeColumns>;
+}
+
+const PERSONAL = new Set<string>(PERSONAL_FIELDS);
+
+/** Before/after of changed fields, leaving out personal fields' values (names only). */
+export function valueChanges(
+  before: Partial<EmployeeColumns>,
+  after: Partial<EmployeeColumns>,
+  fields: EmployeeField[],
+): Record<string, { from: unknown; to: unknown }> {
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const field of fields) {
+    if (PERSONAL.has(field)) continue;
+    const column = columnOf(field) as keyof EmployeeColumns;
+    changes[field] = { from: before[column] ?? null, to: after[column] ?? null };
+  }
+  return changes;
 }

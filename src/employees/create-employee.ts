@@ -1,8 +1,11 @@
+import type { Caller } from '../auth/caller';
+import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { todayIn } from '../time';
-import { toEmployeeColumns } from './columns';
+import { toEmployeeColumns, valueChanges } from './columns';
+import { columnOf, EMPLOYEE_FIELDS } from './fields';
 import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, insertEmployee } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, parseEmployeeInput } from './schemas';
@@ -51,7 +54,7 @@ const EMPTY_EMPLOYEE: Omit<EmployeeColumns, 'employee_id' | 'first_name' | 'last
 export async function createEmployee(
   db: Db,
   body: Record<string, unknown>,
-  context: { now: Date; defaultTimezone: string },
+  context: { now: Date; defaultTimezone: string; caller: Caller | undefined; requestId: string | undefined },
 ): Promise<EmployeeRecord> {
   const { values, errors } = parseEmployeeInput(body);
   const timezone = values.timezone ?? context.defaultTimezone;
@@ -65,6 +68,12 @@ export async function createEmployee(
   const now = toSqlDateTime(context.now);
   return db.transaction(async (trx) => {
     const id = await insertEmployee(trx, { ...columns, created_at: now, updated_at: now });
+    const fields = EMPLOYEE_FIELDS.filter((field) => columns[columnOf(field) as keyof EmployeeColumns] !== null);
+    await writeAudit(
+      trx,
+      { action: 'create', entityType: 'employee', entityId: id, fields, changes: valueChanges({}, columns, fields) },
+      { caller: context.caller, requestId: context.requestId, now: context.now },
+    );
     const created = await findEmployeeById(trx, id);
     if (!created) throw new Error(`Employee ${id} vanished inside its own transaction`);
     return created;

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller';
+import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instance';
 import type { NamedTable, NameLookup } from '../lookups/reference-names';
@@ -17,7 +18,7 @@ export function seesPersonalFields(caller: Caller, employeeId: number): boolean 
 }
 
 /** The names the reference objects of these employees display. */
-export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[]): Promise<NameLookup> {
+export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[], db: Db = instance.db): Promise<NameLookup> {
   const wanted: Array<[NamedTable, number | string]> = [];
   for (const record of records) {
     for (const field of NAMED_REFERENCES) {
@@ -26,7 +27,7 @@ export function employeeReferenceNames(instance: Instance, records: EmployeeReco
     }
     if (record.country_code !== null) wanted.push([COUNTRY.table, record.country_code]);
   }
-  return instance.referenceNames.lookup(wanted);
+  return instance.referenceNames.lookup(wanted, db);
 }
 
 /** The read shape of CONTRACT §5.1, leaving out what the caller may not see. */

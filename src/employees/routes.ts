@@ -1,15 +1,29 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
+import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
 import { callerEmployeeOf, callerOf, instanceOf } from '../http/context';
+import { runWrite } from '../idempotency/idempotent';
 import { requireJsonObject } from '../http/json-body';
+import { toPage } from '../http/pagination';
+import { pathId, param } from '../http/params';
+import { parseQuery } from '../http/parse';
 import { route } from '../http/routes';
-import { assertMayCreateEmployees } from './access';
+import { assertMayCreateEmployees, findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
+import { deleteEmployee } from './delete-employee';
+import { listEmployees, listEmployeesQuery } from './list';
 import { employeeReferenceNames, toEmployeeResponse } from './output';
+import type { EmployeeRecord } from './repository';
+import { updateEmployee } from './update-employee';
 
 export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock: Clock }): void {
-  // Before any /employees/:id route, so "me" is never taken for an id.
+  // `db` is the write's transaction when there is one: the names are read on it if need be.
+  const respond = async (request: FastifyRequest, employee: EmployeeRecord, db?: Db) =>
+    toEmployeeResponse(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee], db));
+  const writeContext = (request: FastifyRequest) => ({ caller: callerOf(request), now: clock.now(), requestId: request.id });
+
+  // Before /employees/:id, so "me" is never taken for an id.
   route(
     app,
     '/employees/me',
@@ -17,23 +31,55 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
       get: async (request) => {
         const employee = callerEmployeeOf(request);
         if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-        return toEmployeeResponse(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee]));
+        return respond(request, employee);
       },
     },
     { callerEmployee: true },
   );
 
   route(app, '/employees', {
-    post: async (request, reply) => {
+    get: async (request) => {
+      const query = parseQuery(listEmployeesQuery, request.query);
       const caller = callerOf(request);
-      assertMayCreateEmployees(caller);
-      const body = requireJsonObject(request);
       const instance = instanceOf(request);
-      const { defaultTimezone } = await instance.settings.get();
-      const employee = await createEmployee(instance.db, body, { now: clock.now(), defaultTimezone });
-      const names = await employeeReferenceNames(instance, [employee]);
-      const collection = request.url.split('?')[0]?.replace(/\/+$/, '');
-      return reply.code(201).header('Location', `${collection}/${employee.id}`).send(toEmployeeResponse(employee, caller, names));
+      const { records, total } = await listEmployees(instance.db, caller, query);
+      const names = await employeeReferenceNames(instance, records);
+      return toPage(records.map((record) => toEmployeeResponse(record, caller, names)), total, query.page, query.limit);
+    },
+    post: async (request, reply) => {
+      assertMayCreateEmployees(callerOf(request));
+      const body = requireJsonObject(request);
+      const { defaultTimezone } = await instanceOf(request).settings.get();
+      return runWrite(request, reply, clock, async (db) => {
+        const employee = await createEmployee(db, body, { ...writeContext(request), defaultTimezone });
+        const collection = request.url.split('?')[0]?.replace(/\/+$/, '');
+        return { status: 201, headers: { Location: `${collection}/${employee.id}` }, body: await respond(request, employee, db) };
+      });
+    },
+  });
+
+  const update = async (request: FastifyRequest, reply: Parameters<typeof runWrite>[1]) => {
+    const id = pathId(param(request.params, 'id'), 'employee');
+    const body = requireJsonObject(request);
+    return runWrite(request, reply, clock, async (db) => {
+      const employee = await updateEmployee(db, id, body, writeContext(request));
+      return { status: 200, body: await respond(request, employee, db) };
+    });
+  };
+
+  route(app, '/employees/:id', {
+    get: async (request) => {
+      const id = pathId(param(request.params, 'id'), 'employee');
+      return respond(request, await findVisibleEmployee(instanceOf(request).db, callerOf(request), id));
+    },
+    put: update,
+    patch: update,
+    delete: async (request, reply) => {
+      const id = pathId(param(request.params, 'id'), 'employee');
+      return runWrite(request, reply, clock, async (db) => {
+        await deleteEmployee(db, id, writeContext(request));
+        return { status: 200, body: { id: String(id) } };
+      });
     },
   });
 }

@@ -10,13 +10,13 @@ import {
 } from '../errors';
 import { sendProblem } from './problem';
 
-/** Unique indexes whose violation is the client's doing, by the key the driver reports. */
-const UNIQUE_KEY_FIELDS: Record<string, string> = {
-  employees_employee_id_unique: 'employee_id',
-  employee_id: 'employee_id',
-  users_username_unique: 'username',
-  username: 'username',
-};
+/** Fields whose uniqueness a client can violate: codes, usernames, reference names. */
+const UNIQUE_FIELDS = ['employee_id', 'username', 'name'];
+
+/** The field a unique violation is about, from the index name or column list the driver gives. */
+function duplicateField(key: string): string | undefined {
+  return UNIQUE_FIELDS.find((field) => key.endsWith(`_${field}_unique`) || key.split(/,\s*/).some((column) => column.endsWith(`.${field}`)));
+}
 
 class InternalError extends AppError {
   constructor() {
@@ -49,7 +49,7 @@ export function toAppError(error: unknown, options: { bodyLimitBytes: number }):
   if (requestError) return requestError;
   const unique = asUniqueViolation(error);
   if (unique) {
-    const field = UNIQUE_KEY_FIELDS[unique.key];
+    const field = duplicateField(unique.key);
     if (!field) return undefined;
     return new ConflictError({
       code: 'duplicate',

@@ -32,15 +32,18 @@ export class ReferenceNames {
     private readonly ttlMs = REFERENCE_NAMES_TTL_MS,
   ) {}
 
-  /** A lookup that knows every key in `wanted`, re-reading the tables if one is missing. */
-  async lookup(wanted: Array<[NamedTable, number | string]>): Promise<NameLookup> {
-    let names = this.names ?? (await this.read());
+  /**
+   * A lookup that knows every key in `wanted`, re-reading the tables if one is missing. Inside a
+   * transaction pass it as `db`: a read that must wait happens on it (SQLite has one connection).
+   */
+  async lookup(wanted: Array<[NamedTable, number | string]>, db: Db = this.db): Promise<NameLookup> {
+    let names = this.names ?? (await this.read(db));
     if (this.clock.now().getTime() - this.readAt >= this.ttlMs) {
       // Stale: answer with what we have and refresh for the next request; a failed refresh is
       // retried by the next request after this one.
-      this.read().catch(() => undefined);
+      this.read(this.db).catch(() => undefined);
     }
-    if (wanted.some(([table, key]) => !names.get(table)?.has(String(key)))) names = await this.read();
+    if (wanted.some(([table, key]) => !names.get(table)?.has(String(key)))) names = await this.read(db);
     return { name: (table, key) => names.get(table)?.get(String(key)) ?? null };
   }
 
@@ -49,19 +52,19 @@ export class ReferenceNames {
     this.names = undefined;
   }
 
-  private read(): Promise<Names> {
-    this.reading ??= this.load().finally(() => {
+  private read(db: Db): Promise<Names> {
+    this.reading ??= this.load(db).finally(() => {
       this.reading = undefined;
     });
     return this.reading;
   }
 
-  private async load(): Promise<Names> {
+  private async load(db: Db): Promise<Names> {
     const startedAt = this.clock.now().getTime();
     const tables = await Promise.all(
       NAMED_TABLES.map(async (table) => {
         const key = table === 'countries' ? 'code' : 'id';
-        const rows: Array<{ key: number | string; name: string }> = await this.db(table).select(`${key} as key`, 'name');
+        const rows: Array<{ key: number | string; name: string }> = await db(table).select(`${key} as key`, 'name');
         return [table, new Map(rows.map((row) => [String(row.key), row.name]))] as const;
       }),
     );

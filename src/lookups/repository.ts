@@ -17,3 +17,22 @@ export async function listLookupRows(
 export async function findLookupRow(db: Db, lookup: LookupTable, key: string | number): Promise<Record<string, unknown> | undefined> {
   return lookup.select(db(`${lookup.table} as t`).where(`t.${lookup.key}`, key)).first();
 }
+
+export async function insertLookupRow(db: Db, lookup: LookupTable, columns: Record<string, unknown>): Promise<number> {
+  const [id] = await db(lookup.table).insert(columns);
+  return Number(id);
+}
+
+export async function updateLookupRow(db: Db, lookup: LookupTable, id: number, columns: Record<string, unknown>): Promise<void> {
+  if (Object.keys(columns).length > 0) await db(lookup.table).where({ id }).update(columns);
+}
+
+export async function deleteLookupRow(db: Db, lookup: LookupTable, id: number): Promise<void> {
+  await db(lookup.table).where({ id }).delete();
+}
+
+/** How many employees point at the row through `column`. */
+export async function countEmployeesUsing(db: Db, column: string, id: number): Promise<number> {
+  const row = await db('employees').where(column, id).count({ count: '*' }).first();
+  return Number(row?.count ?? 0);
+}

@@ -94,3 +94,26 @@ export async function createUser(
   });
   return { userId, username, employeeId, token: issued.token, tokenId: issued.id };
 }
+
+/** A small organisation: an admin, two managers with direct reports, and an outsider. */
+export interface Org {
+  admin: TestUser;
+  manager: TestUser;
+  report: TestUser;
+  /** A report of `manager` without a user of their own. */
+  reportWithoutUser: number;
+  otherManager: TestUser;
+  otherReport: TestUser;
+  outsider: TestUser;
+}
+
+export async function createOrg(t: TestApp): Promise<Org> {
+  const admin = await createUser(t, 'admin');
+  const manager = await createUser(t, 'manager', { employee: { first_name: 'Mona', last_name: unique('Manager') } });
+  const report = await createUser(t, 'employee', { employee: { supervisor_id: manager.employeeId, first_name: 'Rita', last_name: unique('Report') } });
+  const reportWithoutUser = await createEmployee(t, { supervisor_id: manager.employeeId, first_name: 'Ron' });
+  const otherManager = await createUser(t, 'manager');
+  const otherReport = await createUser(t, 'employee', { employee: { supervisor_id: otherManager.employeeId } });
+  const outsider = await createUser(t, 'employee');
+  return { admin, manager, report, reportWithoutUser, otherManager, otherReport, outsider };
+}

@@ -1,0 +1,70 @@
+import type { Caller } from '../auth/caller';
+import type { Db } from '../db/connect';
+import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
+
+export type AuditEntity = 'employee' | 'attendance';
+
+export interface AuditEntry {
+  action: string;
+  entityType: AuditEntity;
+  entityId: number;
+  /** Names of the fields the change touched. */
+  fields: string[];
+  /** Before/after values of fields whose values may be recorded (never personal fields). */
+  changes?: Record<string, { from: unknown; to: unknown }>;
+}
+
+export interface AuditContext {
+  caller: Caller | undefined;
+  requestId: string | undefined;
+  now: Date;
+}
+
+/** Writes one audit row; call it with the transaction of the change it records. */
+export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContext): Promise<void> {
+  await db('audit_log').insert({
+    occurred_at: toSqlDateTime(context.now),
+    actor_user_id: context.caller?.userId ?? null,
+    actor_username: context.caller?.username ?? null,
+    action: entry.action,
+    entity_type: entry.entityType,
+    entity_id: entry.entityId,
+    fields: JSON.stringify(entry.fields),
+    changes: entry.changes && Object.keys(entry.changes).length > 0 ? JSON.stringify(entry.changes) : null,
+    request_id: context.requestId ?? null,
+  });
+}
+
+export interface AuditRow {
+  id: number;
+  occurred_at: string;
+  actor: string | null;
+  action: string;
+  entity_type: string;
+  entity_id: number;
+  fields: string[];
+  changes: Record<string, { from: unknown; to: unknown }> | null;
+  request_id: string | null;
+}
+
+/** The newest audit rows first, optionally of one entity. */
+export async function listAudit(
+  db: Db,
+  options: { entityType?: AuditEntity; entityId?: number; limit: number },
+): Promise<AuditRow[]> {
+  const query = db('audit_log').orderBy('id', 'desc').limit(options.limit);
+  if (options.entityType) query.where('entity_type', options.entityType);
+  if (options.entityId !== undefined) query.where('entity_id', options.entityId);
+  const rows: Array<Record<string, unknown>> = await query.select();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    occurred_at: sqlDateTimeToIso(String(row.occurred_at)),
+    actor: (row.actor_username as string | null) ?? null,
+    action: String(row.action),
+    entity_type: String(row.entity_type),
+    entity_id: Number(row.entity_id),
+    fields: JSON.parse(String(row.fields)) as string[],
+    changes: row.changes ? (JSON.parse(String(row.changes)) as AuditRow['changes']) : null,
+    request_id: (row.request_id as string | null) ?? null,
+  }));
+}

@@ -1,0 +1,79 @@
+import type { Caller } from '../auth/caller';
+import { revokeTokensOfEmployee } from '../auth/token-repository';
+import { writeAudit } from '../audit/repository';
+import type { Db } from '../db/connect';
+import { toSqlDateTime } from '../db/sql-time';
+import { ValidationError } from '../errors';
+import { todayIn } from '../time';
+import { assertMayWriteFields, findVisibleEmployee } from './access';
+import { toEmployeeColumns, valueChanges } from './columns';
+import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
+import { type EmployeeColumns, type EmployeeRecord, findEmployeeById } from './repository';
+import { checkEmployeeRules } from './rules';
+import { byFieldOrder, parseEmployeeInput } from './schemas';
+
+const KNOWN_FIELDS = new Set<string>(EMPLOYEE_FIELDS);
+
+export interface WriteContext {
+  caller: Caller;
+  now: Date;
+  requestId: string;
+}
+
+/**
+ * PUT and PATCH: only the sent fields change, null clears (CONTRACT §6). Order of refusals: 404
+ * for an invisible record, 403 for fields the caller may not change, 422 for invalid values.
+ * Terminating revokes the tokens of the employee's users in the same transaction.
+ */
+export async function updateEmployee(db: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
+  const { caller, now } = context;
+  const existing = await findVisibleEmployee(db, caller, id);
+  assertMayWriteFields(caller, existing, Object.keys(body).filter((field) => KNOWN_FIELDS.has(field)));
+
+  const { values, errors } = parseEmployeeInput(body, id);
+  const timezone = values.timezone ?? existing.timezone;
+  errors.push(...(await checkEmployeeRules(db, values, { existing, now, timezone })));
+  if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
+
+  const columns = toEmployeeColumns(values);
+  const terminating = existing.status !== 'Terminated' && columns.status === 'Terminated';
+  const reactivating = existing.status === 'Terminated' && columns.status === 'Active';
+  if (terminating && !('termination_date' in values)) columns.termination_date = todayIn(timezone, now);
+  if (reactivating && !('termination_date' in values)) columns.termination_date = null;
+
+  const changed = changedFields(existing, columns);
+  if (changed.length === 0) return existing;
+  return db.transaction(async (trx) => {
+    await trx('employees')
+      .where({ id })
+      .update({ ...columns, updated_at: toSqlDateTime(now) });
+    if (terminating) await revokeTokensOfEmployee(trx, id, now);
+    await writeAudit(
+      trx,
+      {
+        action: terminating ? 'terminate' : reactivating ? 'reactivate' : 'update',
+        entityType: 'employee',
+        entityId: id,
+        fields: changed,
+        changes: valueChanges(existing, columns, changed),
+      },
+      { caller, requestId: context.requestId, now },
+    );
+    const updated = await findEmployeeById(trx, id);
+    if (!updated) throw new Error(`Employee ${id} vanished inside its own transaction`);
+    return updated;
+  });
+}
+
+/** The fields whose stored value the update changes. */
+function changedFields(existing: EmployeeRecord, columns: Partial<EmployeeColumns>): EmployeeField[] {
+  return EMPLOYEE_FIELDS.filter((field) => {
+    const column = columnOf(field) as keyof EmployeeColumns;
+    return column in columns && !sameValue(existing[column], columns[column]);
+  });
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  return String(a) === String(b);
+}

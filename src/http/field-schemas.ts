@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { isCalendarDate } from '../time';
+
+// Field rules shared by every write body. IceHrm clients send every value as a string; ids may
+// also be numbers or reference objects as read, "" means "no value" and 0000-00-00 "no date".
+
+export const MAX_ID = 4294967295;
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const blankToNull = (value: unknown) => (value === '' ? null : value);
+
+export const text = (max: number) =>
+  z.string({ error: 'must be a string' }).max(max, { error: `must be at most ${max} characters` });
+
+export const optionalText = (max: number) => z.preprocess(blankToNull, text(max).nullable());
+
+export const requiredText = (max: number) =>
+  text(max).trim().min(1, { error: 'must not be empty' });
+
+export const email = z.preprocess(
+  blankToNull,
+  z.email({ error: 'must be a valid e-mail address' }).max(254, { error: 'must be at most 254 characters' }).nullable(),
+);
+
+export const date = z.preprocess(
+  (value) => (value === '' || value === '0000-00-00' ? null : value),
+  z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' }).nullable(),
+);
+
+/** An id as a string or number, e.g. "3" or 3; a read reference {"id": "3", ...} is accepted too. */
+export const idSchema = (what: string) =>
+  z.preprocess(
+    (value) => (typeof value === 'number' && Number.isInteger(value) ? String(value) : value),
+    z
+      .string({ error: `must be the id of ${what}` })
+      .regex(/^[1-9][0-9]{0,9}$/, { error: `must be the id of ${what}` })
+      .transform(Number)
+      .refine((id) => id <= MAX_ID, { error: `must be the id of ${what}` }),
+  );
+
+export const reference = (what: string) =>
+  z.preprocess(
+    (value) => (isPlainObject(value) ? value.id : blankToNull(value)),
+    idSchema(what).nullable(),
+  );
+
+/** A two-letter ISO 3166-1 code (any case), or a read reference {"code": "US", ...}. */
+export const countryCode = z.preprocess(
+  (value) => (isPlainObject(value) ? value.code : blankToNull(value)),
+  z
+    .string({ error: 'must be a two-letter ISO 3166-1 country code' })
+    .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter ISO 3166-1 country code' })
+    .transform((code) => code.toUpperCase())
+    .nullable(),
+);

@@ -1,0 +1,159 @@
+import request from 'supertest';
+import { testDialects } from '../helpers/databases';
+import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
+import { expectProblem } from '../helpers/problem';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+describe.each(testDialects())('GET /employees on %s', (dialect) => {
+  let t: TestApp;
+  let admin: TestUser;
+  let department: number;
+  let otherDepartment: number;
+  let team: number[];
+  const tag = unique('Zz');
+
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    admin = await createUser(t, 'admin');
+    [department] = (await t.db('departments').insert({ name: unique('List dept ') })).map(Number) as [number];
+    [otherDepartment] = (await t.db('departments').insert({ name: unique('Other dept ') })).map(Number) as [number];
+    team = [];
+    const people = [
+      ['Alice', 'Anders', '2020-01-01', 'US'],
+      ['Bob', 'Brown', '2021-06-15', 'CA'],
+      ['Carol', 'Clark', '2019-03-10', 'US'],
+      ['Dave', 'Davis', '2022-11-30', 'GB'],
+      ['Eve', 'Evans', '2018-07-04', 'US'],
+    ] as const;
+    for (const [first, last, joined, country] of people) {
+      team.push(
+        await createEmployee(t, {
+          first_name: first,
+          last_name: `${last}${tag}`,
+          joined_date: joined,
+          country_code: country,
+          department_id: department,
+          work_email: `${first.toLowerCase()}.${tag.toLowerCase()}@example.com`,
+          nic_num: `SECRET-${first}`,
+        }),
+      );
+    }
+    await createEmployee(t, { first_name: 'Frank', last_name: `Fisher${tag}`, department_id: otherDepartment, status: 'Terminated', termination_date: '2024-01-01' });
+  });
+  afterAll(() => t.close());
+
+  const list = (query: string) => request(t.app).get(t.api(`/employees${query}`)).auth(admin.token, { type: 'bearer' });
+  const names = (res: request.Response) => (res.body.data as Array<{ first_name: string }>).map((employee) => employee.first_name);
+  const inDepartment = () => encodeURIComponent(JSON.stringify({ department: String(department) }));
+
+  it('answers {data, total, nextPage} with 50 per page by default, sorted by id', async () => {
+    const res = await list('');
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: expect.any(Array), total: expect.any(Number), nextPage: null });
+    const ids = (res.body.data as Array<{ id: string }>).map((employee) => Number(employee.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(res.body.total).toBe(Number((await t.db('employees').count({ n: '*' }).first())?.n));
+  });
+
+  it('pages with limit and page; nextPage is null on the last page', async () => {
+    const first = await list(`?filters=${inDepartment()}&limit=2`);
+    const second = await list(`?filters=${inDepartment()}&limit=2&page=2`);
+    const last = await list(`?filters=${inDepartment()}&limit=2&page=3`);
+    const beyond = await list(`?filters=${inDepartment()}&limit=2&page=4`);
+
+    expect(first.body).toMatchObject({ total: 5, nextPage: 2 });
+    expect(names(first)).toEqual(['Alice', 'Bob']);
+    expect(names(second)).toEqual(['Carol', 'Dave']);
+    expect(second.body.nextPage).toBe(3);
+    expect(names(last)).toEqual(['Eve']);
+    expect(last.body.nextPage).toBeNull();
+    expect(beyond.body).toEqual({ data: [], total: 5, nextPage: null });
+  });
+
+  it('sorts by an allowed field in either order, ties broken by id', async () => {
+    const byJoined = await list(`?filters=${inDepartment()}&sortField=joined_date&sortOrder=ascend`);
+    const byLastDesc = await list(`?filters=${inDepartment()}&sortField=last_name&sortOrder=descend`);
+
+    expect(names(byJoined)).toEqual(['Eve', 'Carol', 'Alice', 'Bob', 'Dave']);
+    expect(names(byLastDesc)).toEqual(['Eve', 'Dave', 'Carol', 'Bob', 'Alice']);
+  });
+
+  it('searches names, employee_id and work e-mail, every word matching, case-insensitively', async () => {
+    expect(names(await list(`?search=carol`))).toEqual(['Carol']);
+    expect(names(await list(`?search=${encodeURIComponent(`bob brown${tag}`)}`))).toEqual(['Bob']);
+    expect(names(await list(`?search=${encodeURIComponent(`dave.${tag.toLowerCase()}@example`)}`))).toEqual(['Dave']);
+    const code = (await t.db('employees').where({ id: team[0] }).first('employee_id')).employee_id as string;
+    expect(names(await list(`?search=${encodeURIComponent(code)}`))).toEqual(['Alice']);
+  });
+
+  it('never searches personal ids', async () => {
+    expect((await list('?search=SECRET-Alice')).body).toEqual({ data: [], total: 0, nextPage: null });
+  });
+
+  it('treats % and _ in a search as plain characters', async () => {
+    expect((await list('?search=%25')).body.total).toBe(0);
+    expect((await list('?search=_')).body.total).toBe(0);
+  });
+
+  it('filters by allowed fields, a value or a list of values', async () => {
+    const usInDepartment = encodeURIComponent(JSON.stringify({ department: department, country: ['us'] }));
+    const twoDepartments = encodeURIComponent(JSON.stringify({ department: [String(department), String(otherDepartment)] }));
+    const terminated = encodeURIComponent(JSON.stringify({ status: 'Terminated', department: String(otherDepartment) }));
+
+    expect(names(await list(`?filters=${usInDepartment}`))).toEqual(['Alice', 'Carol', 'Eve']);
+    expect((await list(`?filters=${twoDepartments}`)).body.total).toBe(6);
+    expect(names(await list(`?filters=${terminated}`))).toEqual(['Frank']);
+  });
+
+  it('returns only records changed since updated_since', async () => {
+    const later = new Date(t.clock.now().getTime() + 60_000);
+    t.clock.advance(120_000);
+    await request(t.app).patch(t.api(`/employees/${team[1]}`)).auth(admin.token, { type: 'bearer' }).send({ work_phone: '+1 555 0000' });
+
+    const res = await list(`?filters=${inDepartment()}&updated_since=${encodeURIComponent(later.toISOString())}`);
+
+    expect(names(res)).toEqual(['Bob']);
+  });
+
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=201', 'limit'],
+    ['limit=ten', 'limit'],
+    ['page=0', 'page'],
+    ['page=1.5', 'page'],
+    ['sortField=salary', 'sortField'],
+    ['sortField=id%3B%20DROP%20TABLE%20employees', 'sortField'],
+    ['sortOrder=up', 'sortOrder'],
+    ['updated_since=yesterday', 'updated_since'],
+    ['updated_since=2026-01-01T10:00:00', 'updated_since'],
+    ['search=', 'search'],
+    ['filters=not-json', 'filters'],
+    ['filters=%5B1%5D', 'filters'],
+    [`filters=${encodeURIComponent('{"salary": 1}')}`, 'filters.salary'],
+    [`filters=${encodeURIComponent('{"nic_num": "x"}')}`, 'filters.nic_num'],
+    [`filters=${encodeURIComponent('{"department": "1 OR 1=1"}')}`, 'filters.department'],
+    [`filters=${encodeURIComponent('{"status": "Retired"}')}`, 'filters.status'],
+    [`filters=${encodeURIComponent('{"country": "USA"}')}`, 'filters.country'],
+    [`filters=${encodeURIComponent('{"department": []}')}`, 'filters.department'],
+    ['order=desc', 'order'],
+    ['limit=1&limit=2', 'limit'],
+  ])('answers 400 naming the parameter for ?%s', async (query, parameter) => {
+    const body = expectProblem(await list(`?${query}`), 400, 'invalid_query');
+
+    expect(body.errors.map((error: { field: string }) => error.field)).toEqual([parameter]);
+  });
+
+  it('keeps SQL in search and filters as data', async () => {
+    const before = Number((await t.db('employees').count({ n: '*' }).first())?.n);
+
+    const injected = await list(`?search=${encodeURIComponent("' OR '1'='1")}`);
+    const union = await list(`?search=${encodeURIComponent('x%\' UNION SELECT username FROM users --')}`);
+    const filtered = await list(`?filters=${encodeURIComponent(JSON.stringify({ country: "U'" }))}`);
+
+    expect(injected.body).toEqual({ data: [], total: 0, nextPage: null });
+    expect(union.body.total).toBe(0);
+    expectProblem(filtered, 400, 'invalid_query');
+    expect(Number((await t.db('employees').count({ n: '*' }).first())?.n)).toBe(before);
+  });
+});

@@ -1,0 +1,160 @@
+import request from 'supertest';
+import { toSqlDateTime } from '../../src/db/sql-time';
+import { requestHashOf, sha256 } from '../../src/idempotency/idempotent';
+import { testDialects } from '../helpers/databases';
+import { createUser, type TestUser, unique } from '../helpers/factories';
+import { expectProblem } from '../helpers/problem';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
+  let t: TestApp;
+  let admin: TestUser;
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    admin = await createUser(t, 'admin');
+  });
+  afterAll(() => t.close());
+
+  const create = (key: string, body: object, user: TestUser = admin) =>
+    request(t.app).post(t.api('/employees')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send(body);
+  const employeeCount = async () => Number((await t.db('employees').count({ n: '*' }).first())?.n);
+  const newBody = () => ({ employee_id: unique('IK'), first_name: 'Idem', last_name: 'Potent' });
+
+  it('answers a retry with the first response and creates nothing more', async () => {
+    const key = unique('key-');
+    const body = newBody();
+    const first = await create(key, body);
+    const count = await employeeCount();
+
+    const retry = await create(key, { last_name: 'Potent', first_name: 'Idem', employee_id: body.employee_id });
+
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.location).toBe(first.headers.location);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual(first.body);
+    expect(await employeeCount()).toBe(count);
+  });
+
+  it('answers 422 for the same key with another body, creating nothing', async () => {
+    const key = unique('key-');
+    await create(key, newBody());
+    const count = await employeeCount();
+
+    const res = await create(key, newBody());
+
+    expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+      { field: 'Idempotency-Key', message: 'was already used with another request body' },
+    ]);
+    expect(await employeeCount()).toBe(count);
+  });
+
+  it('answers 409 while the first request with the key is still running', async () => {
+    const key = unique('key-');
+    const body = newBody();
+    const count = await employeeCount();
+    await t.db('idempotency_keys').insert({
+      user_id: admin.userId,
+      key_hash: sha256(key),
+      request_hash: requestHashOf('POST', t.api('/employees'), body),
+      state: 'in_progress',
+      locked_until: toSqlDateTime(new Date(t.clock.now().getTime() + 30_000)),
+      created_at: toSqlDateTime(t.clock.now()),
+    });
+
+    expectProblem(await create(key, body), 409, 'idempotency_key_in_use');
+    expect(await employeeCount()).toBe(count);
+  });
+
+  it('lets concurrent duplicates create exactly one employee: one 201, the others 409 or the replayed 201', async () => {
+    const key = unique('key-');
+    const body = newBody();
+
+    const responses = await Promise.all(Array.from({ length: 8 }, () => create(key, body)));
+
+    const statuses = responses.map((res) => res.status);
+    expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
+    const created = responses.filter((res) => res.status === 201 && res.headers['idempotent-replayed'] === undefined);
+    expect(created).toHaveLength(1);
+    for (const res of responses.filter((r) => r.status === 409)) expectProblem(res, 409, 'idempotency_key_in_use');
+    expect(await t.db('employees').where({ employee_id: body.employee_id }).count({ n: '*' }).first()).toEqual({ n: 1 });
+  });
+
+  it('lets a retry take over a key whose first request died', async () => {
+    const key = unique('key-');
+    const body = newBody();
+    const first = await create(key, body);
+    // Simulate a first request that never completed: its claim is still in progress, lease over.
+    await t.db('idempotency_keys')
+      .where({ user_id: admin.userId, key_hash: sha256(key) })
+      .update({ state: 'in_progress', response_status: null, response_body: null, locked_until: '2000-01-01 00:00:00.000' });
+    await t.db('employees').where({ id: Number(first.body.id) }).delete();
+
+    const retry = await create(key, body);
+
+    expect(retry.status).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('stores nothing for a request that failed, so a corrected retry with the same key runs', async () => {
+    const key = unique('key-');
+
+    const invalid = await create(key, { first_name: 'No', last_name: 'Code' });
+    const corrected = await create(key, newBody());
+
+    expectProblem(invalid, 422, 'validation_failed');
+    expect(corrected.status).toBe(201);
+  });
+
+  it('keeps keys per user', async () => {
+    const other = await createUser(t, 'admin');
+    const key = unique('key-');
+
+    const mine = await create(key, newBody());
+    const theirs = await create(key, newBody(), other);
+
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+  });
+
+  it('keeps keys for 24 hours, then forgets them', async () => {
+    const key = unique('key-');
+    const body = newBody();
+    await create(key, body);
+
+    t.clock.advance(23 * 3600 * 1000);
+    const withinDay = await create(key, body);
+    t.clock.advance(2 * 3600 * 1000);
+    const afterDay = await create(key, newBody());
+
+    expect(withinDay.headers['idempotent-replayed']).toBe('true');
+    expect(afterDay.status).toBe(201);
+    expect(afterDay.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('replays PATCH and DELETE too', async () => {
+    const created = await create(unique('key-'), newBody());
+    const id = created.body.id as string;
+    const patchKey = unique('key-');
+    const deleteKey = unique('key-');
+    const patch = () =>
+      request(t.app).patch(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', patchKey).send({ city: 'Kyiv' });
+    const remove = () => request(t.app).delete(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', deleteKey);
+
+    expect((await patch()).status).toBe(200);
+    expect((await patch()).headers['idempotent-replayed']).toBe('true');
+    expect((await t.db('audit_log').where({ entity_id: Number(id), action: 'update' })).length).toBe(1);
+    expect((await remove()).body).toEqual({ id });
+    const again = await remove();
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ id });
+  });
+
+  it.each([['x'.repeat(256)], ['has space'], ['tab\there']])('answers 400 for the key %j and writes nothing', async (key) => {
+    const count = await employeeCount();
+
+    expectProblem(await create(key, newBody()), 400, 'invalid_idempotency_key');
+    expect(await employeeCount()).toBe(count);
+  });
+});
