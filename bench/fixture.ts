@@ -12,6 +12,9 @@ export interface Fixture {
   /** Bearer token of an admin user linked to `employeeId`. */
   token: string;
   employeeId: number;
+  /** How many employees were seeded, and one from the middle of them. */
+  employees: number;
+  middleEmployeeId: number;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function prepareFixture(config: DatabaseConfig, employees: number):
     });
     const { token } = await issueToken(db, instance.signingKey, { userId, name: 'bench', now });
     await writeSetting(db, SETTING.restApiEnabled, '1', now);
-    return { token, employeeId: seeded.firstId };
+    return { token, employeeId: seeded.firstId, employees, middleEmployeeId: seeded.firstId + Math.floor(employees / 2) };
   } finally {
     await db.destroy();
   }

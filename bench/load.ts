@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import type { Fixture } from './fixture';
 import type { Scenario } from './scenarios';
 
 /** One HTTP request, repeated by every connection. */
@@ -23,12 +24,13 @@ export interface Measurement {
   failures: number;
 }
 
-export function scenarioTarget(scenario: Scenario, apiUrl: string, token: string): Target {
+export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixture): Target {
   const headers: Record<string, string> = { ...scenario.headers };
-  if (scenario.needsToken) headers.authorization = `Bearer ${token}`;
-  if (scenario.body === undefined) return { url: apiUrl + scenario.path, method: scenario.method, headers };
+  if (scenario.needsToken) headers.authorization = `Bearer ${fixture.token}`;
+  const url = apiUrl + (typeof scenario.path === 'string' ? scenario.path : scenario.path(fixture));
+  if (scenario.body === undefined) return { url, method: scenario.method, headers };
   headers['content-type'] = 'application/json';
-  return { url: apiUrl + scenario.path, method: scenario.method, headers, body: JSON.stringify(scenario.body) };
+  return { url, method: scenario.method, headers, body: JSON.stringify(scenario.body) };
 }
 
 /** Warms up (not counted), then measures. */

@@ -121,7 +121,7 @@ async function measureRounds(
 ): Promise<ResultRow[]> {
   const plans: Plan[] = SCENARIOS.map((scenario) => ({
     name: scenario.name,
-    target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture.token),
+    target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
     rounds: [],
   }));
   const ceilingPlan: Plan | undefined = ceiling && {

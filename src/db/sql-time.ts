@@ -17,5 +17,7 @@ export function fromSqlDateTime(value: string): Date {
 
 /** ISO-8601 with milliseconds and Z, as every `*_at` field is answered. */
 export function sqlDateTimeToIso(value: string): string {
+  // The usual 'YYYY-MM-DD HH:MM:SS.sss' needs no Date; other precisions go through one.
+  if (value.length === 23) return `${value.slice(0, 10)}T${value.slice(11)}Z`;
   return fromSqlDateTime(value).toISOString();
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Caller } from '../auth/caller';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
+import type { TtlCache } from '../ttl-cache';
 import { offsetOf, paginationFields } from '../http/pagination';
 import { whereVisible } from './access';
 import { EMPLOYEE_STATUSES } from './fields';
@@ -78,14 +79,18 @@ export type ListEmployeesQuery = z.output<typeof listEmployeesQuery>;
 const SEARCH_COLUMNS = ['e.first_name', 'e.middle_name', 'e.last_name', 'e.employee_id', 'e.work_email'];
 
 /**
- * The page of employees the caller may see, and how many there are in all. Every value from the
- * query string is a bound parameter; column names come only from the allow-lists above.
+ * The page of employees the caller may see, whether more follow, and how many there are in all.
+ * Every value from the query string is a bound parameter; column names come only from the
+ * allow-lists above. Counting every matching row is the costly part of a list, so the total of
+ * the same question is reused for a couple of seconds (`counts`); whether a next page exists is
+ * always exact (one row more is read).
  */
 export async function listEmployees(
   db: Db,
   caller: Caller,
   query: ListEmployeesQuery,
-): Promise<{ records: EmployeeRecord[]; total: number }> {
+  counts: TtlCache<string, number>,
+): Promise<{ records: EmployeeRecord[]; total: number; hasMore: boolean }> {
   const matching = (builder: Knex.QueryBuilder) => applyCriteria(whereVisible(builder, caller), query);
   const direction = query.sortOrder === 'descend' ? 'desc' : 'asc';
   const order = [
@@ -97,13 +102,20 @@ export async function listEmployees(
   const pageIds = matching(db('employees as e'))
     .select('e.id')
     .orderBy(order)
-    .limit(query.limit)
+    .limit(query.limit + 1)
     .offset(offsetOf(query.page, query.limit));
-  const [rows, count] = await Promise.all([
-    selectEmployees(db).join(pageIds.as('page'), 'page.id', 'e.id').orderBy(order),
-    matching(db('employees as e')).count({ total: '*' }).first(),
-  ]);
-  return { records: rows.map(toEmployeeRecord), total: Number(count?.total ?? 0) };
+  const countKey = JSON.stringify([caller.role === 'admin' ? 'all' : caller.employeeId, query.filters, query.search, query.updated_since]);
+  const countIfUnknown = async () => {
+    const cached = counts.get(countKey);
+    if (cached !== undefined) return cached;
+    const row = await matching(db('employees as e')).count({ total: '*' }).first();
+    const total = Number(row?.total ?? 0);
+    counts.set(countKey, total);
+    return total;
+  };
+  const [rows, total] = await Promise.all([selectEmployees(db).join(pageIds.as('page'), 'page.id', 'e.id').orderBy(order), countIfUnknown()]);
+  const records = rows.slice(0, query.limit).map(toEmployeeRecord);
+  return { records, total, hasMore: rows.length > query.limit };
 }
 
 function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery): Knex.QueryBuilder {

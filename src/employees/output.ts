@@ -30,13 +30,21 @@ export function employeeReferenceNames(instance: Instance, records: EmployeeReco
   return instance.referenceNames.lookup(wanted, db);
 }
 
+type Reader = (record: EmployeeRecord, names: NameLookup) => unknown;
+
+/** How to answer each field, worked out once: this runs for every employee of every response. */
+const READERS: ReadonlyArray<{ field: EmployeeField; personal: boolean; read: Reader }> = EMPLOYEE_FIELDS.map((field) => ({
+  field,
+  personal: PERSONAL.has(field),
+  read: readerOf(field),
+}));
+
 /** The read shape of CONTRACT §5.1, leaving out what the caller may not see. */
 export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names: NameLookup): Record<string, unknown> {
   const personal = seesPersonalFields(caller, record.id);
   const body: Record<string, unknown> = { id: String(record.id) };
-  for (const field of EMPLOYEE_FIELDS) {
-    if (!personal && PERSONAL.has(field)) continue;
-    body[field] = fieldValue(record, field, names);
+  for (const reader of READERS) {
+    if (personal || !reader.personal) body[reader.field] = reader.read(record, names);
   }
   body.created_at = sqlDateTimeToIso(record.created_at);
   body.updated_at = sqlDateTimeToIso(record.updated_at);
@@ -44,23 +52,30 @@ export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names
   return body;
 }
 
-function fieldValue(record: EmployeeRecord, field: EmployeeField, names: NameLookup): unknown {
+function readerOf(field: EmployeeField): Reader {
   if (field === 'country') {
-    const code = record.country_code;
-    return code === null ? null : { type: COUNTRY.type, code, display: names.name(COUNTRY.table, code) };
+    return (record, names) => {
+      const code = record.country_code;
+      return code === null ? null : { type: COUNTRY.type, code, display: names.name(COUNTRY.table, code) };
+    };
   }
   if (field in REFERENCE_FIELDS) {
-    const reference = REFERENCE_FIELDS[field as ReferenceFieldName];
-    const id = record[reference.column as keyof EmployeeRecord] as number | null;
-    if (id === null) return null;
-    const display =
-      reference.table === 'employees'
-        ? record.employeeNames[field as EmployeeReferenceField]
-        : names.name(reference.table as NamedTable, id);
-    return { type: reference.type, id: String(id), display };
+    const { column, table, type } = REFERENCE_FIELDS[field as ReferenceFieldName];
+    const display: (record: EmployeeRecord, id: number, names: NameLookup) => string | null =
+      table === 'employees'
+        ? (record) => record.employeeNames[field as EmployeeReferenceField]
+        : (_record, id, names) => names.name(table as NamedTable, id);
+    return (record, names) => {
+      const id = record[column as keyof EmployeeRecord] as number | null;
+      return id === null ? null : { type, id: String(id), display: display(record, id, names) };
+    };
   }
-  const value = record[field as keyof EmployeeRecord];
-  // Rows imported from IceHrm may hold MySQL zero dates; on the wire "no date" is null.
-  if (DATE_FIELDS.has(field) && typeof value === 'string' && value.startsWith('0000')) return null;
-  return value ?? null;
+  if (DATE_FIELDS.has(field)) {
+    // Rows imported from IceHrm may hold MySQL zero dates; on the wire "no date" is null.
+    return (record) => {
+      const value = record[field as keyof EmployeeRecord] as string | null;
+      return value === null || value.startsWith('0000') ? null : value;
+    };
+  }
+  return (record) => record[field as keyof EmployeeRecord] ?? null;
 }

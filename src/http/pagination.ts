@@ -29,6 +29,7 @@ export function offsetOf(page: number, limit: number): number {
   return (page - 1) * limit;
 }
 
-export function toPage<T>(data: T[], total: number, page: number, limit: number): Page<T> {
-  return { data, total, nextPage: page * limit < total ? page + 1 : null };
+/** `hasMore` says whether rows follow this page; by default the total decides. */
+export function toPage<T>(data: T[], total: number, page: number, limit: number, hasMore = page * limit < total): Page<T> {
+  return { data, total, nextPage: hasMore ? page + 1 : null };
 }

@@ -116,6 +116,27 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     expect(names(res)).toEqual(['Bob']);
   });
 
+  it('reuses a total for 2 seconds, but knows the next page exactly and recounts after its own writes', async () => {
+    const dept = (await t.db('departments').insert({ name: unique('Count dept ') })).map(Number)[0];
+    const query = `?limit=1&filters=${encodeURIComponent(JSON.stringify({ department: dept }))}`;
+    await createEmployee(t, { department_id: dept });
+    expect((await list(query)).body).toMatchObject({ total: 1, nextPage: null });
+
+    await createEmployee(t, { department_id: dept }); // by another process, as far as the app knows
+    const cached = await list(query);
+    t.clock.advance(2001);
+    const recounted = await list(query);
+    await request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .send({ employee_id: unique('CNT'), first_name: 'C', last_name: 'N', department: dept });
+    const afterOwnWrite = await list(query);
+
+    expect(cached.body).toMatchObject({ total: 1, nextPage: 2 });
+    expect(recounted.body).toMatchObject({ total: 2, nextPage: 2 });
+    expect(afterOwnWrite.body).toMatchObject({ total: 3, nextPage: 2 });
+  });
+
   it.each([
     ['limit=0', 'limit'],
     ['limit=201', 'limit'],
