@@ -12,6 +12,8 @@ export interface BenchOptions {
   mysqlUrl: string;
   /** Keep the temporary directory (SQLite file, server logs) even when the run succeeds. */
   keep: boolean;
+  /** Only the scenarios whose name contains this text (all when undefined). */
+  only: string | undefined;
 }
 
 export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/hrm_bench';
@@ -24,6 +26,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --warmup S           seconds of unmeasured load before each measurement (default 3)
   --duration S         measured seconds per scenario (default 10)
   --rounds R           measure server and ceiling alternately R times, report medians (default 1)
+  --only TEXT          only the scenarios whose name contains TEXT (e.g. --only "/employees?")
   --keep               keep the temporary directory (database file, server logs)
   --help
 
@@ -44,6 +47,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
       duration: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -57,6 +61,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
     rounds: wholeNumber('--rounds', values.rounds, 1, 100),
     mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
     keep: values.keep,
+    only: values.only,
   };
 }
 

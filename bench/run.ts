@@ -119,7 +119,8 @@ async function measureRounds(
   fixture: Fixture,
   options: BenchOptions,
 ): Promise<ResultRow[]> {
-  const plans: Plan[] = SCENARIOS.map((scenario) => ({
+  const scenarios = SCENARIOS.filter((scenario) => options.only === undefined || scenario.name.includes(options.only));
+  const plans: Plan[] = scenarios.map((scenario) => ({
     name: scenario.name,
     target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
     rounds: [],

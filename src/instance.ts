@@ -3,13 +3,11 @@ import { signingKeyFrom } from './auth/tokens';
 import type { Clock } from './clock';
 import type { Db } from './db/connect';
 import { migrateToLatest } from './db/migrate';
+import { EmployeeListCache } from './employees/list';
 import { toSqlDateTime } from './db/sql-time';
 import { ReferenceNames } from './lookups/reference-names';
 import { SettingsCache } from './settings/cache';
-import { TtlCache } from './ttl-cache';
 
-/** How long a list's `total` is reused for the same question (changes by this process clear it). */
-const EMPLOYEE_COUNT_TTL_MS = 2000;
 import { readSetting, SETTING } from './settings/repository';
 
 /**
@@ -25,8 +23,8 @@ export interface Instance {
   settings: SettingsCache;
   /** Names of the reference tables, for the `display` of reference objects. */
   referenceNames: ReferenceNames;
-  /** Recent `total`s of employee lists, by what was asked (see employees/list.ts). */
-  employeeCounts: TtlCache<string, number>;
+  /** What recent employee lists learnt: totals and page starts (see employees/list.ts). */
+  employeeLists: EmployeeListCache;
   /** Signs and verifies this instance's tokens (HS256). */
   signingKey: KeyObject;
 }
@@ -43,7 +41,7 @@ export async function openInstance(
     db,
     settings: new SettingsCache(db, options.clock),
     referenceNames: new ReferenceNames(db, options.clock),
-    employeeCounts: new TtlCache(options.clock, EMPLOYEE_COUNT_TTL_MS, 1000),
+    employeeLists: new EmployeeListCache(options.clock),
     signingKey: signingKeyFrom(options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()))),
   };
 }

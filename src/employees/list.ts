@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { Caller } from '../auth/caller';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
-import type { TtlCache } from '../ttl-cache';
+import type { Clock } from '../clock';
+import { TtlCache } from '../ttl-cache';
 import { offsetOf, paginationFields } from '../http/pagination';
 import { whereVisible } from './access';
 import { EMPLOYEE_STATUSES } from './fields';
@@ -78,18 +79,48 @@ export type ListEmployeesQuery = z.output<typeof listEmployeesQuery>;
 /** Columns `search` looks in: names, the employee code and the work e-mail, never personal ids. */
 const SEARCH_COLUMNS = ['e.first_name', 'e.middle_name', 'e.last_name', 'e.employee_id', 'e.work_email'];
 
+/** Where a page starts: the sort value and id of its first row. */
+interface PageStart {
+  value: string | number;
+  id: number;
+}
+
+/** Sort fields never NULL, so a page can start "at or after (value, id)". */
+const KEYSET_SORT_FIELDS = new Set<string>(['id', 'employee_id', 'first_name', 'last_name', 'updated_at']);
+
+/**
+ * Per instance: what recent lists learnt, kept for 2 seconds and forgotten at once when this
+ * process changes an employee. `totals`: counting every matching row is the costly part of a
+ * list, so the total of the same question is reused. `pageStarts`: where a page begins, so that
+ * a deep page asked again, or the page after one just served, is read from its first row onward
+ * instead of skipping every row before it.
+ */
+export class EmployeeListCache {
+  readonly totals: TtlCache<string, number>;
+  readonly pageStarts: TtlCache<string, PageStart>;
+
+  constructor(clock: Clock, ttlMs = 2000) {
+    this.totals = new TtlCache(clock, ttlMs, 1000);
+    this.pageStarts = new TtlCache(clock, ttlMs, 10_000);
+  }
+
+  clear(): void {
+    this.totals.clear();
+    this.pageStarts.clear();
+  }
+}
+
 /**
  * The page of employees the caller may see, whether more follow, and how many there are in all.
  * Every value from the query string is a bound parameter; column names come only from the
- * allow-lists above. Counting every matching row is the costly part of a list, so the total of
- * the same question is reused for a couple of seconds (`counts`); whether a next page exists is
- * always exact (one row more is read).
+ * allow-lists above. Whether a next page exists is always exact (one row more is read); the total
+ * may be up to 2 seconds old for changes made by other processes.
  */
 export async function listEmployees(
   db: Db,
   caller: Caller,
   query: ListEmployeesQuery,
-  counts: TtlCache<string, number>,
+  cache: EmployeeListCache,
 ): Promise<{ records: EmployeeRecord[]; total: number; hasMore: boolean }> {
   const matching = (builder: Knex.QueryBuilder) => applyCriteria(whereVisible(builder, caller), query);
   const direction = query.sortOrder === 'descend' ? 'desc' : 'asc';
@@ -97,25 +128,43 @@ export async function listEmployees(
     { column: `e.${query.sortField}`, order: direction },
     ...(query.sortField === 'id' ? [] : [{ column: 'e.id', order: direction }]),
   ];
-  // Deferred join: the page's ids come from the indexes alone, then only those rows are read,
-  // so a deep page does not read every full row before it.
-  const pageIds = matching(db('employees as e'))
-    .select('e.id')
-    .orderBy(order)
-    .limit(query.limit + 1)
-    .offset(offsetOf(query.page, query.limit));
-  const countKey = JSON.stringify([caller.role === 'admin' ? 'all' : caller.employeeId, query.filters, query.search, query.updated_since]);
+  const question = JSON.stringify([caller.role === 'admin' ? 'all' : caller.employeeId, query.filters, query.search, query.updated_since]);
+  const pageKey = (page: number) => JSON.stringify([question, query.sortField, direction, query.limit, page]);
+  const start = KEYSET_SORT_FIELDS.has(query.sortField) ? cache.pageStarts.get(pageKey(query.page)) : undefined;
+
+  // Deferred join: the page's ids come from the indexes alone, then only those rows are read.
+  const pageIds = matching(db('employees as e')).select('e.id').orderBy(order).limit(query.limit + 1);
+  if (start) pageIds.where(startingAt(`e.${query.sortField}`, direction, start));
+  else pageIds.offset(offsetOf(query.page, query.limit));
+
   const countIfUnknown = async () => {
-    const cached = counts.get(countKey);
+    const cached = cache.totals.get(question);
     if (cached !== undefined) return cached;
     const row = await matching(db('employees as e')).count({ total: '*' }).first();
     const total = Number(row?.total ?? 0);
-    counts.set(countKey, total);
+    cache.totals.set(question, total);
     return total;
   };
   const [rows, total] = await Promise.all([selectEmployees(db).join(pageIds.as('page'), 'page.id', 'e.id').orderBy(order), countIfUnknown()]);
+
+  if (KEYSET_SORT_FIELDS.has(query.sortField)) {
+    const startOf = (row: Record<string, unknown> | undefined) =>
+      row && { value: row[query.sortField] as string | number, id: Number(row.id) };
+    const first = startOf(rows[0]);
+    const next = startOf(rows[query.limit]);
+    if (first) cache.pageStarts.set(pageKey(query.page), first);
+    if (next) cache.pageStarts.set(pageKey(query.page + 1), next);
+  }
   const records = rows.slice(0, query.limit).map(toEmployeeRecord);
   return { records, total, hasMore: rows.length > query.limit };
+}
+
+/** Rows at or after `start` in the sort order: (column, id) >= (value, id), or <= descending. */
+function startingAt(column: string, direction: 'asc' | 'desc', start: PageStart) {
+  const [after, atOrAfter] = direction === 'asc' ? ['>', '>='] : ['<', '<='];
+  if (column === 'e.id') return (builder: Knex.QueryBuilder) => builder.where('e.id', atOrAfter, start.id);
+  return (builder: Knex.QueryBuilder) =>
+    builder.where(column, after, start.value).orWhere((tie) => tie.where(column, start.value).andWhere('e.id', atOrAfter, start.id));
 }
 
 function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery): Knex.QueryBuilder {

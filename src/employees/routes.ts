@@ -42,7 +42,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
       const query = parseQuery(listEmployeesQuery, request.query);
       const caller = callerOf(request);
       const instance = instanceOf(request);
-      const { records, total, hasMore } = await listEmployees(instance.db, caller, query, instance.employeeCounts);
+      const { records, total, hasMore } = await listEmployees(instance.db, caller, query, instance.employeeLists);
       const names = await employeeReferenceNames(instance, records);
       const data = records.map((record) => toEmployeeResponse(record, caller, names));
       return toPage(data, total, query.page, query.limit, hasMore);
@@ -53,7 +53,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
       const { defaultTimezone } = await instanceOf(request).settings.get();
       return runWrite(request, reply, clock, async (db) => {
         const employee = await createEmployee(db, body, { ...writeContext(request), defaultTimezone });
-        instanceOf(request).employeeCounts.clear();
+        instanceOf(request).employeeLists.clear();
         const collection = request.url.split('?')[0]?.replace(/\/+$/, '');
         return { status: 201, headers: { Location: `${collection}/${employee.id}` }, body: await respond(request, employee, db) };
       });
@@ -65,7 +65,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
     const body = requireJsonObject(request);
     return runWrite(request, reply, clock, async (db) => {
       const employee = await updateEmployee(db, id, body, writeContext(request));
-      instanceOf(request).employeeCounts.clear();
+      instanceOf(request).employeeLists.clear();
       return { status: 200, body: await respond(request, employee, db) };
     });
   };
@@ -81,7 +81,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
       const id = pathId(param(request.params, 'id'), 'employee');
       return runWrite(request, reply, clock, async (db) => {
         await deleteEmployee(db, id, writeContext(request));
-        instanceOf(request).employeeCounts.clear();
+        instanceOf(request).employeeLists.clear();
         return { status: 200, body: { id: String(id) } };
       });
     },

@@ -138,6 +138,44 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
   });
 
   it.each([
+    ['id', 'ascend'],
+    ['last_name', 'descend'],
+    ['first_name', 'ascend'],
+    ['employee_id', 'descend'],
+  ])('pages through every row once, in order, by %s %s (later pages start where the previous ended)', async (sortField, sortOrder) => {
+    const seen: string[] = [];
+    for (let page = 1; page <= 4; page++) {
+      const res = await list(`?filters=${inDepartment()}&limit=2&page=${page}&sortField=${sortField}&sortOrder=${sortOrder}`);
+      seen.push(...names(res));
+      if (res.body.nextPage === null) break;
+    }
+    const again = await list(`?filters=${inDepartment()}&limit=2&page=2&sortField=${sortField}&sortOrder=${sortOrder}`);
+
+    const byOffset = await t
+      .db('employees')
+      .where({ department_id: department })
+      .orderBy([{ column: sortField, order: sortOrder === 'ascend' ? 'asc' : 'desc' }, { column: 'id', order: sortOrder === 'ascend' ? 'asc' : 'desc' }])
+      .select('first_name');
+    expect(seen).toEqual(byOffset.map((row) => row.first_name));
+    expect(names(again)).toEqual(seen.slice(2, 4));
+  });
+
+  it('serves a page again from where it started for 2 seconds, then by position', async () => {
+    const dept = (await t.db('departments').insert({ name: unique('Anchor dept ') })).map(Number)[0];
+    for (const first of ['A1', 'A2', 'A3', 'A4']) await createEmployee(t, { first_name: first, department_id: dept });
+    const query = `?limit=2&page=2&filters=${encodeURIComponent(JSON.stringify({ department: dept }))}`;
+    expect(names(await list(query))).toEqual(['A3', 'A4']);
+
+    await t.db('employees').where({ first_name: 'A1', department_id: dept }).delete(); // by another process
+    const withinTtl = await list(query);
+    t.clock.advance(2001);
+    const afterTtl = await list(query);
+
+    expect(names(withinTtl)).toEqual(['A3', 'A4']);
+    expect(names(afterTtl)).toEqual(['A4']);
+  });
+
+  it.each([
     ['limit=0', 'limit'],
     ['limit=201', 'limit'],
     ['limit=ten', 'limit'],
