@@ -1,3 +1,5 @@
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { requireBearer } from './auth/require-bearer';
 import type { Clock } from './clock';
@@ -11,6 +13,7 @@ import { notFound } from './http/not-found';
 import type { Instance } from './instance';
 import { AccessLog, type Logger, requestIdFor } from './logger';
 import { registerLookupRoutes } from './lookups/routes';
+import { type RateLimitStore, registerRateLimits } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
 
 export interface AppDependencies {
@@ -18,6 +21,7 @@ export interface AppDependencies {
   logger: Logger;
   clock: Clock;
   instance: Instance;
+  rateLimitStore: RateLimitStore;
 }
 
 /** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
@@ -42,6 +46,20 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   });
   app.setErrorHandler(errorHandler({ bodyLimitBytes: config.bodyLimitBytes }));
   app.setNotFoundHandler(notFound);
+  app.register(helmet, {
+    // An API answers JSON: nothing may be framed, run or loaded from its responses.
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  });
+  // Cross-origin browser access only for the configured origins (CORS_ORIGINS); none by default.
+  if (config.corsOrigins.length > 0) {
+    app.register(cors, {
+      origin: config.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+      exposedHeaders: ['Location', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'],
+      maxAge: 600,
+    });
+  }
 
   // Health checks sit outside the base path and the settings gate (CONTRACT §1).
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -60,16 +78,17 @@ export function createApp(deps: AppDependencies): FastifyInstance {
 
 /**
  * Everything under the base path. A request meets, in order: the body rules (415, 413, 400 while
- * Fastify reads it), the settings gate, bearer authentication (skipped by public routes), then
- * its route or the not-found handler.
+ * Fastify reads it), the settings gate, the rate limits, bearer authentication (skipped by public
+ * routes), then its route or the not-found handler.
  */
-function registerApi(api: FastifyInstance, { clock, instance }: AppDependencies): void {
+async function registerApi(api: FastifyInstance, { clock, config, instance, rateLimitStore }: AppDependencies): Promise<void> {
   api.addHook('onRequest', async (request: FastifyRequest, reply) => {
     // Responses carry personal data: no shared or private cache may keep them (CONTRACT §8).
     reply.header('Cache-Control', 'no-store');
     request.instance = instance;
   });
   api.addHook('preValidation', requireApiEnabled);
+  api.addHook('preValidation', await registerRateLimits(api, { limits: config.rateLimit, store: rateLimitStore, clock }));
   api.addHook('preValidation', requireBearer(clock));
 
   registerEchoRoutes(api, { public: true });

@@ -16,8 +16,22 @@ export interface Config {
   jwtSecret: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
-  /** Express "trust proxy" value: a list of addresses/subnets/names, or a hop count. */
+  /** Proxies whose X-Forwarded-* headers are believed: addresses/subnets/names, or a hop count. */
   trustProxy: string[] | number;
+  rateLimit: {
+    /** Requests per minute per token; 0 switches the limit off. */
+    perToken: number;
+    /** Requests per minute per client address without a valid token; 0 switches it off. */
+    perIp: number;
+    /** Where counts live: this process, Redis, or the database (shared by every process). */
+    store: 'memory' | 'redis' | 'database';
+  };
+  redisUrl: string;
+  /** Origins allowed to call the API from a browser; empty: no cross-origin access. */
+  corsOrigins: string[];
+  /** Port of the Prometheus /metrics listener; undefined: no metrics listener. */
+  metricsPort: number | undefined;
+  metricsHost: string;
 }
 
 export class ConfigError extends Error {}
@@ -51,6 +65,17 @@ const envSchema = z.object({
     .string()
     .refine((value) => value.trim().toLowerCase() !== 'true', 'must list the proxies to trust, not "true"')
     .default('loopback'),
+  RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).max(1_000_000).default(60),
+  RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'database']).default('memory'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\/.+/, 'must be redis://host:6379 or rediss://...').default('redis://127.0.0.1:6379'),
+  CORS_ORIGINS: z
+    .string()
+    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
+    .refine((origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)), 'must list origins such as https://hr.example.com, comma-separated')
+    .default([]),
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 /**
@@ -76,6 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: values.LOG_LEVEL,
     bodyLimitBytes: values.BODY_LIMIT,
     trustProxy: parseTrustProxy(values.TRUST_PROXY),
+    rateLimit: { perToken: values.RATE_LIMIT_PER_TOKEN, perIp: values.RATE_LIMIT_PER_IP, store: values.RATE_LIMIT_STORE },
+    redisUrl: values.REDIS_URL,
+    corsOrigins: values.CORS_ORIGINS,
+    metricsPort: values.METRICS_PORT,
+    metricsHost: values.METRICS_HOST,
   });
 }
 

@@ -127,3 +127,13 @@ export class ServiceUnavailableError extends AppError {
     );
   }
 }
+
+export class RateLimitedError extends AppError {
+  constructor(options: { retryAfterSeconds: number; detail: string }) {
+    super(
+      429,
+      { code: 'rate_limited', title: 'Too many requests' },
+      { detail: options.detail, headers: { 'Retry-After': String(options.retryAfterSeconds) } },
+    );
+  }
+}

@@ -8,6 +8,7 @@ import { openDatabase } from './db/connect';
 import { SchemaTooNewError } from './db/migrate';
 import { openInstance } from './instance';
 import { createLogger, type Logger, standardOutput } from './logger';
+import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -20,7 +21,8 @@ async function main(): Promise<void> {
   const firstAdmin = await createFirstAdmin(instance, systemClock.now());
   const { restApiEnabled } = await instance.settings.get();
 
-  const app = createApp({ config, logger, clock: systemClock, instance });
+  const rateLimitStore = openRateLimitStore(config, db);
+  const app = createApp({ config, logger, clock: systemClock, instance, rateLimitStore });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
@@ -29,7 +31,11 @@ async function main(): Promise<void> {
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
   process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));
 
-  const shutdown = (signal: string) => stop(app, logger, signal, () => db.destroy());
+  const shutdown = (signal: string) =>
+    stop(app, logger, signal, async () => {
+      await closeRateLimitStore(rateLimitStore);
+      await db.destroy();
+    });
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 }

@@ -3,9 +3,7 @@ import type { Clock } from '../clock';
 import { UnauthorizedError } from '../errors';
 import { instanceOf } from '../http/context';
 import { findTokenPrincipal } from './token-repository';
-import { TokenRejectedError, verifyAccessToken } from './tokens';
-
-const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+import { bearerToken } from './bearer-token';
 
 /**
  * Bearer authentication (CONTRACT §3). A token passes when its signature and expiry are valid
@@ -20,24 +18,18 @@ export function requireBearer(clock: Clock) {
       throw new UnauthorizedError({ realm: instance.realm, tokenSent, detail });
     };
 
-    const header = request.headers.authorization;
-    if (header === undefined) {
-      if (typeof (request.query as Record<string, unknown>).access_token === 'string') {
-        reject('Tokens in the query string are not accepted; send Authorization: Bearer <token>');
-      }
-      reject('Send the token in the header Authorization: Bearer <token>', false);
-    }
-    const token = BEARER.exec(header ?? '')?.[1];
-    if (!token) return reject('The Authorization header must be "Bearer <token>"');
-
     const now = clock.now();
-    let claims;
-    try {
-      claims = verifyAccessToken(instance.signingKey, token, now);
-    } catch (error) {
-      if (error instanceof TokenRejectedError) return reject(error.message);
-      throw error;
+    const token = bearerToken(request, instance, now);
+    switch (token.kind) {
+      case 'missing':
+        if (token.inQueryString) reject('Tokens in the query string are not accepted; send Authorization: Bearer <token>');
+        return reject('Send the token in the header Authorization: Bearer <token>', false);
+      case 'malformed':
+        return reject('The Authorization header must be "Bearer <token>"');
+      case 'rejected':
+        return reject(token.reason);
     }
+    const { claims } = token;
 
     const { callerEmployee } = request.routeOptions.config;
     const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee: callerEmployee === true });

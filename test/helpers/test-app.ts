@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
 import { openInstance, type Instance } from '../../src/instance';
+import type { RateLimitStore } from '../../src/rate-limits/limits';
 import { createLogger } from '../../src/logger';
 import { SETTING, writeSetting } from '../../src/settings/repository';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases';
@@ -22,7 +23,8 @@ export interface TestApp {
   /** A path under the API base path: api('/echo') -> '/app/api/echo'. */
   api(path: string): string;
   setApiEnabled(enabled: boolean): Promise<void>;
-  close(): Promise<void>;
+  /** Stops the app; drops its database unless another app still uses it. */
+  close(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 export interface TestAppOptions {
@@ -32,17 +34,22 @@ export interface TestAppOptions {
   clock?: Clock;
   /** Where log lines go (with env LOG_LEVEL); the default logger is silent. */
   logDestination?: DestinationStream;
+  rateLimitStore?: RateLimitStore;
+  /** Use this database (another app's) instead of a new one. */
+  database?: TestDatabase;
 }
 
 /** The real app on a new database of the given dialect, migrated, with a silent logger. */
 export async function startTestApp(dialect: TestDialect, options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await createTestDatabase(dialect);
+  const database = options.database ?? (await createTestDatabase(dialect));
   const db = database.open();
   const clock = new TestClock();
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...options.env });
+  // Rate limits are off unless a test turns them on: most tests send many requests from one address.
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_IP: '0', ...options.env });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
-  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance });
+  const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
+  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance, rateLimitStore });
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {
@@ -61,10 +68,10 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
     database,
     api: (path) => `${config.basePath}${path}`,
     setApiEnabled,
-    close: async () => {
+    close: async ({ keepDatabase = false } = {}) => {
       await fastify.close();
       await db.destroy();
-      await database.drop();
+      if (!keepDatabase) await database.drop();
     },
   };
 }

@@ -13,6 +13,11 @@ describe('loadConfig', () => {
       logLevel: 'info',
       bodyLimitBytes: 100 * 1024,
       trustProxy: ['loopback'],
+      rateLimit: { perToken: 600, perIp: 60, store: 'memory' },
+      redisUrl: 'redis://127.0.0.1:6379',
+      corsOrigins: [],
+      metricsPort: undefined,
+      metricsHost: '127.0.0.1',
     });
   });
 
@@ -28,6 +33,13 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'warn',
       BODY_LIMIT: '1mb',
       TRUST_PROXY: '10.0.0.0/8, loopback',
+      RATE_LIMIT_PER_TOKEN: '1200',
+      RATE_LIMIT_PER_IP: '0',
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL: 'redis://cache.internal:6380/2',
+      CORS_ORIGINS: 'https://hr.example.com, http://localhost:3000',
+      METRICS_PORT: '9464',
+      METRICS_HOST: '0.0.0.0',
     });
 
     expect(config).toEqual({
@@ -41,6 +53,11 @@ describe('loadConfig', () => {
       logLevel: 'warn',
       bodyLimitBytes: 1024 * 1024,
       trustProxy: ['10.0.0.0/8', 'loopback'],
+      rateLimit: { perToken: 1200, perIp: 0, store: 'redis' },
+      redisUrl: 'redis://cache.internal:6380/2',
+      corsOrigins: ['https://hr.example.com', 'http://localhost:3000'],
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     });
   });
 
@@ -65,6 +82,13 @@ describe('loadConfig', () => {
     [{ TRUST_PROXY: 'TRUE' }, 'TRUST_PROXY'],
     [{ DATABASE_URL: 'postgres://localhost/hrm' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://root@localhost:3306' }, 'DATABASE_URL'],
+    [{ RATE_LIMIT_PER_TOKEN: '-1' }, 'RATE_LIMIT_PER_TOKEN'],
+    [{ RATE_LIMIT_PER_IP: 'lots' }, 'RATE_LIMIT_PER_IP'],
+    [{ RATE_LIMIT_STORE: 'memcached' }, 'RATE_LIMIT_STORE'],
+    [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
+    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://hr.example.com/app' }, 'CORS_ORIGINS'],
+    [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));

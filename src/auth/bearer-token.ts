@@ -1,0 +1,42 @@
+import type { FastifyRequest } from 'fastify';
+import type { Instance } from '../instance';
+import { type AccessTokenClaims, TokenRejectedError, verifyAccessToken } from './tokens';
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+
+/** What the request's Authorization header holds, judged by signature and expiry alone. */
+export type BearerToken =
+  | { kind: 'missing'; inQueryString: boolean }
+  | { kind: 'malformed' }
+  | { kind: 'rejected'; reason: string }
+  | { kind: 'signed'; claims: AccessTokenClaims };
+
+const checked = new WeakMap<FastifyRequest, BearerToken>();
+
+/**
+ * Reads and verifies the bearer token once per request: the rate limiter (which keys on the
+ * token) and authentication (which then checks its row) both ask.
+ */
+export function bearerToken(request: FastifyRequest, instance: Instance, now: Date): BearerToken {
+  let result = checked.get(request);
+  if (!result) {
+    result = readBearer(request, instance, now);
+    checked.set(request, result);
+  }
+  return result;
+}
+
+function readBearer(request: FastifyRequest, instance: Instance, now: Date): BearerToken {
+  const header = request.headers.authorization;
+  if (header === undefined) {
+    return { kind: 'missing', inQueryString: typeof (request.query as Record<string, unknown>).access_token === 'string' };
+  }
+  const token = BEARER.exec(header)?.[1];
+  if (!token) return { kind: 'malformed' };
+  try {
+    return { kind: 'signed', claims: verifyAccessToken(instance.signingKey, token, now) };
+  } catch (error) {
+    if (error instanceof TokenRejectedError) return { kind: 'rejected', reason: error.message };
+    throw error;
+  }
+}
