@@ -2,6 +2,7 @@ import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { requireBearer } from './auth/require-bearer';
+import { registerTokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { registerEchoRoutes } from './echo/routes';
@@ -88,10 +89,12 @@ async function registerApi(api: FastifyInstance, { clock, config, instance, rate
     request.instance = instance;
   });
   api.addHook('preValidation', requireApiEnabled);
-  api.addHook('preValidation', await registerRateLimits(api, { limits: config.rateLimit, store: rateLimitStore, clock }));
+  const rateLimits = await registerRateLimits(api, { limits: config.rateLimit, store: rateLimitStore, clock });
+  api.addHook('preValidation', rateLimits.enforce);
   api.addHook('preValidation', requireBearer(clock));
 
   registerEchoRoutes(api, { public: true });
+  registerTokenRoutes(api, { clock, login: rateLimits.login });
   registerEmployeeRoutes(api, { clock });
   registerLookupRoutes(api, { clock });
   api.setNotFoundHandler(notFound);

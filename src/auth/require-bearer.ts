@@ -2,8 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import { UnauthorizedError } from '../errors';
 import { instanceOf } from '../http/context';
-import { findTokenPrincipal } from './token-repository';
+import { findTokenPrincipal, touchToken } from './token-repository';
 import { bearerToken } from './bearer-token';
+
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Bearer authentication (CONTRACT §3). A token passes when its signature and expiry are valid
@@ -39,6 +41,10 @@ export function requireBearer(clock: Clock) {
     if (principal.userDisabled) return reject('The user is disabled');
     if (principal.employeeStatus === 'Terminated') return reject("The user's employee record is terminated");
 
+    // last_used_at is for people reviewing their tokens: a write at most once a minute per token.
+    if (principal.lastUsedAt === null || now.getTime() - principal.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+      await touchToken(instance.db, principal.tokenId, now);
+    }
     request.caller = {
       userId: principal.userId,
       username: principal.username,

@@ -18,6 +18,7 @@ export interface TokenPrincipal {
   employee: EmployeeRecord | undefined;
   expiresAt: Date;
   revoked: boolean;
+  lastUsedAt: Date | null;
 }
 
 export interface TokenSummary {
@@ -47,6 +48,7 @@ const principalColumns = [
   't.user_id as token_user_id',
   't.expires_at as token_expires_at',
   't.revoked_at as token_revoked_at',
+  't.last_used_at as token_last_used_at',
   'u.username as user_username',
   'u.role as user_role',
   'u.disabled as user_disabled',
@@ -90,6 +92,7 @@ export async function findTokenPrincipal(
     employee: options.withEmployee && employeeId !== null ? toEmployeeRecord(row) : undefined,
     expiresAt: fromSqlDateTime(String(row.token_expires_at)),
     revoked: row.token_revoked_at !== null,
+    lastUsedAt: row.token_last_used_at === null ? null : fromSqlDateTime(String(row.token_last_used_at)),
   };
 }
 
@@ -124,4 +127,14 @@ export async function revokeTokensOfEmployee(db: Db, employeeId: number, now: Da
     .whereIn('user_id', db('users').select('id').where({ employee_id: employeeId }))
     .whereNull('revoked_at')
     .update({ revoked_at: toSqlDateTime(now) });
+}
+
+export async function touchToken(db: Db, tokenId: string, now: Date): Promise<void> {
+  await db('api_tokens').where({ id: tokenId }).update({ last_used_at: toSqlDateTime(now) });
+}
+
+/** The user a token belongs to; undefined for an unknown id. */
+export async function findTokenOwner(db: Db, tokenId: string): Promise<number | undefined> {
+  const row: { user_id: number } | undefined = await db('api_tokens').where({ id: tokenId }).first('user_id');
+  return row && Number(row.user_id);
 }

@@ -44,3 +44,35 @@ export async function countUsers(db: Db): Promise<number> {
   const row = await db('users').count({ count: '*' }).first();
   return Number(row?.count ?? 0);
 }
+
+/** What signing in with a password needs to know about a user. */
+export interface LoginUser extends User {
+  passwordHash: string | null;
+  employeeStatus: string | null;
+}
+
+export async function findLoginUser(db: Db, username: string): Promise<LoginUser | undefined> {
+  const row: (UserRow & { password_hash: string | null; employee_status: string | null }) | undefined = await db('users as u')
+    .leftJoin('employees as e', 'e.id', 'u.employee_id')
+    .where('u.username', username)
+    .first('u.id', 'u.username', 'u.role', 'u.employee_id', 'u.disabled', 'u.password_hash', 'e.status as employee_status');
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    username: row.username,
+    role: row.role,
+    employeeId: row.employee_id,
+    disabled: Boolean(row.disabled),
+    passwordHash: row.password_hash,
+    employeeStatus: row.employee_status,
+  };
+}
+
+export async function findUserById(db: Db, id: number): Promise<User | undefined> {
+  const row: UserRow | undefined = await db('users').where({ id }).first('id', 'username', 'role', 'employee_id', 'disabled');
+  return row && { id: row.id, username: row.username, role: row.role, employeeId: row.employee_id, disabled: Boolean(row.disabled) };
+}
+
+export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ password_hash: passwordHash, updated_at: toSqlDateTime(now) });
+}

@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
 import { type Role, ROLES } from '../auth/caller';
 import { hashPassword } from '../auth/passwords';
-import { findUserByUsername, insertUser } from '../auth/user-repository';
+import { findUserByUsername, insertUser, setPasswordHash } from '../auth/user-repository';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { findEmployeeById } from '../employees/repository';
 import { CliError, type CliContext } from './context';
@@ -38,6 +38,21 @@ export function registerUserCommands(program: Command, context: CliContext): voi
       }
       const link = employeeId === null ? 'not linked to an employee' : `employee ${employeeId}`;
       context.print(`Created user ${options.username} (id ${id}, role ${options.role}, ${link}).`);
+    });
+  registerSetPassword(user, context);
+}
+
+function registerSetPassword(user: Command, context: CliContext): void {
+  user
+    .command('set-password')
+    .description('set the password a user signs in with (POST /oauth/token), read from standard input')
+    .requiredOption('--username <username>', 'whose password')
+    .action(async (options: { username: string }) => {
+      const { db } = await context.instance();
+      const found = await findUserByUsername(db, options.username);
+      if (!found) throw new CliError(`There is no user named ${options.username}`);
+      await setPasswordHash(db, found.id, await hashPassword(await readPassword(context)), context.io.clock.now());
+      context.print(`Password set for ${found.username}.`);
     });
 }
 

@@ -16,17 +16,38 @@ export type RateLimitStore = { kind: 'memory' } | { kind: 'redis'; client: Redis
 
 type Policy = 'per-token' | 'per-ip';
 
+/** Failed password sign-ins allowed per window, by what they are counted against. */
+const LOGIN_WINDOW_MS = 15 * 60_000;
+const LOGIN_FAILURES = { 'user-ip': 5, user: 50, ip: 20 } as const;
+type LoginCounter = keyof typeof LOGIN_FAILURES;
+
+/** Limits on failed password sign-ins (POST /oauth/token). */
+export interface LoginAttempts {
+  /** 429 when this username, or this client, failed too often lately. */
+  assertMayTry(request: FastifyRequest, username: string): Promise<void>;
+  recordFailure(request: FastifyRequest, username: string): Promise<void>;
+}
+
+export interface RateLimits {
+  /** The hook: after the settings gate, before authentication. */
+  enforce(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  login: LoginAttempts;
+}
+
 /**
  * The limits of CONTRACT §8, counted by @fastify/rate-limit in `store`: per token for requests
  * with a correctly signed token, per client address for every other request (no token, or a bad
  * one: guessing tokens is limited too). Every limited response carries the IETF `RateLimit-Policy`
  * and `RateLimit` fields; a refused one is 429 with `Retry-After`. A limit of 0 is off.
- * Returns the hook; it runs after the settings gate and before authentication.
+ *
+ * Failed password sign-ins are counted apart, per username and client address together (5 per
+ * 15 minutes), per username (50) and per address (20): guessing is slow, and since the windows
+ * end and the pair counts most, an attacker elsewhere cannot lock a user out for long.
  */
 export async function registerRateLimits(
   app: FastifyInstance,
   options: { limits: Config['rateLimit']; store: RateLimitStore; clock: Clock },
-): Promise<(request: FastifyRequest, reply: FastifyReply) => Promise<void>> {
+): Promise<RateLimits> {
   await app.register(fastifyRateLimit, { global: false, ...storeOptions(options.store) });
   const keys = new WeakMap<FastifyRequest, string>();
   const keyOf = (request: FastifyRequest) => keys.get(request) ?? request.ip;
@@ -36,7 +57,7 @@ export async function registerRateLimits(
     'per-ip': app.createRateLimit({ max: maxOf['per-ip'], timeWindow: WINDOW_MS, keyGenerator: keyOf }),
   };
 
-  return async function enforceRateLimits(request, reply) {
+  const enforce = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const instance = instanceOf(request);
     const token = bearerToken(request, instance, options.clock.now());
     const policy: Policy = token.kind === 'signed' ? 'per-token' : 'per-ip';
@@ -60,6 +81,34 @@ export async function registerRateLimits(
         detail: `At most ${max} requests per minute ${policy === 'per-token' ? 'per token' : 'per client address without a valid token'}; retry in ${result.ttlInSeconds} s`,
       });
     }
+  };
+  return { enforce, login: loginAttempts(app) };
+}
+
+function loginAttempts(app: FastifyInstance): LoginAttempts {
+  const usernames = new WeakMap<FastifyRequest, string>();
+  const keyFor = (counter: LoginCounter) => (request: FastifyRequest) => {
+    const user = usernames.get(request) ?? '';
+    const realm = instanceOf(request).realm;
+    if (counter === 'user-ip') return `${realm}:login:${user}|${request.ip}`;
+    return counter === 'user' ? `${realm}:login-user:${user}` : `${realm}:login-ip:${request.ip}`;
+  };
+  const counters = (Object.keys(LOGIN_FAILURES) as LoginCounter[]).map((counter) =>
+    app.createRateLimit({ max: LOGIN_FAILURES[counter], timeWindow: LOGIN_WINDOW_MS, keyGenerator: keyFor(counter) }),
+  );
+  return {
+    async assertMayTry(request, username) {
+      usernames.set(request, username.toLowerCase());
+      const states = await Promise.all(counters.map((counter) => counter(request, { increment: false })));
+      const blocked = states.filter((state) => !state.isAllowed && state.remaining === 0);
+      if (blocked.length === 0) return;
+      const retryAfterSeconds = Math.max(...blocked.map((state) => (state.isAllowed ? 0 : state.ttlInSeconds)));
+      throw new RateLimitedError({ retryAfterSeconds, detail: `Too many failed sign-ins; retry in ${retryAfterSeconds} s` });
+    },
+    async recordFailure(request, username) {
+      usernames.set(request, username.toLowerCase());
+      await Promise.all(counters.map((counter) => counter(request)));
+    },
   };
 }
 

@@ -1,0 +1,148 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Clock } from '../clock';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors';
+import { callerOf, instanceOf } from '../http/context';
+import { optionalJsonObject } from '../http/json-body';
+import { offsetOf, paginationFields, toPage } from '../http/pagination';
+import { param } from '../http/params';
+import { fieldErrorsOf, parseBody, parseQuery } from '../http/parse';
+import { route } from '../http/routes';
+import { runWrite } from '../idempotency/idempotent';
+import type { LoginAttempts } from '../rate-limits/limits';
+import type { Role } from './caller';
+import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
+import { authenticatePassword } from './password-grant';
+import { findTokenOwner, listTokensOfUser, revokeToken } from './token-repository';
+import { findUserByUsername } from './user-repository';
+
+const MAX_LIFETIME_SECONDS = 10 * 365 * 86400;
+
+/** RFC 6749 §4.3; fields other than these (client_id, scope...) are ignored, as OAuth clients send them. */
+const passwordGrantSchema = z.object({
+  grant_type: z.string({ error: 'is required' }),
+  username: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(100),
+  password: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(1024),
+});
+
+const rotateSchema = z.strictObject({
+  name: z.string().max(100, { error: 'must be at most 100 characters' }).optional(),
+  expires_in: z.number({ error: 'must be a number of seconds' }).int().min(60).max(MAX_LIFETIME_SECONDS, { error: 'may be at most 10 years' }).optional(),
+});
+
+const listQuery = z.strictObject({
+  ...paginationFields({ defaultLimit: 50, maxLimit: 200 }),
+  username: z.string().min(1).max(100).optional(),
+});
+
+/** The answer of RFC 6749 §5.1 for a new token. */
+function tokenResponse(issued: { id: string; token: string; expiresAt: Date }, role: Role, now: Date) {
+  return {
+    access_token: issued.token,
+    token_type: 'bearer',
+    expires_in: Math.round((issued.expiresAt.getTime() - now.getTime()) / 1000),
+    scope: role,
+    id: issued.id,
+  };
+}
+
+/**
+ * Tokens for users themselves (CONTRACT §3): sign in with a password (POST /oauth/token), rotate
+ * a token (POST /tokens), see and revoke their tokens (GET /tokens, DELETE /tokens/{id}). Admins
+ * may list and revoke anyone's.
+ */
+export function registerTokenRoutes(app: FastifyInstance, { clock, login }: { clock: Clock; login: LoginAttempts }): void {
+  // The OAuth token endpoint takes form bodies too (RFC 6749 §4.3.2): a parser for this path only.
+  app.register(async (oauth) => {
+    oauth.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    route(
+      oauth,
+      '/oauth/token',
+      {
+        post: async (request, reply) => {
+          const grant = parseGrant(request);
+          await login.assertMayTry(request, grant.username);
+          const instance = instanceOf(request);
+          const user = await authenticatePassword(instance, grant.username, grant.password);
+          if (!user) {
+            await login.recordFailure(request, grant.username);
+            throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
+          }
+          const now = clock.now();
+          const issued = await issueToken(instance.db, instance.signingKey, { userId: user.id, name: 'password grant', now });
+          return reply.header('Pragma', 'no-cache').send(tokenResponse(issued, user.role, now));
+        },
+      },
+      { public: true },
+    );
+  });
+
+  route(app, '/tokens', {
+    post: async (request, reply) => {
+      const caller = callerOf(request);
+      const body = parseBody(rotateSchema, optionalJsonObject(request));
+      const instance = instanceOf(request);
+      return runWrite(request, reply, clock, async (db) => {
+        const now = clock.now();
+        const issued = await issueToken(db, instance.signingKey, {
+          userId: caller.userId,
+          name: body.name ?? 'rotated',
+          now,
+          lifetimeSeconds: body.expires_in ?? DEFAULT_TOKEN_LIFETIME_SECONDS,
+        });
+        // Rotation: the token that asked stops working.
+        await revokeToken(db, caller.tokenId, now);
+        return { status: 201, body: tokenResponse(issued, caller.role, now) };
+      });
+    },
+    get: async (request) => {
+      const caller = callerOf(request);
+      const query = parseQuery(listQuery, request.query);
+      const { db } = instanceOf(request);
+      let userId = caller.userId;
+      if (query.username !== undefined && query.username.toLowerCase() !== caller.username.toLowerCase()) {
+        if (caller.role !== 'admin') throw new ForbiddenError({ detail: "Only admins may list other users' tokens" });
+        const user = await findUserByUsername(db, query.username);
+        if (!user) throw new NotFoundError({ detail: 'No such user' });
+        userId = user.id;
+      }
+      const now = clock.now().toISOString();
+      const tokens = (await listTokensOfUser(db, userId)).map((token) => ({
+        ...token,
+        state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
+        current: token.id === caller.tokenId,
+      }));
+      const offset = offsetOf(query.page, query.limit);
+      return toPage(tokens.slice(offset, offset + query.limit), tokens.length, query.page, query.limit);
+    },
+  });
+
+  route(app, '/tokens/:id', {
+    delete: async (request, reply) => {
+      const caller = callerOf(request);
+      const tokenId = String(param(request.params, 'id'));
+      const { db } = instanceOf(request);
+      // Someone else's token is as missing as an unknown one, except to admins.
+      const owner = /^[0-9a-f-]{36}$/.test(tokenId) ? await findTokenOwner(db, tokenId) : undefined;
+      if (owner === undefined || (owner !== caller.userId && caller.role !== 'admin')) throw new NotFoundError({ detail: 'No such token' });
+      return runWrite(request, reply, clock, async (trx) => {
+        await revokeToken(trx, tokenId, clock.now());
+        return { status: 200, body: { id: tokenId } };
+      });
+    },
+  });
+}
+
+function parseGrant(request: FastifyRequest): z.output<typeof passwordGrantSchema> {
+  const result = passwordGrantSchema.safeParse(request.body ?? {});
+  if (!result.success) {
+    const errors = fieldErrorsOf(result.error);
+    throw new BadRequestError({ code: 'invalid_request', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });
+  }
+  if (result.data.grant_type !== 'password') {
+    throw new BadRequestError({ code: 'unsupported_grant_type', detail: 'Only grant_type=password is supported' });
+  }
+  return result.data;
+}

@@ -1,0 +1,222 @@
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { hashPassword } from '../../src/auth/passwords';
+import { testDialects } from '../helpers/databases';
+import { runHrm } from '../helpers/cli';
+import { createUser, type TestUser } from '../helpers/factories';
+import { expectProblem } from '../helpers/problem';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe.each(testDialects())('tokens for users themselves on %s', (dialect) => {
+  let t: TestApp;
+  let hash: string;
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    hash = await hashPassword(PASSWORD);
+  });
+  afterAll(() => t.close());
+
+  const withPassword = async (role: 'admin' | 'employee' = 'employee', employee?: object) => {
+    const user = await createUser(t, role, employee ? { employee } : {});
+    await t.db('users').where({ id: user.userId }).update({ password_hash: hash });
+    return user;
+  };
+  const grant = (body: Record<string, string>, as: 'json' | 'form' = 'json') => {
+    const req = request(t.app).post(t.api('/oauth/token'));
+    return as === 'json' ? req.send(body) : req.type('form').send(new URLSearchParams(body).toString());
+  };
+  const me = (token: string) => request(t.app).get(t.api('/employees/me')).auth(token, { type: 'bearer' });
+
+  describe('POST /oauth/token', () => {
+    it.each(['json', 'form'] as const)('issues a working token for the right password (%s body)', async (as) => {
+      const user = await withPassword();
+
+      const res = await grant({ grant_type: 'password', username: user.username, password: PASSWORD, client_id: 'payroll' }, as);
+
+      expect(res.status).toBe(200);
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.headers.pragma).toBe('no-cache');
+      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 180 * 86400, scope: 'employee', id: expect.any(String) });
+      expect(jwt.decode(res.body.access_token)).toMatchObject({ sub: String(user.userId), jti: res.body.id });
+      expect((await me(res.body.access_token)).body.id).toBe(String(user.employeeId));
+    });
+
+    it('takes the username in any case', async () => {
+      const user = await withPassword();
+
+      expect((await grant({ grant_type: 'password', username: user.username.toUpperCase(), password: PASSWORD })).status).toBe(200);
+    });
+
+    it('answers the same 400 invalid_grant for a wrong password, an unknown user, a disabled user, a terminated employee and a user without a password', async () => {
+      const wrong = await withPassword();
+      const disabled = await withPassword();
+      await t.db('users').where({ id: disabled.userId }).update({ disabled: true });
+      const terminated = await withPassword('employee', { status: 'Terminated', termination_date: '2026-01-01' });
+      const noPassword = await createUser(t, 'employee');
+      const tokensBefore = Number((await t.db('api_tokens').count({ n: '*' }).first())?.n);
+
+      const answers = [
+        await grant({ grant_type: 'password', username: wrong.username, password: 'wrong password!' }),
+        await grant({ grant_type: 'password', username: 'nobody-at-all', password: PASSWORD }),
+        await grant({ grant_type: 'password', username: disabled.username, password: PASSWORD }),
+        await grant({ grant_type: 'password', username: terminated.username, password: PASSWORD }),
+        await grant({ grant_type: 'password', username: noPassword.username, password: PASSWORD }),
+      ];
+
+      for (const res of answers) expect(expectProblem(res, 400, 'invalid_grant').detail).toBe('The username or password is wrong');
+      expect(Number((await t.db('api_tokens').count({ n: '*' }).first())?.n)).toBe(tokensBefore);
+    });
+
+    it('answers 400 unsupported_grant_type and invalid_request naming the missing fields', async () => {
+      expectProblem(await grant({ grant_type: 'client_credentials', username: 'a', password: 'b' }), 400, 'unsupported_grant_type');
+      const missing = expectProblem(await grant({ grant_type: 'password' }), 400, 'invalid_request');
+      expect(missing.errors.map((error: { field: string }) => error.field)).toEqual(['username', 'password']);
+    });
+
+    it('refuses other body types with 415', async () => {
+      const res = await request(t.app).post(t.api('/oauth/token')).set('Content-Type', 'text/plain').send('grant_type=password');
+
+      expectProblem(res, 415, 'unsupported_media_type');
+    });
+
+    it('limits failures per username and client: the sixth try in 15 minutes is 429, even with the right password', async () => {
+      const user = await withPassword();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expect((await grant({ grant_type: 'password', username: user.username, password: `wrong ${attempt}` })).status).toBe(400);
+      }
+
+      const blocked = await grant({ grant_type: 'password', username: user.username, password: PASSWORD });
+
+      expectProblem(blocked, 429, 'rate_limited');
+      expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(900);
+    });
+
+    it('does not count successful sign-ins as failures', async () => {
+      const user = await withPassword();
+
+      for (let attempt = 0; attempt < 7; attempt++) {
+        expect((await grant({ grant_type: 'password', username: user.username, password: PASSWORD })).status).toBe(200);
+      }
+    });
+  });
+
+  describe('POST /tokens (rotation)', () => {
+    it('issues a new token and revokes the one that asked', async () => {
+      const user = await createUser(t, 'employee');
+
+      const res = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ name: 'laptop', expires_in: 3600 });
+
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'employee' });
+      expect((await me(res.body.access_token)).status).toBe(200);
+      expectProblem(await me(user.token), 401, 'invalid_token');
+      expect(await t.db('api_tokens').where({ id: res.body.id }).first('name')).toEqual({ name: 'laptop' });
+    });
+
+    it('works without a body and rejects bad values with 422, issuing nothing', async () => {
+      const user = await createUser(t, 'employee');
+      const bad = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ expires_in: 5, colour: 'red' });
+      const count = Number((await t.db('api_tokens').where({ user_id: user.userId }).count({ n: '*' }).first())?.n);
+
+      expect(expectProblem(bad, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual(['expires_in', 'colour']);
+      expect(count).toBe(1);
+      expect((await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' })).status).toBe(201);
+    });
+  });
+
+  describe('GET /tokens and DELETE /tokens/{id}', () => {
+    it('lists the caller\'s tokens without the token strings, marking the current one', async () => {
+      const user = await createUser(t, 'employee');
+      const second = await runHrm(t, ['token', 'issue', '--username', user.username, '--name', 'cli']);
+
+      const res = await request(t.app).get(t.api('/tokens')).auth(user.token, { type: 'bearer' });
+
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(2);
+      expect(res.body.data).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ id: user.tokenId, current: true, state: 'active' }),
+          expect.objectContaining({ name: 'cli', current: false, state: 'active' }),
+        ]),
+      );
+      expect(JSON.stringify(res.body)).not.toContain(second.stdout.trim());
+      expect(JSON.stringify(res.body)).not.toContain(user.token);
+    });
+
+    it('lets a user revoke their own token, at once', async () => {
+      const user = await createUser(t, 'employee');
+      const other = (await runHrm(t, ['token', 'issue', '--username', user.username])).stdout.trim();
+      const otherId = (jwt.decode(other) as { jti: string }).jti;
+
+      const res = await request(t.app).delete(t.api(`/tokens/${otherId}`)).auth(user.token, { type: 'bearer' });
+
+      expect(res.body).toEqual({ id: otherId });
+      expectProblem(await me(other), 401, 'invalid_token');
+    });
+
+    it('answers 404 for someone else\'s token, and 403 for listing someone else\'s, to non-admins', async () => {
+      const user = await createUser(t, 'employee');
+      const victim = await createUser(t, 'employee');
+
+      expectProblem(await request(t.app).delete(t.api(`/tokens/${victim.tokenId}`)).auth(user.token, { type: 'bearer' }), 404, 'not_found');
+      expectProblem(await request(t.app).get(t.api(`/tokens?username=${victim.username}`)).auth(user.token, { type: 'bearer' }), 403, 'forbidden');
+      expect((await me(victim.token)).status).toBe(200);
+    });
+
+    it('lets an admin list and revoke anyone\'s tokens', async () => {
+      const admin = await createUser(t, 'admin');
+      const user = await createUser(t, 'employee');
+
+      const list = await request(t.app).get(t.api(`/tokens?username=${user.username}`)).auth(admin.token, { type: 'bearer' });
+      const revoked = await request(t.app).delete(t.api(`/tokens/${user.tokenId}`)).auth(admin.token, { type: 'bearer' });
+
+      expect(list.body.data.map((token: { id: string }) => token.id)).toEqual([user.tokenId]);
+      expect(revoked.body).toEqual({ id: user.tokenId });
+      expectProblem(await me(user.token), 401, 'invalid_token');
+    });
+  });
+
+  describe('last_used_at', () => {
+    it('is set on use and updated at most once a minute', async () => {
+      const user = await createUser(t, 'employee');
+      const lastUsed = async () => (await t.db('api_tokens').where({ id: user.tokenId }).first('last_used_at')).last_used_at;
+
+      await me(user.token);
+      const first = await lastUsed();
+      t.clock.advance(30_000);
+      await me(user.token);
+      const withinMinute = await lastUsed();
+      t.clock.advance(31_000);
+      await me(user.token);
+      const afterMinute = await lastUsed();
+
+      expect(first).not.toBeNull();
+      expect(withinMinute).toBe(first);
+      expect(afterMinute).not.toBe(first);
+    });
+  });
+
+  describe('hrm user set-password', () => {
+    it('sets a password the user can then sign in with', async () => {
+      const user = await createUser(t, 'employee');
+
+      const result = await runHrm(t, ['user', 'set-password', '--username', user.username], { stdin: 'a brand new passphrase\n' });
+
+      expect(result).toEqual({ code: 0, stdout: `Password set for ${user.username}.\n`, stderr: '' });
+      expect((await grant({ grant_type: 'password', username: user.username, password: 'a brand new passphrase' })).status).toBe(200);
+    });
+
+    it('refuses an unknown user and a short password', async () => {
+      const user = await createUser(t, 'employee');
+
+      expect(await runHrm(t, ['user', 'set-password', '--username', 'nobody-here'], { stdin: 'long enough password\n' })).toMatchObject({ code: 1 });
+      expect(await runHrm(t, ['user', 'set-password', '--username', user.username], { stdin: 'short\n' })).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/at least 12/),
+      });
+    });
+  });
+});
