@@ -14,6 +14,7 @@ import { notFound } from './http/not-found';
 import type { Instance } from './instance';
 import { AccessLog, type Logger, requestIdFor } from './logger';
 import { registerLookupRoutes } from './lookups/routes';
+import type { Metrics } from './metrics/metrics';
 import { type RateLimitStore, registerRateLimits } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
 
@@ -23,6 +24,8 @@ export interface AppDependencies {
   clock: Clock;
   instance: Instance;
   rateLimitStore: RateLimitStore;
+  /** Where request counts and latencies go; none when metrics are off. */
+  metrics?: Metrics;
 }
 
 /** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
@@ -45,6 +48,10 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  if (deps.metrics) {
+    const { metrics } = deps;
+    app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
+  }
   app.setErrorHandler(errorHandler({ bodyLimitBytes: config.bodyLimitBytes }));
   app.setNotFoundHandler(notFound);
   app.register(helmet, {

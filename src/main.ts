@@ -8,6 +8,7 @@ import { openDatabase } from './db/connect';
 import { SchemaTooNewError } from './db/migrate';
 import { openInstance } from './instance';
 import { createLogger, type Logger, standardOutput } from './logger';
+import { Metrics, startMetricsServer } from './metrics/metrics';
 import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
@@ -22,17 +23,24 @@ async function main(): Promise<void> {
   const { restApiEnabled } = await instance.settings.get();
 
   const rateLimitStore = openRateLimitStore(config, db);
-  const app = createApp({ config, logger, clock: systemClock, instance, rateLimitStore });
+  const metrics = config.metricsPort === undefined ? undefined : new Metrics(() => [{ name: 'main', db }]);
+  const app = createApp({ config, logger, clock: systemClock, instance, rateLimitStore, metrics });
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const apiUrl = `http://${config.host}:${port}${config.basePath}`;
   logger.info({ url: apiUrl, database: config.database.client }, 'server listening');
+  const metricsServer =
+    metrics && config.metricsPort !== undefined
+      ? await startMetricsServer(metrics.registry, { host: config.metricsHost, port: config.metricsPort })
+      : undefined;
+  if (metricsServer) logger.info({ url: `http://${config.metricsHost}:${config.metricsPort}/metrics` }, 'metrics listening');
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
   process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));
 
   const shutdown = (signal: string) =>
     stop(app, logger, signal, async () => {
+      metricsServer?.close();
       await closeRateLimitStore(rateLimitStore);
       await db.destroy();
     });

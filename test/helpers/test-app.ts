@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
 import { openInstance, type Instance } from '../../src/instance';
+import type { Metrics } from '../../src/metrics/metrics';
 import type { RateLimitStore } from '../../src/rate-limits/limits';
 import { createLogger } from '../../src/logger';
 import { SETTING, writeSetting } from '../../src/settings/repository';
@@ -37,6 +38,7 @@ export interface TestAppOptions {
   rateLimitStore?: RateLimitStore;
   /** Use this database (another app's) instead of a new one. */
   database?: TestDatabase;
+  metrics?: Metrics;
 }
 
 /** The real app on a new database of the given dialect, migrated, with a silent logger. */
@@ -49,7 +51,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
   const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
-  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance, rateLimitStore });
+  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance, rateLimitStore, metrics: options.metrics });
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {

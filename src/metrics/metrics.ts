@@ -1,0 +1,74 @@
+import http from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/connect';
+
+/** Knex's pool (tarn), as far as metrics read it. */
+interface PoolStats {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/**
+ * Prometheus metrics: requests and their latency by route and status, database pool use, and
+ * Node's own process metrics. Served on a listener of their own (METRICS_PORT), never on the
+ * API port: the numbers describe the installation, not any one caller.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'hrm_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'hrm_http_request_duration_seconds',
+    help: 'Time to answer HTTP requests, by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  constructor(databases: () => Array<{ name: string; db: Db }>) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'hrm_' });
+    const pools = (read: (pool: PoolStats) => number) =>
+      function collect(this: Gauge<'database'>) {
+        this.reset();
+        for (const { name, db } of databases()) {
+          const pool = (db.client as { pool?: PoolStats }).pool;
+          if (pool) this.set({ database: name }, read(pool));
+        }
+      };
+    new Gauge({ name: 'hrm_db_pool_used', help: 'Database connections in use', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numUsed()) });
+    new Gauge({ name: 'hrm_db_pool_free', help: 'Idle database connections', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numFree()) });
+    new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numPendingAcquires()) });
+  }
+
+  /** Counts a finished request; its route is the registered pattern, so ids never become labels. */
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
+    this.requests.inc(labels);
+    this.duration.observe(labels, reply.elapsedTime / 1000);
+  }
+}
+
+/** The /metrics listener: plain text for Prometheus, nothing else. */
+export async function startMetricsServer(registry: Registry, options: { host: string; port: number }): Promise<http.Server> {
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url !== '/metrics') {
+      response.writeHead(404).end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
+      () => response.writeHead(500).end(),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => resolve());
+  });
+  return server;
+}
