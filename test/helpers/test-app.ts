@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
 import { openInstance, type Instance } from '../../src/instance';
+import { singleInstance } from '../../src/instances/source';
 import { createLogger } from '../../src/logger';
 import { SETTING, writeSetting } from '../../src/settings/repository';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases';
@@ -42,7 +43,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...options.env });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
-  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance });
+  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance) });
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {
