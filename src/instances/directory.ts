@@ -33,6 +33,8 @@ interface Slot {
   closing: Promise<void> | undefined;
   /** Its pool was destroyed and must be initialised again before use. */
   poolDestroyed: boolean;
+  /** A request is waiting for a slot for it; others for the same instance wait on the same. */
+  connecting?: Promise<void>;
 }
 
 interface Entry extends Slot {
@@ -144,8 +146,19 @@ export class InstanceDirectory implements InstanceSource {
     return entry;
   }
 
-  /** Takes a slot (for an entry pinned by the caller), closing idle instances to make room. */
-  private async connect(slot: Slot): Promise<void> {
+  /**
+   * Takes a slot (for an entry pinned by the caller), closing idle instances to make room.
+   * Concurrent requests for one instance share one attempt, so they queue once, not each.
+   */
+  private connect(slot: Slot): Promise<void> {
+    if (slot.connected) return Promise.resolve();
+    slot.connecting ??= this.takeSlot(slot).finally(() => {
+      slot.connecting = undefined;
+    });
+    return slot.connecting;
+  }
+
+  private async takeSlot(slot: Slot): Promise<void> {
     const deadline = Date.now() + this.slotTimeoutMs;
     while (!slot.connected) {
       if (slot.closing) {
@@ -167,7 +180,7 @@ export class InstanceDirectory implements InstanceSource {
 
   private release(entry: Entry): void {
     entry.leases -= 1;
-    if (entry.leases === 0) this.wakeOne();
+    if (entry.leases === 0) this.wakeAll();
   }
 
   private touch(entry: Entry): void {
@@ -190,7 +203,7 @@ export class InstanceDirectory implements InstanceSource {
       .finally(() => {
         slot.closing = undefined;
         this.slotsInUse -= 1;
-        this.wakeOne();
+        this.wakeAll();
       });
     return slot.closing;
   }
@@ -198,7 +211,7 @@ export class InstanceDirectory implements InstanceSource {
   private freeSlot(slot: Slot): void {
     slot.connected = false;
     this.slotsInUse -= 1;
-    this.wakeOne();
+    this.wakeAll();
   }
 
   private waitForSlot(deadline: number): Promise<void> {
@@ -220,9 +233,12 @@ export class InstanceDirectory implements InstanceSource {
     });
   }
 
-  private wakeOne(): void {
-    const [first] = this.waiters;
-    first?.();
+  /**
+   * Every waiter looks again: waking only one could pick one that cannot use what was freed
+   * while another could, leaving it asleep until its deadline.
+   */
+  private wakeAll(): void {
+    for (const wake of [...this.waiters]) wake();
   }
 
   /** Forgets the least recently used idle instances beyond `maxKnown` (their memory, and pool). */

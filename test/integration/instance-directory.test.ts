@@ -86,6 +86,29 @@ describe.each(testDialects())('the instance directory on %s', (dialect) => {
     if (dialect === 'mysql') expect(await control.instanceConnections()).toBeLessThanOrEqual(2 * perInstance);
   });
 
+  it('keeps serving many concurrent requests for more instances than slots, none left waiting', async () => {
+    const d = directory({ slotTimeoutMs: 5000 });
+    let next = 0;
+    const served: string[] = [];
+
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 10; i++) {
+          const name = NAMES[next++ % 3] as string;
+          const lease = await d.acquire(name);
+          try {
+            served.push((await authenticate(lease as InstanceLease, name)) as string);
+          } finally {
+            lease?.release();
+          }
+        }
+      }),
+    );
+
+    expect(served).toEqual(Array(80).fill('admin'));
+    expect(d.stats().slotsInUse).toBeLessThanOrEqual(2);
+  });
+
   it('reopens an instance it closed to make room, with the same signing key', async () => {
     const d = directory({ maxConnections: perInstance });
     const first = await d.acquire('one');
