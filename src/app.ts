@@ -78,7 +78,12 @@ function registerApi(api: FastifyInstance, { config, clock, instances }: AppDepe
       throw new NotFoundError({ code: 'instance_not_found', title: 'No such instance', detail: 'There is no instance by this name' });
     }
     // 'close' comes once the response is sent or the client went away: the instance's database
-    // may then be closed to make room for another.
+    // may then be closed to make room for another. A client that gave up while this request
+    // waited for its instance has already closed: release now, or the lease would never end.
+    if (reply.raw.destroyed) {
+      lease.release();
+      return reply.send();
+    }
     reply.raw.once('close', lease.release);
     request.instance = lease.instance;
   });

@@ -165,16 +165,27 @@ export class InstanceDirectory implements InstanceSource {
         await slot.closing;
       } else if (this.slotsInUse < this.maxOpen) {
         this.slotsInUse += 1;
-        slot.connected = true;
-        if (slot.poolDestroyed) {
-          slot.db.initialize();
-          slot.poolDestroyed = false;
-        }
+        this.claim(slot);
       } else {
         const idle = this.leastRecentlyUsedIdle();
-        if (idle) await this.disconnect(idle);
-        else await this.waitForSlot(deadline);
+        if (!idle) {
+          await this.waitForSlot(deadline);
+          continue;
+        }
+        // The slot passes straight from the closed instance to this one: no other request can
+        // take it meanwhile and send this one back to the queue.
+        await this.disconnect(idle, { handOver: true });
+        this.claim(slot);
       }
+    }
+  }
+
+  /** The slot is this instance's now: its pool may open connections again. */
+  private claim(slot: Slot): void {
+    slot.connected = true;
+    if (slot.poolDestroyed) {
+      slot.db.initialize();
+      slot.poolDestroyed = false;
     }
   }
 
@@ -193,8 +204,11 @@ export class InstanceDirectory implements InstanceSource {
     return undefined;
   }
 
-  /** Destroys the instance's pool; its slot is free once the connections are closed. */
-  private disconnect(slot: Slot): Promise<void> {
+  /**
+   * Destroys the instance's pool. Its slot is counted until the connections are closed, then
+   * freed, or kept for the caller (`handOver`).
+   */
+  private disconnect(slot: Slot, { handOver = false } = {}): Promise<void> {
     slot.connected = false;
     slot.poolDestroyed = true;
     slot.closing = slot.db
@@ -202,6 +216,7 @@ export class InstanceDirectory implements InstanceSource {
       .catch(() => undefined)
       .finally(() => {
         slot.closing = undefined;
+        if (handOver) return;
         this.slotsInUse -= 1;
         this.wakeAll();
       });

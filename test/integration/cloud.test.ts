@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
@@ -153,5 +155,32 @@ describe.each(testDialects())('cloud mode on %s, first requests', (dialect) => {
     const res = await request(c.app).get(c.api('late', '/echo')).auth(lateToken, { type: 'bearer' });
 
     expect(res.status).toBe(200);
+  });
+});
+
+describe.each(testDialects())('cloud mode on %s with one open instance at a time', (dialect) => {
+  let c: CloudTestApp;
+  const tokens: Record<string, string> = {};
+  beforeAll(async () => {
+    c = await startCloudTestApp(dialect, { directory: { maxConnections: dialect === 'mysql' ? 2 : 1, slotTimeoutMs: 3000 } });
+    for (const name of ['busy', 'left', 'next']) tokens[name] = await c.createInstance(name);
+    await new Promise<void>((resolve) => c.app.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => c.close());
+
+  it('frees the instance of a request whose client gave up while it waited for a slot', async () => {
+    const held = await c.directory.acquire('busy');
+    const { port } = c.app.address() as AddressInfo;
+    const abandoned = http.get({ port, host: '127.0.0.1', path: c.api('left', '/echo'), headers: { Authorization: `Bearer ${tokens.left}` } });
+    abandoned.on('error', () => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    abandoned.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    held?.release();
+
+    const res = await request(c.app).get(c.api('next', '/echo')).auth(tokens.next as string, { type: 'bearer' });
+
+    expect(res.status).toBe(200);
+    expect(c.directory.stats().slotsInUse).toBe(1);
   });
 });
