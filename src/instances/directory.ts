@@ -101,7 +101,7 @@ export class InstanceDirectory implements InstanceSource {
     await this.options.control.raw('select 1');
   }
 
-  /** Counts for tests and the benchmark. */
+  /** Counts, for tests. */
   stats(): { known: number; open: number; slotsInUse: number; maxOpen: number } {
     const open = [...this.entries.values()].filter((entry) => entry.connected).length;
     return { known: this.entries.size, open, slotsInUse: this.slotsInUse, maxOpen: this.maxOpen };
