@@ -175,7 +175,7 @@ function writeApacheConfig(dir: string, port: number, { config, prefix, upstream
     throw new Error(`Apache has no "${config}" configuration`);
   }
   fs.writeFileSync(path.join(dir, 'site.conf'), site);
-  const modules = ['mpm_event', 'authz_core', 'proxy', 'proxy_http', 'headers', 'rewrite', 'unique_id'];
+  const modules = ['mpm_event', 'authz_core', 'alias', 'proxy', 'proxy_http', 'headers', 'rewrite', 'unique_id'];
   const runAs = process.getuid?.() === 0 ? ['User www-data', 'Group www-data'] : [];
   fs.writeFileSync(
     path.join(dir, 'apache2.conf'),
