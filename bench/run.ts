@@ -1,3 +1,4 @@
+import { UNLIMITED } from './limits';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -172,6 +173,7 @@ async function startServer(database: BenchDatabase, workDir: string, children: C
       PORT: String(port),
       BASE_PATH,
       LOG_LEVEL: 'info',
+      ...UNLIMITED,
     },
     cwd: workDir,
     logFile: path.join(workDir, `${database.dialect}-server.log`),

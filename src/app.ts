@@ -7,11 +7,11 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import { registerEchoRoutes } from './echo/routes';
 import { registerEmployeeRoutes } from './employees/routes';
-import { ServiceUnavailableError } from './errors';
+import { NotFoundError, ServiceUnavailableError } from './errors';
 import { errorHandler } from './http/error-handler';
 import { acceptJsonBodiesOnly } from './http/json-body';
 import { notFound } from './http/not-found';
-import type { Instance } from './instance';
+import type { InstanceSource } from './instances/source';
 import { AccessLog, type Logger, requestIdFor } from './logger';
 import { registerLookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
@@ -22,7 +22,8 @@ export interface AppDependencies {
   config: Config;
   logger: Logger;
   clock: Clock;
-  instance: Instance;
+  /** The instance of each request: self-hosted, always the one (singleInstance); cloud, by name. */
+  instances: InstanceSource;
   rateLimitStore: RateLimitStore;
   /** Where request counts and latencies go; none when metrics are off. */
   metrics?: Metrics;
@@ -37,7 +38,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     genReqId: requestIdFor,
     requestIdHeader: false,
     // Never `true`: only the configured proxies may set the client address (TRUST_PROXY).
-    trustProxy: config.trustProxy as string[],
+    trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -69,38 +70,56 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     });
   }
 
-  // Health checks sit outside the base path and the settings gate (CONTRACT §1).
+  // Health checks sit outside the base path and the settings gate (CONTRACT §1). In cloud mode
+  // readiness is the control database's: instance databases open on demand.
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async () => {
     try {
-      await deps.instance.db.raw('select 1');
+      await deps.instances.checkReady();
     } catch {
       throw new ServiceUnavailableError();
     }
     return { status: 'ready' };
   });
 
-  app.register(async (api) => registerApi(api, deps), { prefix: config.basePath });
+  const prefix = config.deployment === 'cloud' ? `${config.cloudBasePath}/:instance` : config.basePath;
+  app.register(async (api) => registerApi(api, deps), { prefix });
   return app;
 }
 
 /**
- * Everything under the base path. A request meets, in order: the body rules (415, 413, 400 while
- * Fastify reads it), the settings gate, the rate limits, bearer authentication (skipped by public
- * routes), then its route or the not-found handler.
+ * Everything under the base path. A request meets, in order: its instance (cloud: 404 for an
+ * unknown one), the body rules (415, 413, 400 while Fastify reads it), the settings gate, the rate
+ * limits, bearer authentication (skipped by public routes), then its route or the not-found handler.
  */
-async function registerApi(api: FastifyInstance, { clock, config, instance, rateLimitStore }: AppDependencies): Promise<void> {
+async function registerApi(api: FastifyInstance, { config, clock, instances, rateLimitStore }: AppDependencies): Promise<void> {
+  const cloud = config.deployment === 'cloud';
   api.addHook('onRequest', async (request: FastifyRequest, reply) => {
     // Responses carry personal data: no shared or private cache may keep them (CONTRACT §8).
     reply.header('Cache-Control', 'no-store');
-    request.instance = instance;
+    const name = cloud ? (request.params as { instance?: string }).instance : undefined;
+    const lease = await instances.acquire(name);
+    if (!lease) {
+      // The same answer for a malformed and an unregistered name: nothing else is revealed.
+      throw new NotFoundError({ code: 'instance_not_found', title: 'No such instance', detail: 'There is no instance by this name' });
+    }
+    // 'close' comes once the response is sent or the client went away: the instance's database
+    // may then be closed to make room for another. A client that gave up while this request
+    // waited for its instance has already closed: release now, or the lease would never end.
+    if (reply.raw.destroyed) {
+      lease.release();
+      return reply.send();
+    }
+    reply.raw.once('close', lease.release);
+    request.instance = lease.instance;
   });
   api.addHook('preValidation', requireApiEnabled);
   const rateLimits = await registerRateLimits(api, { limits: config.rateLimit, store: rateLimitStore, clock });
   api.addHook('preValidation', rateLimits.enforce);
   api.addHook('preValidation', requireBearer(clock));
 
-  registerEchoRoutes(api, { public: true });
+  // CONTRACT §3: echo is public only when self-hosted.
+  registerEchoRoutes(api, { public: !cloud });
   registerTokenRoutes(api, { clock, login: rateLimits.login });
   registerEmployeeRoutes(api, { clock });
   registerLookupRoutes(api, { clock });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -16,8 +17,6 @@ export interface Config {
   jwtSecret: string | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
-  /** Proxies whose X-Forwarded-* headers are believed: addresses/subnets/names, or a hop count. */
-  trustProxy: string[] | number;
   rateLimit: {
     /** Requests per minute per token; 0 switches the limit off. */
     perToken: number;
@@ -32,6 +31,14 @@ export interface Config {
   /** Port of the Prometheus /metrics listener; undefined: no metrics listener. */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** Fastify's `trustProxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
+  trustProxy: string[];
+  /** Server processes sharing the port (node:cluster); 1 runs no cluster. */
+  workers: number;
+  /** Cloud mode: the most connections one process holds to instance databases. */
+  cloudMaxConnections: number;
+  /** Cloud mode: an instance's idle database connections are closed after this long. */
+  cloudIdleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +71,12 @@ const envSchema = z.object({
   TRUST_PROXY: z
     .string()
     .refine((value) => value.trim().toLowerCase() !== 'true', 'must list the proxies to trust, not "true"')
+    // Fastify trusts nobody for a hop count (it cannot tell a proxy from a client); say so.
+    .refine((value) => !/^\s*\d+\s*$/.test(value), 'must list proxy addresses or subnets; a hop count cannot tell a proxy from a client')
+    .refine(
+      (value) => /^\s*\d+\s*$/.test(value) || parseTrustProxy(value).every(isProxySpec),
+      'must be a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal',
+    )
     .default('loopback'),
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(600),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).max(1_000_000).default(60),
@@ -76,6 +89,9 @@ const envSchema = z.object({
     .default([]),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  CLOUD_MAX_CONNECTIONS: z.coerce.number().int().min(2).max(10_000).default(40),
+  CLOUD_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
 });
 
 /**
@@ -90,6 +106,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${messages.join('; ')}`);
   }
   const values = result.data;
+  if (values.DEPLOYMENT === 'cloud' && values.JWT_SECRET !== undefined) {
+    // One secret for every tenant would make the instances' tokens differ only by their rows.
+    throw new ConfigError('Invalid configuration: JWT_SECRET is for self-hosted installs; in cloud mode every instance keeps its own secret');
+  }
   return Object.freeze({
     database: parseDatabaseUrl(values.DATABASE_URL),
     host: values.HOST,
@@ -106,6 +126,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: values.CORS_ORIGINS,
     metricsPort: values.METRICS_PORT,
     metricsHost: values.METRICS_HOST,
+    workers: values.WORKERS,
+    cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
+    cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,
   });
 }
 
@@ -122,10 +145,21 @@ function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
   return { client: 'mysql', url };
 }
 
-function parseTrustProxy(value: string): string[] | number {
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  return trimmed.split(',').map((part) => part.trim()).filter(Boolean);
+function parseTrustProxy(value: string): string[] {
+  return value.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** What proxy-addr accepts: a name, an address, or an address with a prefix length or netmask. */
+function isProxySpec(spec: string): boolean {
+  if (PROXY_NAMES.has(spec)) return true;
+  const [address = '', range, ...rest] = spec.split('/');
+  if (rest.length > 0 || isIP(address) === 0) return false;
+  if (range === undefined) return true;
+  if (isIP(range) !== 0) return true;
+  const bits = Number(range);
+  return /^\d{1,3}$/.test(range) && bits <= (isIP(address) === 4 ? 32 : 128);
 }
 
 function toBytes(value: string): number {

@@ -1,54 +1,223 @@
+import cluster from 'node:cluster';
 import dotenv from 'dotenv';
 import type { FastifyInstance } from 'fastify';
 import { createApp } from './app';
 import { createFirstAdmin, type FirstAdmin } from './auth/first-admin';
 import { systemClock } from './clock';
-import { ConfigError, loadConfig } from './config';
-import { openDatabase } from './db/connect';
-import { SchemaTooNewError } from './db/migrate';
+import { type Config, ConfigError, loadConfig } from './config';
+import { type Db, openDatabase } from './db/connect';
+import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest, SchemaTooNewError } from './db/migrate';
 import { openInstance } from './instance';
+import { InstanceDirectory } from './instances/directory';
+import { listRegisteredInstances } from './instances/registry';
+import { type InstanceSource, singleInstance } from './instances/source';
 import { createLogger, type Logger, standardOutput } from './logger';
 import { Metrics, startMetricsServer } from './metrics/metrics';
+import type { RateLimitStore } from './rate-limits/limits';
 import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
+import { AggregatorRegistry, register } from 'prom-client';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+/** What serving needs: the instances, and how to close their databases afterwards. */
+interface Opened {
+  instances: InstanceSource;
+  /** Cloud mode: the control database (the instance registry). */
+  control?: Db;
+  rateLimitStore: RateLimitStore;
+  /** The databases whose pools the metrics show. */
+  databases: Array<{ name: string; db: Db }>;
+  close(): Promise<void>;
+}
+
+/** What the person starting the server is told, besides the URL. */
+interface StartNotes {
+  firstAdmin?: FirstAdmin;
+  apiEnabled?: boolean;
+  /** Cloud mode: instances registered so far. */
+  instanceCount?: number;
+}
+
+interface ListeningMessage {
+  type: 'hrm:listening';
+  port: number;
+}
 
 async function main(): Promise<void> {
   dotenv.config({ quiet: true });
   const config = loadConfig();
   const logger = createLogger(config, standardOutput());
-  const db = openDatabase(config.database);
-  const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
-  const firstAdmin = await createFirstAdmin(instance, systemClock.now());
-  const { restApiEnabled } = await instance.settings.get();
+  if (cluster.isWorker) return runWorker(config, logger);
+  if (config.workers > 1) return runPrimary(config, logger);
 
-  const rateLimitStore = openRateLimitStore(config, db);
-  const metrics = config.metricsPort === undefined ? undefined : new Metrics(() => [{ name: 'main', db }]);
-  const app = createApp({ config, logger, clock: systemClock, instance, rateLimitStore, metrics });
+  const { opened, notes } = await prepare(config);
+  const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
+  const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
   await app.listen({ port: config.port, host: config.host });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.port;
-  const apiUrl = `http://${config.host}:${port}${config.basePath}`;
-  logger.info({ url: apiUrl, database: config.database.client }, 'server listening');
-  const metricsServer =
-    metrics && config.metricsPort !== undefined
-      ? await startMetricsServer(metrics.registry, { host: config.metricsHost, port: config.metricsPort })
-      : undefined;
-  if (metricsServer) logger.info({ url: `http://${config.metricsHost}:${config.metricsPort}/metrics` }, 'metrics listening');
-  // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
-  process.stdout.write(startMessage(apiUrl, firstAdmin, restApiEnabled));
-
-  const shutdown = (signal: string) =>
+  const metricsServer = metrics && (await listenForMetrics(config, logger, register));
+  announce(config, logger, portOf(app, config), notes);
+  onShutdownSignal((signal) =>
     stop(app, logger, signal, async () => {
       metricsServer?.close();
-      await closeRateLimitStore(rateLimitStore);
-      await db.destroy();
-    });
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+      await opened.close();
+    }),
+  );
 }
 
-function startMessage(apiUrl: string, firstAdmin: FirstAdmin | undefined, apiEnabled: boolean): string {
+/** The Prometheus listener on METRICS_PORT (its own port: never the API's). */
+async function listenForMetrics(config: Config, logger: Logger, registry: Parameters<typeof startMetricsServer>[0]) {
+  if (config.metricsPort === undefined) return undefined;
+  const server = await startMetricsServer(registry, { host: config.metricsHost, port: config.metricsPort });
+  logger.info({ url: `http://${config.metricsHost}:${config.metricsPort}/metrics` }, 'metrics listening');
+  return server;
+}
+
+/**
+ * Once per start, before serving: migrations, the first admin (self-hosted) or the control
+ * database (cloud). With WORKERS > 1 only the primary does it, so workers never race for it.
+ */
+async function prepare(config: Config): Promise<{ opened: Opened; notes: StartNotes }> {
+  const opened = await open(config);
+  try {
+    if (opened.control) {
+      // Cloud: instances are created by "hrm instance create", never by starting the server.
+      return { opened, notes: { instanceCount: (await listRegisteredInstances(opened.control)).length } };
+    }
+    const { instance } = (await opened.instances.acquire(undefined)) ?? {};
+    if (!instance) throw new Error('The installation has no instance');
+    const firstAdmin = await createFirstAdmin(instance, systemClock.now());
+    const { restApiEnabled } = await instance.settings.get();
+    return { opened, notes: { firstAdmin, apiEnabled: restApiEnabled } };
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
+}
+
+/** Opens the database(s) a serving process needs, migrated. */
+async function open(config: Config): Promise<Opened> {
+  if (config.deployment === 'cloud') {
+    const control = openDatabase(config.database, { poolMax: 2 });
+    await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
+    const directory = new InstanceDirectory({
+      control,
+      controlConfig: config.database,
+      clock: systemClock,
+      maxConnections: config.cloudMaxConnections,
+      idleTimeoutMs: config.cloudIdleTimeoutMs,
+    });
+    const rateLimitStore = openRateLimitStore(config, control);
+    return {
+      instances: directory,
+      control,
+      rateLimitStore,
+      databases: [{ name: 'control', db: control }],
+      close: async () => {
+        await closeRateLimitStore(rateLimitStore);
+        await directory.close();
+        await control.destroy();
+      },
+    };
+  }
+  const db = openDatabase(config.database);
+  const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
+  const rateLimitStore = openRateLimitStore(config, db);
+  return {
+    instances: singleInstance(instance),
+    rateLimitStore,
+    databases: [{ name: 'main', db }],
+    close: async () => {
+      await closeRateLimitStore(rateLimitStore);
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * WORKERS > 1: this process prepares the installation, forks the workers (node:cluster shares
+ * the port among them), prints the start message once they all listen, restarts a worker that
+ * dies, and on SIGTERM/SIGINT stops them all and waits for them.
+ */
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  const { opened, notes } = await prepare(config);
+  await opened.close();
+
+  let stopping = false;
+  const listening = new Set<number>();
+  let announced = false;
+  const fork = () => {
+    const worker = cluster.fork();
+    worker.on('message', (message: ListeningMessage) => {
+      if (message?.type !== 'hrm:listening') return;
+      listening.add(worker.id);
+      if (!announced && listening.size === config.workers) {
+        announced = true;
+        announce(config, logger, message.port, notes);
+      }
+    });
+  };
+  cluster.on('exit', (worker, code, signal) => {
+    const wasListening = listening.delete(worker.id);
+    if (stopping) return;
+    logger.error({ workerPid: worker.process.pid, code, signal }, 'worker exited');
+    // A worker that never got to listen would fail again: stop instead of looping.
+    if (!wasListening) {
+      process.stderr.write(`hrm: a worker process could not start (exit code ${code}); stopping\n`);
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      process.exitCode = 1;
+      return;
+    }
+    fork();
+  });
+  for (let i = 0; i < config.workers; i++) fork();
+  // Every worker counts in its own process; the primary answers for all of them together.
+  const metricsServer = await listenForMetrics(config, logger, new AggregatorRegistry());
+
+  onShutdownSignal(async (signal) => {
+    stopping = true;
+    metricsServer?.close();
+    logger.info({ signal, workers: config.workers }, 'shutting down');
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    logger.info('stopped');
+  });
+}
+
+/** A worker of the cluster: serves on the shared port, tells the primary, stops on SIGTERM. */
+async function runWorker(config: Config, logger: Logger): Promise<void> {
+  const opened = await open(config);
+  // Counted in the process-wide registry, which the primary's AggregatorRegistry collects.
+  const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
+  const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
+  await app.listen({ port: config.port, host: config.host });
+  const message: ListeningMessage = { type: 'hrm:listening', port: portOf(app, config) };
+  process.send?.(message);
+  onShutdownSignal(async (signal) => {
+    await stop(app, logger, signal, opened.close);
+    // The IPC channel to the primary is the last thing keeping a worker alive.
+    process.disconnect?.();
+  });
+}
+
+function announce(config: Config, logger: Logger, port: number, notes: StartNotes): void {
+  const base = config.deployment === 'cloud' ? `${config.cloudBasePath}/<instance>` : config.basePath;
+  const apiUrl = `http://${config.host}:${port}${base}`;
+  logger.info({ url: apiUrl, database: config.database.client, deployment: config.deployment, workers: config.workers }, 'server listening');
+  // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
+  const message = config.deployment === 'cloud' ? cloudStartMessage(apiUrl, notes.instanceCount ?? 0) : startMessage(apiUrl, notes);
+  process.stdout.write(message);
+}
+
+function startMessage(apiUrl: string, { firstAdmin, apiEnabled }: StartNotes): string {
   const lines = [`\nHRM API listening on ${apiUrl}`];
   if (firstAdmin) {
     lines.push(
@@ -73,16 +242,48 @@ function startMessage(apiUrl: string, firstAdmin: FirstAdmin | undefined, apiEna
   return lines.join('\n');
 }
 
-async function stop(app: FastifyInstance, logger: Logger, signal: string, closeDatabase: () => Promise<void>): Promise<void> {
+function cloudStartMessage(apiUrl: string, instanceCount: number): string {
+  const lines = [`\nHRM API (cloud mode) listening on ${apiUrl}`, ''];
+  if (instanceCount === 0) {
+    lines.push(
+      'No instance exists yet. Create one (it prints its admin token once) with:',
+      '',
+      '  npm run -s hrm -- instance create <name>',
+    );
+  } else {
+    lines.push(`${instanceCount} instance(s) registered; list them with: npm run -s hrm -- instance list`);
+  }
+  lines.push('', '');
+  return lines.join('\n');
+}
+
+function portOf(app: FastifyInstance, config: Config): number {
+  const address = app.server.address();
+  return typeof address === 'object' && address !== null ? address.port : config.port;
+}
+
+/** Runs `handler` on the first SIGTERM or SIGINT (a terminal's Ctrl-C reaches workers too). */
+function onShutdownSignal(handler: (signal: string) => Promise<void>): void {
+  let started = false;
+  const once = (signal: string) => {
+    if (started) return;
+    started = true;
+    void handler(signal);
+  };
+  process.on('SIGTERM', once);
+  process.on('SIGINT', once);
+}
+
+async function stop(app: FastifyInstance, logger: Logger, signal: string, closeDatabases: () => Promise<void>): Promise<void> {
   logger.info({ signal }, 'shutting down');
   const forced = setTimeout(() => {
     logger.error('in-flight requests did not finish in time; exiting');
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS);
   forced.unref();
-  // Stop accepting connections, let in-flight requests finish, then close the pool.
+  // Stop accepting connections, let in-flight requests finish, then close the pools.
   await app.close();
-  await closeDatabase();
+  await closeDatabases();
   logger.info('stopped');
 }
 

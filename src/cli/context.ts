@@ -1,7 +1,9 @@
 import type { Clock } from '../clock';
 import { type Config, loadConfig } from '../config';
 import { type Db, openDatabase } from '../db/connect';
+import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../db/migrate';
 import { openInstance, type Instance } from '../instance';
+import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName } from '../instances/registry';
 
 export interface CliIo {
   stdout: { write(text: string): unknown };
@@ -16,11 +18,15 @@ export class CliError extends Error {}
 
 /**
  * What commands share: the configuration and the instance, opened on first use (so `hrm --help`
- * needs neither) and closed once the command is done.
+ * needs neither) and closed once the command is done. In cloud mode the instance is the one
+ * named by `--instance`, found through the registry in the control database.
  */
 export class CliContext {
-  private db: Db | undefined;
+  private instanceName: string | undefined;
+  private db: Promise<Db> | undefined;
   private opened: Promise<Instance> | undefined;
+  private controlDb: Promise<Db> | undefined;
+  private readonly toClose: Db[] = [];
 
   constructor(readonly io: CliIo) {}
 
@@ -28,15 +34,37 @@ export class CliContext {
     return loadConfig(this.io.env);
   }
 
-  database(): Db {
-    this.db ??= openDatabase(this.config().database, { poolMax: 2 });
+  /** The value of the global `--instance` option, set before the command's action runs. */
+  selectInstance(name: string | undefined): void {
+    this.instanceName = name;
+  }
+
+  /** The instance's database, not yet migrated (hrm db migrate reports what it applies). */
+  database(): Promise<Db> {
+    this.db ??= this.openInstanceDatabase();
     return this.db;
   }
 
   /** The instance, with its schema migrated: every command works on a fresh installation. */
   instance(): Promise<Instance> {
-    this.opened ??= openInstance(this.database(), { clock: this.io.clock, jwtSecret: this.config().jwtSecret });
+    this.opened ??= this.database().then((db) => {
+      const { deployment, jwtSecret } = this.config();
+      return openInstance(db, { name: deployment === 'cloud' ? this.instanceName : undefined, clock: this.io.clock, jwtSecret });
+    });
     return this.opened;
+  }
+
+  /** Cloud mode's control database (the instance registry), migrated. */
+  control(): Promise<Db> {
+    this.controlDb ??= (async () => {
+      const config = this.config();
+      if (config.deployment !== 'cloud') throw new CliError('Instances exist only in cloud mode (DEPLOYMENT=cloud)');
+      if (this.instanceName !== undefined) throw new CliError('hrm instance commands do not take --instance');
+      const control = this.track(openDatabase(config.database, { poolMax: 2 }));
+      await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
+      return control;
+    })();
+    return this.controlDb;
   }
 
   print(line: string): void {
@@ -44,6 +72,31 @@ export class CliContext {
   }
 
   async close(): Promise<void> {
-    await this.db?.destroy();
+    await Promise.all(this.toClose.map((db) => db.destroy()));
   }
+
+  private async openInstanceDatabase(): Promise<Db> {
+    const config = this.config();
+    const name = this.instanceName;
+    if (config.deployment !== 'cloud') {
+      if (name !== undefined) throw new CliError('--instance is only for cloud mode (DEPLOYMENT=cloud)');
+      return this.track(openDatabase(config.database, { poolMax: 2 }));
+    }
+    if (name === undefined) throw new CliError('In cloud mode, name the instance: hrm --instance <name> ... (hrm instance list shows them)');
+    const control = this.track(openDatabase(config.database, { poolMax: 1 }));
+    const registered = isInstanceName(name) ? await findRegisteredInstanceIfMigrated(control, name) : undefined;
+    if (!registered) throw new CliError(`There is no instance named ${name} (hrm instance list shows them)`);
+    return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName), { poolMax: 2 }));
+  }
+
+  private track(db: Db): Db {
+    this.toClose.push(db);
+    return db;
+  }
+}
+
+/** A control database never migrated has no instances yet: no table is not an error here. */
+async function findRegisteredInstanceIfMigrated(control: Db, name: string) {
+  if (!(await control.schema.hasTable('instances'))) return undefined;
+  return findRegisteredInstance(control, name);
 }

@@ -1,10 +1,12 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { SchemaTooNewError } from '../db/migrate';
+import { InstanceCreationError } from '../instances/create-instance';
 import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
 import { registerDbCommands } from './db';
+import { registerInstanceCommands } from './instance';
 import { registerSeedCommand } from './seed';
 import { registerTokenCommands } from './token';
 import { registerUserCommands } from './user';
@@ -16,7 +18,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Operate the Employee and Attendance REST API server (same configuration as the server)')
     .exitOverride()
     .showHelpAfterError()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) });
+    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .option('--instance <name>', 'cloud mode: the instance to work on (required there, refused when self-hosted)')
+    .hook('preAction', () => context.selectInstance(program.opts<{ instance?: string }>().instance));
+  registerInstanceCommands(program, context);
   registerDbCommands(program, context);
   registerApiCommands(program, context);
   registerUserCommands(program, context);
@@ -29,7 +34,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
-    const known = error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError;
+    const known =
+      error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError;
     const reason = error instanceof Error ? error.message : String(error);
     io.stderr.write(`hrm: ${known ? reason : `failed: ${reason}`}\n`);
     return 1;

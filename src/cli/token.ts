@@ -3,6 +3,7 @@ import { issueToken } from '../auth/issue-token';
 import { listTokensOfUser, revokeToken } from '../auth/token-repository';
 import { findUserByUsername, type User } from '../auth/user-repository';
 import { CliError, type CliContext } from './context';
+import { formatTable } from './table';
 
 const DURATION = /^(\d{1,6})([smhd])$/;
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
@@ -80,9 +81,4 @@ async function requireUser(context: CliContext, username: string): Promise<User>
   const user = await findUserByUsername(db, username);
   if (!user) throw new CliError(`There is no user named ${username}`);
   return user;
-}
-
-function formatTable(header: string[], rows: string[][]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
-  return [header, ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n');
 }

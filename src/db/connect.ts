@@ -20,17 +20,24 @@ const ACQUIRE_TIMEOUT_MS = 10_000;
 export interface OpenDatabaseOptions {
   /** Most connections this process keeps to a MySQL server (default 10). */
   poolMax?: number;
+  /**
+   * Close connections unused for this long (cloud instances). Without it a SQLite database keeps
+   * its one connection open, and MySQL connections close after Knex's default 30 s.
+   */
+  idleTimeoutMs?: number;
 }
 
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Db {
-  return config.client === 'sqlite' ? openSqlite(config.filename) : openMysql(config.url, options.poolMax ?? 10);
+  return config.client === 'sqlite'
+    ? openSqlite(config.filename, options.idleTimeoutMs)
+    : openMysql(config.url, options.poolMax ?? 10, options.idleTimeoutMs);
 }
 
 export function dialectOf(db: Db): Dialect {
   return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
 }
 
-function openSqlite(filename: string): Db {
+function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
   return knex({
     client: 'better-sqlite3',
@@ -39,8 +46,9 @@ function openSqlite(filename: string): Db {
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     pool: {
       // better-sqlite3 is synchronous: one connection, writes serialised by SQLite itself.
-      min: 1,
+      min: idleTimeoutMs === undefined ? 1 : 0,
       max: 1,
+      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }),
       afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
         connection.pragma('journal_mode = WAL');
         connection.pragma('synchronous = NORMAL');
@@ -52,7 +60,7 @@ function openSqlite(filename: string): Db {
   });
 }
 
-function openMysql(url: string, poolMax: number): Db {
+function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefined): Db {
   const parsed = new URL(url);
   return knex({
     client: 'mysql2',
@@ -72,6 +80,7 @@ function openMysql(url: string, poolMax: number): Db {
     pool: {
       min: 0,
       max: poolMax,
+      ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }),
       afterCreate(
         connection: { query(sql: string, callback: (error: Error | null) => void): void },
         done: (error: Error | null, connection: unknown) => void,

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/connect';
 
 /** Knex's pool (tarn), as far as metrics read it. */
@@ -16,23 +16,31 @@ interface PoolStats {
  * API port: the numbers describe the installation, not any one caller.
  */
 export class Metrics {
-  readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: 'hrm_http_requests_total',
-    help: 'HTTP requests answered, by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  private readonly duration = new Histogram({
-    name: 'hrm_http_request_duration_seconds',
-    help: 'Time to answer HTTP requests, by method, route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [this.registry],
-  });
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route' | 'status'>;
 
-  constructor(databases: () => Array<{ name: string; db: Db }>) {
-    collectDefaultMetrics({ register: this.registry, prefix: 'hrm_' });
+  /**
+   * `registry`: prom-client's process-wide one in the server (a cluster's primary collects it
+   * from every worker), a fresh one in tests.
+   */
+  constructor(
+    readonly registry: Registry,
+    databases: () => Array<{ name: string; db: Db }>,
+  ) {
+    this.requests = new Counter({
+      name: 'hrm_http_requests_total',
+      help: 'HTTP requests answered, by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'hrm_http_request_duration_seconds',
+      help: 'Time to answer HTTP requests, by method, route and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    });
+    collectDefaultMetrics({ register: registry, prefix: 'hrm_' });
     const pools = (read: (pool: PoolStats) => number) =>
       function collect(this: Gauge<'database'>) {
         this.reset();
@@ -41,9 +49,9 @@ export class Metrics {
           if (pool) this.set({ database: name }, read(pool));
         }
       };
-    new Gauge({ name: 'hrm_db_pool_used', help: 'Database connections in use', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numUsed()) });
-    new Gauge({ name: 'hrm_db_pool_free', help: 'Idle database connections', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numFree()) });
-    new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [this.registry], collect: pools((p) => p.numPendingAcquires()) });
+    new Gauge({ name: 'hrm_db_pool_used', help: 'Database connections in use', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numUsed()) });
+    new Gauge({ name: 'hrm_db_pool_free', help: 'Idle database connections', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numFree()) });
+    new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numPendingAcquires()) });
   }
 
   /** Counts a finished request; its route is the registered pattern, so ids never become labels. */
@@ -55,13 +63,14 @@ export class Metrics {
 }
 
 /** The /metrics listener: plain text for Prometheus, nothing else. */
-export async function startMetricsServer(registry: Registry, options: { host: string; port: number }): Promise<http.Server> {
+export async function startMetricsServer(registry: Registry | AggregatorRegistry<'text/plain; version=0.0.4; charset=utf-8'>, options: { host: string; port: number }): Promise<http.Server> {
   const server = http.createServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/metrics') {
       response.writeHead(404).end();
       return;
     }
-    registry.metrics().then(
+    const text = 'clusterMetrics' in registry ? registry.clusterMetrics() : registry.metrics();
+    text.then(
       (text) => response.writeHead(200, { 'Content-Type': registry.contentType }).end(text),
       () => response.writeHead(500).end(),
     );

@@ -7,14 +7,14 @@ import { instanceOf } from '../http/context';
  * base path is refused before any token is looked at.
  */
 export async function requireApiEnabled(request: FastifyRequest): Promise<void> {
-  const { settings } = instanceOf(request);
+  const { settings, name } = instanceOf(request);
   const current = settings.fresh() ?? (await settings.get());
   if (!current.restApiEnabled) {
+    const command = name === undefined ? 'hrm api enable' : `hrm --instance ${name} api enable`;
     throw new ForbiddenError({
       code: 'api_disabled',
       title: 'The REST API is disabled',
-      detail:
-        'An administrator must enable it: run "hrm api enable" on the server, or set rest_api_enabled to 1 in the settings table',
+      detail: `An administrator must enable it: run "${command}" on the server, or set rest_api_enabled to 1 in the settings table`,
     });
   }
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
 import { openInstance, type Instance } from '../../src/instance';
+import { singleInstance } from '../../src/instances/source';
 import type { Metrics } from '../../src/metrics/metrics';
 import type { RateLimitStore } from '../../src/rate-limits/limits';
 import { createLogger } from '../../src/logger';
@@ -51,7 +52,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
   const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
-  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instance, rateLimitStore, metrics: options.metrics });
+  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance), rateLimitStore, metrics: options.metrics });
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {

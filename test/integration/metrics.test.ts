@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
 import request from 'supertest';
 import { Metrics, startMetricsServer } from '../../src/metrics/metrics';
 import { testDialects } from '../helpers/databases';
@@ -12,7 +13,7 @@ describe.each(testDialects())('metrics on %s', (dialect) => {
   let metricsUrl: string;
   beforeAll(async () => {
     let appDb: TestApp['db'] | undefined;
-    const metrics = new Metrics(() => (appDb ? [{ name: 'main', db: appDb }] : []));
+    const metrics = new Metrics(new Registry(), () => (appDb ? [{ name: 'main', db: appDb }] : []));
     t = await startTestApp(dialect, { metrics });
     appDb = t.db;
     server = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });

@@ -18,6 +18,9 @@ describe('loadConfig', () => {
       corsOrigins: [],
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      workers: 1,
+      cloudMaxConnections: 40,
+      cloudIdleTimeoutMs: 60_000,
     });
   });
 
@@ -29,10 +32,8 @@ describe('loadConfig', () => {
       BASE_PATH: '/hr/app/api',
       DEPLOYMENT: 'cloud',
       CLOUD_BASE_PATH: '/tenants',
-      JWT_SECRET: 's'.repeat(40),
       LOG_LEVEL: 'warn',
       BODY_LIMIT: '1mb',
-      TRUST_PROXY: '10.0.0.0/8, loopback',
       RATE_LIMIT_PER_TOKEN: '1200',
       RATE_LIMIT_PER_IP: '0',
       RATE_LIMIT_STORE: 'redis',
@@ -40,6 +41,10 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://hr.example.com, http://localhost:3000',
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
+      TRUST_PROXY: '10.0.0.0/8, loopback, 192.168.1.7, fd00::/8, 172.16.0.0/255.240.0.0',
+      WORKERS: '4',
+      CLOUD_MAX_CONNECTIONS: '100',
+      CLOUD_IDLE_SECONDS: '15',
     });
 
     expect(config).toEqual({
@@ -49,24 +54,41 @@ describe('loadConfig', () => {
       basePath: '/hr/app/api',
       deployment: 'cloud',
       cloudBasePath: '/tenants',
-      jwtSecret: 's'.repeat(40),
+      jwtSecret: undefined,
       logLevel: 'warn',
       bodyLimitBytes: 1024 * 1024,
-      trustProxy: ['10.0.0.0/8', 'loopback'],
       rateLimit: { perToken: 1200, perIp: 0, store: 'redis' },
       redisUrl: 'redis://cache.internal:6380/2',
       corsOrigins: ['https://hr.example.com', 'http://localhost:3000'],
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      trustProxy: ['10.0.0.0/8', 'loopback', '192.168.1.7', 'fd00::/8', '172.16.0.0/255.240.0.0'],
+      workers: 4,
+      cloudMaxConnections: 100,
+      cloudIdleTimeoutMs: 15_000,
     });
   });
 
-  it('accepts sqlite:<path>, a hop count for TRUST_PROXY and treats empty values as unset', () => {
-    const config = loadConfig({ DATABASE_URL: 'sqlite:/var/lib/hrm/hrm.sqlite', TRUST_PROXY: '1', PORT: '' });
+  it('reads JWT_SECRET when self-hosted', () => {
+    expect(loadConfig({ JWT_SECRET: 's'.repeat(40) }).jwtSecret).toBe('s'.repeat(40));
+  });
+
+  it('accepts sqlite:<path> and treats empty values as unset', () => {
+    const config = loadConfig({ DATABASE_URL: 'sqlite:/var/lib/hrm/hrm.sqlite', PORT: '', WORKERS: '' });
 
     expect(config.database).toEqual({ client: 'sqlite', filename: '/var/lib/hrm/hrm.sqlite' });
-    expect(config.trustProxy).toBe(1);
     expect(config.port).toBe(8080);
+    expect(config.workers).toBe(1);
+  });
+
+  it('refuses a hop count for TRUST_PROXY, saying why', () => {
+    expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(
+      new ConfigError('Invalid configuration: TRUST_PROXY must list proxy addresses or subnets; a hop count cannot tell a proxy from a client'),
+    );
+  });
+
+  it('refuses JWT_SECRET in cloud mode: every instance has its own secret', () => {
+    expect(() => loadConfig({ DEPLOYMENT: 'cloud', JWT_SECRET: 's'.repeat(40) })).toThrow(/JWT_SECRET is for self-hosted installs/);
   });
 
   it.each([
@@ -80,6 +102,15 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: '100mb' }, 'BODY_LIMIT'],
     [{ JWT_SECRET: 'too-short' }, 'JWT_SECRET'],
     [{ TRUST_PROXY: 'TRUE' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'nginx.local' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: '10.0.0.0/33' }, 'TRUST_PROXY'],
+    [{ TRUST_PROXY: 'loopback, 10.0.0.0/8/1' }, 'TRUST_PROXY'],
+    [{ WORKERS: '0' }, 'WORKERS'],
+    [{ WORKERS: '65' }, 'WORKERS'],
+    [{ WORKERS: '1.5' }, 'WORKERS'],
+    [{ WORKERS: 'many' }, 'WORKERS'],
+    [{ CLOUD_MAX_CONNECTIONS: '1' }, 'CLOUD_MAX_CONNECTIONS'],
+    [{ CLOUD_IDLE_SECONDS: '0' }, 'CLOUD_IDLE_SECONDS'],
     [{ DATABASE_URL: 'postgres://localhost/hrm' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://root@localhost:3306' }, 'DATABASE_URL'],
     [{ RATE_LIMIT_PER_TOKEN: '-1' }, 'RATE_LIMIT_PER_TOKEN'],

@@ -1,0 +1,29 @@
+import type { Instance } from '../instance';
+
+/** An instance held for one request; its database stays open until `release`. */
+export interface InstanceLease {
+  instance: Instance;
+  release(): void;
+}
+
+/**
+ * Where the app finds the instance a request is for: always the one when self-hosted, the
+ * `:instance` path segment's in cloud mode (an InstanceDirectory).
+ */
+export interface InstanceSource {
+  /** The instance named `name` (ignored when self-hosted), or undefined when there is none. */
+  acquire(name: string | undefined): Promise<InstanceLease | undefined>;
+  /** Throws when the database the server depends on does not answer (GET /readyz). */
+  checkReady(): Promise<void>;
+}
+
+/** A self-hosted server: one instance, opened by main.ts, never closed per request. */
+export function singleInstance(instance: Instance): InstanceSource {
+  const lease: InstanceLease = { instance, release: () => undefined };
+  return {
+    acquire: async () => lease,
+    checkReady: async () => {
+      await instance.db.raw('select 1');
+    },
+  };
+}
