@@ -40,6 +40,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     // Never `true`: only the configured proxies may set the client address (TRUST_PROXY).
     trustProxy: config.trustProxy,
     bodyLimit: config.bodyLimitBytes,
+    handlerTimeout: config.requestTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.decorateRequest('instance', null);

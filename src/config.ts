@@ -31,6 +31,8 @@ export interface Config {
   /** Port of the Prometheus /metrics listener; undefined: no metrics listener. */
   metricsPort: number | undefined;
   metricsHost: string;
+  /** A request not answered by then gets 503 (a hung database must not hang its clients). */
+  requestTimeoutMs: number;
   /** Fastify's `trustProxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
   trustProxy: string[];
   /** Server processes sharing the port (node:cluster); 1 runs no cluster. */
@@ -89,6 +91,7 @@ const envSchema = z.object({
     .default([]),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  REQUEST_TIMEOUT: z.coerce.number().int().min(1).max(600).default(15),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   CLOUD_MAX_CONNECTIONS: z.coerce.number().int().min(2).max(10_000).default(40),
   CLOUD_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
@@ -126,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: values.CORS_ORIGINS,
     metricsPort: values.METRICS_PORT,
     metricsHost: values.METRICS_HOST,
+    requestTimeoutMs: values.REQUEST_TIMEOUT * 1000,
     workers: values.WORKERS,
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,

@@ -11,6 +11,8 @@ import { openInstance } from './instance';
 import { InstanceDirectory } from './instances/directory';
 import { listRegisteredInstances } from './instances/registry';
 import { type InstanceSource, singleInstance } from './instances/source';
+import { ServiceUnavailableError } from './errors';
+import { recoveringSource } from './instances/recovering';
 import { createLogger, type Logger, standardOutput } from './logger';
 import { Metrics, startMetricsServer } from './metrics/metrics';
 import type { RateLimitStore } from './rate-limits/limits';
@@ -34,6 +36,8 @@ interface Opened {
 interface StartNotes {
   firstAdmin?: FirstAdmin;
   apiEnabled?: boolean;
+  /** The database did not answer at start; the server retries on every request. */
+  databaseUnavailable?: boolean;
   /** Cloud mode: instances registered so far. */
   instanceCount?: number;
 }
@@ -74,31 +78,45 @@ async function listenForMetrics(config: Config, logger: Logger, registry: Parame
 
 /**
  * Once per start, before serving: migrations, the first admin (self-hosted) or the control
- * database (cloud). With WORKERS > 1 only the primary does it, so workers never race for it.
+ * database (cloud). With WORKERS > 1 only the primary does it, so workers never race for it. A
+ * database that does not answer does not stop the start: the server answers 503 until it does.
  */
 async function prepare(config: Config): Promise<{ opened: Opened; notes: StartNotes }> {
-  const opened = await open(config);
+  const notes: StartNotes = {};
+  let preparing = true;
+  // Told in the start message when the database answers now; on its own once it answers later.
+  const opened = open(config, (firstAdmin) => {
+    if (preparing) notes.firstAdmin = firstAdmin;
+    else announceLateFirstAdmin(firstAdmin);
+  });
   try {
+    await opened.instances.checkReady();
     if (opened.control) {
       // Cloud: instances are created by "hrm instance create", never by starting the server.
-      return { opened, notes: { instanceCount: (await listRegisteredInstances(opened.control)).length } };
+      notes.instanceCount = (await listRegisteredInstances(opened.control)).length;
+    } else {
+      const { instance } = (await opened.instances.acquire(undefined)) ?? {};
+      notes.apiEnabled = instance && (await instance.settings.get()).restApiEnabled;
     }
-    const { instance } = (await opened.instances.acquire(undefined)) ?? {};
-    if (!instance) throw new Error('The installation has no instance');
-    const firstAdmin = await createFirstAdmin(instance, systemClock.now());
-    const { restApiEnabled } = await instance.settings.get();
-    return { opened, notes: { firstAdmin, apiEnabled: restApiEnabled } };
   } catch (error) {
-    await opened.close();
-    throw error;
+    if (!(error instanceof ServiceUnavailableError)) {
+      await opened.close();
+      throw error;
+    }
+    notes.databaseUnavailable = true;
   }
+  preparing = false;
+  return { opened, notes };
 }
 
-/** Opens the database(s) a serving process needs, migrated. */
-async function open(config: Config): Promise<Opened> {
+/**
+ * Opens the database(s) a serving process needs. Migrating and loading the instance wait for the
+ * first request (or prepare's readiness check) and are retried until the database answers.
+ * `onFirstAdmin` hears of the admin created on a first start, whenever that happens.
+ */
+function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void = announceLateFirstAdmin): Opened {
   if (config.deployment === 'cloud') {
     const control = openDatabase(config.database, { poolMax: 2 });
-    await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
     const directory = new InstanceDirectory({
       control,
       controlConfig: config.database,
@@ -106,9 +124,13 @@ async function open(config: Config): Promise<Opened> {
       maxConnections: config.cloudMaxConnections,
       idleTimeoutMs: config.cloudIdleTimeoutMs,
     });
+    const instances = recoveringSource(async () => {
+      await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
+      return directory;
+    }, systemClock);
     const rateLimitStore = openRateLimitStore(config, control);
     return {
-      instances: directory,
+      instances,
       control,
       rateLimitStore,
       databases: [{ name: 'control', db: control }],
@@ -120,10 +142,15 @@ async function open(config: Config): Promise<Opened> {
     };
   }
   const db = openDatabase(config.database);
-  const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
+  const instances = recoveringSource(async () => {
+    const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
+    const firstAdmin = await createFirstAdmin(instance, systemClock.now());
+    if (firstAdmin) onFirstAdmin(firstAdmin);
+    return singleInstance(instance);
+  }, systemClock);
   const rateLimitStore = openRateLimitStore(config, db);
   return {
-    instances: singleInstance(instance),
+    instances,
     rateLimitStore,
     databases: [{ name: 'main', db }],
     close: async () => {
@@ -131,6 +158,11 @@ async function open(config: Config): Promise<Opened> {
       await db.destroy();
     },
   };
+}
+
+/** A first start whose database came up only after the start message: its token, now. */
+function announceLateFirstAdmin(firstAdmin: FirstAdmin): void {
+  process.stdout.write(firstAdminLines(firstAdmin).join('\n') + '\n\n');
 }
 
 /**
@@ -194,7 +226,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
 
 /** A worker of the cluster: serves on the shared port, tells the primary, stops on SIGTERM. */
 async function runWorker(config: Config, logger: Logger): Promise<void> {
-  const opened = await open(config);
+  const opened = open(config);
   // Counted in the process-wide registry, which the primary's AggregatorRegistry collects.
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
   const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
@@ -213,24 +245,33 @@ function announce(config: Config, logger: Logger, port: number, notes: StartNote
   const apiUrl = `http://${config.host}:${port}${base}`;
   logger.info({ url: apiUrl, database: config.database.client, deployment: config.deployment, workers: config.workers }, 'server listening');
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
-  const message = config.deployment === 'cloud' ? cloudStartMessage(apiUrl, notes.instanceCount ?? 0) : startMessage(apiUrl, notes);
+  const message = config.deployment === 'cloud' ? cloudStartMessage(apiUrl, notes) : startMessage(apiUrl, notes);
   process.stdout.write(message);
 }
 
-function startMessage(apiUrl: string, { firstAdmin, apiEnabled }: StartNotes): string {
+function firstAdminLines(firstAdmin: FirstAdmin): string[] {
+  return [
+    '',
+    `First start: created the user "${firstAdmin.username}" (linked to employee ${firstAdmin.employeeId}) and this token for it.`,
+    'It is shown only once; keep it secret:',
+    '',
+    `  ${firstAdmin.token}`,
+    '',
+    'More tokens: npm run -s hrm -- token issue --username admin',
+  ];
+}
+
+function startMessage(apiUrl: string, { firstAdmin, apiEnabled, databaseUnavailable }: StartNotes): string {
   const lines = [`\nHRM API listening on ${apiUrl}`];
-  if (firstAdmin) {
+  if (databaseUnavailable) {
     lines.push(
       '',
-      `First start: created the user "${firstAdmin.username}" (linked to employee ${firstAdmin.employeeId}) and this token for it.`,
-      'It is shown only once; keep it secret:',
-      '',
-      `  ${firstAdmin.token}`,
-      '',
-      'More tokens: npm run -s hrm -- token issue --username admin',
+      'The database does not answer yet: requests get 503 until it does; the server keeps trying.',
+      'A first start prints the admin token once the database is reachable.',
     );
   }
-  if (!apiEnabled) {
+  if (firstAdmin) lines.push(...firstAdminLines(firstAdmin));
+  if (apiEnabled === false) {
     lines.push(
       '',
       'The REST API is disabled (every request answers 403 api_disabled). Enable it with:',
@@ -242,9 +283,11 @@ function startMessage(apiUrl: string, { firstAdmin, apiEnabled }: StartNotes): s
   return lines.join('\n');
 }
 
-function cloudStartMessage(apiUrl: string, instanceCount: number): string {
+function cloudStartMessage(apiUrl: string, { instanceCount, databaseUnavailable }: StartNotes): string {
   const lines = [`\nHRM API (cloud mode) listening on ${apiUrl}`, ''];
-  if (instanceCount === 0) {
+  if (databaseUnavailable) {
+    lines.push('The control database does not answer yet: requests get 503 until it does; the server keeps trying.');
+  } else if (instanceCount === 0) {
     lines.push(
       'No instance exists yet. Create one (it prints its admin token once) with:',
       '',
@@ -281,8 +324,12 @@ async function stop(app: FastifyInstance, logger: Logger, signal: string, closeD
     process.exit(1);
   }, SHUTDOWN_TIMEOUT_MS);
   forced.unref();
-  // Stop accepting connections, let in-flight requests finish, then close the pools.
+  // Stop accepting connections, let in-flight requests finish, then close the pools. A
+  // keep-alive connection whose request finishes after this point would stay open until its
+  // client leaves, holding the close up: such connections are closed as soon as they go idle.
+  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
   await app.close();
+  clearInterval(sweep);
   await closeDatabases();
   logger.info('stopped');
 }

@@ -17,6 +17,12 @@ const MYSQL_SESSION_SQL =
 /** How long a query waits for a pool connection before failing (503) instead of hanging. */
 const ACQUIRE_TIMEOUT_MS = 10_000;
 
+/**
+ * How long a MySQL query may run. A server that stops answering (a network partition) would
+ * otherwise hold the query, and its pool connection, until TCP gives up many minutes later.
+ */
+export const QUERY_TIMEOUT_MS = 10_000;
+
 export interface OpenDatabaseOptions {
   /** Most connections this process keeps to a MySQL server (default 10). */
   poolMax?: number;
@@ -62,7 +68,7 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
 
 function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefined): Db {
   const parsed = new URL(url);
-  return knex({
+  const db = knex({
     client: 'mysql2',
     connection: {
       host: parsed.hostname,
@@ -89,4 +95,23 @@ function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefin
       },
     },
   });
+  withDefaultQueryTimeout(db, QUERY_TIMEOUT_MS);
+  return db;
+}
+
+/**
+ * Gives every query Knex's own `.timeout()` unless it has one: on expiry the query fails
+ * (KnexTimeoutError, answered 503) and Knex marks its connection disposed, so the pool drops it
+ * instead of lending out a connection still waiting for an answer. Knex has no setting for a
+ * default, so its client's query method is wrapped; the runner reads `timeout` right after.
+ */
+function withDefaultQueryTimeout(db: Db, timeoutMs: number): void {
+  const client = db.client as { query(connection: unknown, query: unknown): Promise<unknown> };
+  const query = client.query.bind(client);
+  client.query = (connection, obj) => {
+    if (obj !== null && typeof obj === 'object' && !(obj as { timeout?: number }).timeout) {
+      (obj as { timeout?: number }).timeout = timeoutMs;
+    }
+    return query(connection, obj);
+  };
 }

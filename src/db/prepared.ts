@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Db, dialectOf } from './connect';
+import { type Db, dialectOf, QUERY_TIMEOUT_MS } from './connect';
 
 const PARAMETER = '\u0000hrm-parameter:';
 
@@ -16,6 +16,8 @@ interface Compiled {
 
 interface MysqlConnection {
   execute(sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+  destroy(): void;
+  __knex__disposed?: unknown;
 }
 interface SqliteConnection {
   prepare(sql: string): { all(...values: unknown[]): unknown[] };
@@ -62,17 +64,30 @@ async function run(db: Db, sql: string, values: unknown[]): Promise<Array<Record
   // Knex's pool: the same connections, limits and acquire timeout as every other query.
   const connection = await client.acquireConnection();
   try {
-    if (dialectOf(db) === 'mysql') {
-      return await new Promise((resolve, reject) => {
-        (connection as MysqlConnection).execute(sql, values, (error, rows) =>
-          error ? reject(error) : resolve(rows as Array<Record<string, unknown>>),
-        );
-      });
-    }
+    if (dialectOf(db) === 'mysql') return await executeWithTimeout(connection as MysqlConnection, sql, values);
     return statementFor(connection as SqliteConnection, sql).all(...values) as Array<Record<string, unknown>>;
   } finally {
     await client.releaseConnection(connection);
   }
+}
+
+/**
+ * mysql2 `execute`, failing after QUERY_TIMEOUT_MS like every Knex query does: the connection is
+ * then marked disposed (Knex's own flag), so the pool destroys it on release.
+ */
+function executeWithTimeout(connection: MysqlConnection, sql: string, values: unknown[]): Promise<Array<Record<string, unknown>>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      const error = Object.assign(new Error(`Query timed out after ${QUERY_TIMEOUT_MS} ms`), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
+      connection.__knex__disposed = error;
+      reject(error);
+    }, QUERY_TIMEOUT_MS);
+    connection.execute(sql, values, (error, rows) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(rows as Array<Record<string, unknown>>);
+    });
+  });
 }
 
 function statementFor(connection: SqliteConnection, sql: string) {

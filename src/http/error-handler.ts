@@ -76,6 +76,8 @@ function asRequestError(error: unknown, bodyLimitBytes: number): AppError | unde
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       // Also a body with "__proto__" or "constructor.prototype" keys, refused as unsafe.
       return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
+    case 'FST_ERR_HANDLER_TIMEOUT':
+      return new ServiceUnavailableError({ detail: 'The request took too long (the database may be unavailable); try again shortly' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_BAD_URL':
       return new BadRequestError({ detail: 'The request is malformed' });

@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       corsOrigins: [],
       metricsPort: undefined,
       metricsHost: '127.0.0.1',
+      requestTimeoutMs: 15_000,
       workers: 1,
       cloudMaxConnections: 40,
       cloudIdleTimeoutMs: 60_000,
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://hr.example.com, http://localhost:3000',
       METRICS_PORT: '9464',
       METRICS_HOST: '0.0.0.0',
+      REQUEST_TIMEOUT: '5',
       TRUST_PROXY: '10.0.0.0/8, loopback, 192.168.1.7, fd00::/8, 172.16.0.0/255.240.0.0',
       WORKERS: '4',
       CLOUD_MAX_CONNECTIONS: '100',
@@ -62,6 +64,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://hr.example.com', 'http://localhost:3000'],
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      requestTimeoutMs: 5_000,
       trustProxy: ['10.0.0.0/8', 'loopback', '192.168.1.7', 'fd00::/8', '172.16.0.0/255.240.0.0'],
       workers: 4,
       cloudMaxConnections: 100,
@@ -120,6 +123,7 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://hr.example.com/app' }, 'CORS_ORIGINS'],
     [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
+    [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));
