@@ -15,6 +15,7 @@ import type { InstanceSource } from './instances/source';
 import { AccessLog, type Logger, requestIdFor } from './logger';
 import { registerLookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
+import { registerDocsRoutes } from './openapi/routes';
 import { type RateLimitStore, registerRateLimits } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
 
@@ -122,6 +123,7 @@ async function registerApi(api: FastifyInstance, { config, clock, instances, rat
   // CONTRACT §3: echo is public only when self-hosted.
   registerEchoRoutes(api, { public: !cloud });
   registerTokenRoutes(api, { clock, login: rateLimits.login });
+  registerDocsRoutes(api, { config });
   registerEmployeeRoutes(api, { clock });
   registerLookupRoutes(api, { clock });
   api.setNotFoundHandler(notFound);

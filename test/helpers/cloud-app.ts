@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app';
+import { checkResponsesAgainstDocument } from './openapi-check';
 import { type Config, type DatabaseConfig, loadConfig } from '../../src/config';
 import { type Db, openDatabase } from '../../src/db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../../src/db/migrate';
@@ -127,6 +128,7 @@ export async function startCloudTestApp(
     ...options.directory,
   });
   const fastify = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: { kind: 'memory' } });
+  const responses = checkResponsesAgainstDocument(fastify, new RegExp(`^${config.cloudBasePath}/:instance`), 'cloud');
   await fastify.ready();
   return {
     dialect,
@@ -148,6 +150,8 @@ export async function startCloudTestApp(
       await fastify.close();
       await directory.close();
       await control.drop();
+      const mismatches = responses.mismatches();
+      if (mismatches.length > 0) throw new Error(`Responses the OpenAPI document does not describe:\n${mismatches.join('\n')}`);
     },
   };
 }

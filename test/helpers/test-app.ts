@@ -11,6 +11,7 @@ import type { RateLimitStore } from '../../src/rate-limits/limits';
 import { createLogger } from '../../src/logger';
 import { SETTING, writeSetting } from '../../src/settings/repository';
 import { createTestDatabase, type TestDatabase, type TestDialect } from './databases';
+import { checkResponsesAgainstDocument } from './openapi-check';
 import { TestClock } from './test-clock';
 
 export interface TestApp {
@@ -40,6 +41,8 @@ export interface TestAppOptions {
   /** Use this database (another app's) instead of a new one. */
   database?: TestDatabase;
   metrics?: Metrics;
+  /** Told of every route the app registers. */
+  onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
 /** The real app on a new database of the given dialect, migrated, with a silent logger. */
@@ -53,6 +56,9 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const logger = createLogger(config, options.logDestination);
   const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
   const fastify = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance), rateLimitStore, metrics: options.metrics });
+  const responses = checkResponsesAgainstDocument(fastify, new RegExp(`^${config.basePath}`));
+  const { onRoute } = options;
+  if (onRoute) fastify.addHook('onRoute', (route) => onRoute(route));
   await fastify.ready();
 
   const setApiEnabled = async (enabled: boolean) => {
@@ -75,6 +81,8 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
       await fastify.close();
       await db.destroy();
       if (!keepDatabase) await database.drop();
+      const mismatches = responses.mismatches();
+      if (mismatches.length > 0) throw new Error(`Responses the OpenAPI document does not describe:\n${mismatches.join('\n')}`);
     },
   };
 }

@@ -1,0 +1,94 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import { COMMON_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../openapi/common';
+import { paginationFields } from '../http/pagination';
+import { ROLES } from './caller';
+
+const tokenResponse = z
+  .strictObject({
+    access_token: z.string().meta({ description: 'The bearer token (a JWT); shown only here' }),
+    token_type: z.literal('bearer'),
+    expires_in: z.number().int().meta({ description: 'Seconds until it expires' }),
+    scope: z.enum(ROLES).meta({ description: "The user's role" }),
+    id: z.string().meta({ description: "The token's id (its jti), for listing and revoking" }),
+  })
+  .meta({ id: 'TokenResponse' });
+
+const tokenSummary = z
+  .strictObject({
+    id: z.string(),
+    name: z.string().nullable(),
+    created_at: z.string(),
+    expires_at: z.string(),
+    revoked_at: z.string().nullable(),
+    last_used_at: z.string().nullable().meta({ description: 'Updated at most once a minute' }),
+    state: z.enum(['active', 'revoked', 'expired']),
+    current: z.boolean().meta({ description: 'The token of this request' }),
+  })
+  .meta({ id: 'Token' });
+
+const passwordGrant = z
+  .object({
+    grant_type: z.literal('password'),
+    username: z.string(),
+    password: z.string(),
+  })
+  .meta({ id: 'PasswordGrant', description: 'RFC 6749 §4.3; other fields (client_id, scope...) are ignored' });
+
+export function describeTokens(registry: OpenAPIRegistry): void {
+  const tags = ['Tokens'];
+  const security = [{ bearer: [] }];
+  registry.registerPath({
+    method: 'post',
+    path: '/oauth/token',
+    tags,
+    summary: 'Sign in with a password (OAuth 2.0 password grant); no token needed',
+    description:
+      'Failed attempts are limited per username and client address (5 per 15 minutes), per username (50) and per address (20): the 429 says when to retry.',
+    request: {
+      body: {
+        required: true,
+        content: { 'application/x-www-form-urlencoded': { schema: passwordGrant }, 'application/json': { schema: passwordGrant } },
+      },
+    },
+    responses: {
+      200: jsonResponse('A new token', tokenResponse),
+      ...problems(400, 413, 415, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/tokens',
+    tags,
+    security,
+    summary: 'Rotate: a new token for the caller; the token used for this request is revoked',
+    request: {
+      headers: idempotencyKeyHeader,
+      body: jsonBody(
+        z.strictObject({
+          name: z.string().max(100).optional(),
+          expires_in: z.number().int().min(60).optional().meta({ description: 'Seconds; default 180 days' }),
+        }),
+      ),
+    },
+    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 413, 415, 422, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/tokens',
+    tags,
+    security,
+    summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
+    request: { query: z.strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), username: z.string().optional() }) },
+    responses: { 200: jsonResponse('A page of tokens', pageSchema(tokenSummary, 'TokenPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'delete',
+    path: '/tokens/{id}',
+    tags,
+    security,
+    summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',
+    request: { params: z.object({ id: z.string() }), headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: z.string() })), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+}

@@ -1,0 +1,147 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  COMMON_PROBLEMS,
+  countryReferenceSchema,
+  idempotencyKeyHeader,
+  idString,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+  referenceSchema,
+} from '../openapi/common';
+import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
+import { listEmployeesQuery } from './list';
+import { employeeWriteSchema } from './schemas';
+
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().meta({ example: '2024-03-01' });
+const text = z.string().nullable();
+/** Personal fields are left out (not null) for callers who may not see them. */
+const personal = <T extends z.ZodType>(schema: T) => schema.optional();
+
+/** The read shape (CONTRACT §5.1). */
+export const employeeSchema = z
+  .strictObject({
+    id: idString,
+    employee_id: z.string().meta({ example: 'E0001' }),
+    first_name: z.string(),
+    middle_name: text,
+    last_name: z.string(),
+    nationality: personal(referenceSchema('Nationality')),
+    birthday: personal(date),
+    gender: personal(text),
+    marital_status: personal(z.enum(MARITAL_STATUSES).nullable()),
+    ssn_num: personal(text),
+    nic_num: personal(text),
+    other_id: personal(text),
+    driving_license: personal(text),
+    employment_status: referenceSchema('EmploymentStatus'),
+    job_title: referenceSchema('JobTitle'),
+    pay_grade: referenceSchema('PayGrade'),
+    work_station_id: text,
+    address1: personal(text),
+    address2: personal(text),
+    city: personal(text),
+    country: personal(countryReferenceSchema),
+    province: personal(referenceSchema('Province')),
+    postal_code: personal(text),
+    home_phone: personal(text),
+    mobile_phone: personal(text),
+    work_phone: text,
+    work_email: text,
+    private_email: personal(text),
+    joined_date: date,
+    confirmation_date: date,
+    supervisor: referenceSchema('Employee'),
+    indirect_supervisors: z.string().nullable().meta({ description: 'A JSON array of employee ids, inside a string', example: '["3","7"]' }),
+    department: referenceSchema('Department'),
+    termination_date: date,
+    status: z.enum(EMPLOYEE_STATUSES),
+    approver1: referenceSchema('Employee'),
+    approver2: referenceSchema('Employee'),
+    approver3: referenceSchema('Employee'),
+    timezone: z.string().meta({ example: 'Europe/Berlin' }),
+    created_at: z.string().meta({ example: '2026-11-22T11:00:00.000Z' }),
+    updated_at: z.string(),
+    restricted_fields: z
+      .array(z.enum(PERSONAL_FIELDS))
+      .optional()
+      .meta({ description: 'Present when the caller may not see personal fields: the ones left out' }),
+  })
+  .meta({ id: 'Employee', description: 'An employee as read (CONTRACT §5.1)' });
+
+const employeeInput = employeeWriteSchema.meta({
+  id: 'EmployeeInput',
+  description:
+    'IceHrm\'s write shape. Values may be strings (ids also numbers or reference objects as read); "" means no value, 0000-00-00 no date. Unknown fields are refused (422).',
+});
+
+const createInput = employeeInput.required({ employee_id: true, first_name: true, last_name: true }).meta({ id: 'EmployeeCreate' });
+const idParam = z.object({ id: idString });
+const location = z.object({ Location: z.string().meta({ description: 'The new employee, e.g. /app/api/employees/42' }) });
+
+export function describeEmployees(registry: OpenAPIRegistry): void {
+  const tags = ['Employees'];
+  const security = [{ bearer: [] }];
+  registry.registerPath({
+    method: 'get',
+    path: '/employees/me',
+    tags,
+    security,
+    summary: "The caller's own employee record",
+    responses: { 200: jsonResponse('The employee linked to the token\'s user', employeeSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/employees',
+    tags,
+    security,
+    summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
+    request: { query: listEmployeesQuery },
+    responses: { 200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/employees',
+    tags,
+    security,
+    summary: 'Create an employee (admins)',
+    request: { headers: idempotencyKeyHeader, body: jsonBody(createInput) },
+    responses: {
+      201: jsonResponse('Created', employeeSchema, location),
+      ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/employees/{id}',
+    tags,
+    security,
+    summary: 'One employee',
+    request: { params: idParam },
+    responses: { 200: jsonResponse('The employee', employeeSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+  for (const method of ['put', 'patch'] as const) {
+    registry.registerPath({
+      method,
+      path: '/employees/{id}',
+      tags,
+      security,
+      summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
+      description:
+        'Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it. Setting status to Terminated revokes the user\'s tokens.',
+      request: { params: idParam, headers: idempotencyKeyHeader, body: jsonBody(employeeInput) },
+      responses: { 200: jsonResponse('The changed employee', employeeSchema), ...problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
+    });
+  }
+  registry.registerPath({
+    method: 'delete',
+    path: '/employees/{id}',
+    tags,
+    security,
+    summary: "Delete an employee (admins); revokes their user's tokens",
+    request: { params: idParam, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })), ...problems(401, 404, 409, ...COMMON_PROBLEMS) },
+  });
+}

@@ -1,0 +1,97 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { describeTokens } from '../auth/openapi';
+import type { Config } from '../config';
+import { describeEcho } from '../echo/openapi';
+import { describeEmployees } from '../employees/openapi';
+import { describeLookups } from '../lookups/openapi';
+import { z } from 'zod';
+import { jsonResponse, problems } from './common';
+import { describeDocs } from './routes';
+
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+
+const DESCRIPTION = `The Employee and Attendance REST API: employee details and attendance records of an HR system,
+wire-compatible with IceHrm's REST API where that is sound.
+
+Every request except the public ones needs \`Authorization: Bearer <token>\`. While the "Enable REST Api"
+setting is off every request answers 403 \`api_disabled\`. Errors are \`application/problem+json\`
+(RFC 9457) with IceHrm's \`error\` member. Every response carries \`X-Request-Id\`; responses of writes
+accept an \`Idempotency-Key\`. Lists are \`{"data", "total", "nextPage"}\`.
+
+The health checks \`GET /healthz\` and \`GET /readyz\` live at the root, outside this base path.`;
+
+/**
+ * The OpenAPI 3.1 document, generated from the zod schemas the server validates with and the read
+ * shapes each feature declares next to its routes. `config` decides the server URL (base path).
+ */
+export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePath' | 'cloudBasePath'>): OpenApiDocument {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'A token from `hrm token issue`, `POST /oauth/token` or `POST /tokens`',
+  });
+  const cloud = config.deployment === 'cloud';
+  describeEcho(registry, { public: !cloud });
+  describeTokens(registry);
+  describeEmployees(registry);
+  describeLookups(registry);
+  describeDocs(registry);
+  describeHealth(registry);
+
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+    openapi: '3.1.0',
+    info: { title: 'HRM Employee and Attendance API', version: '1', description: DESCRIPTION },
+    servers: cloud
+      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } } }]
+      : [{ url: config.basePath }],
+    tags: [
+      { name: 'Service' },
+      { name: 'Tokens' },
+      { name: 'Employees' },
+      { name: 'Reference data', description: 'The tables employee references point into' },
+      { name: 'Documentation' },
+      { name: 'Health', description: 'Outside the base path and the settings gate' },
+    ],
+  });
+  if (cloud) {
+    // Any path under /api/<instance> answers 404 instance_not_found for an unknown instance.
+    for (const item of Object.values(document.paths ?? {})) {
+      for (const operation of Object.values(item) as Array<{ responses?: Record<string, unknown> }>) {
+        if (operation.responses && !operation.responses['404']) {
+          operation.responses['404'] = {
+            description: 'No such instance (`instance_not_found`), or no such record',
+            content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+          };
+        }
+      }
+    }
+  }
+  // The health checks live at the root, not under the base path of `servers`.
+  for (const path of HEALTH_PATHS) {
+    const item = document.paths?.[path];
+    if (item) item.servers = [{ url: '/' }];
+  }
+  return document;
+}
+
+const HEALTH_PATHS = ['/healthz', '/readyz'];
+
+function describeHealth(registry: OpenAPIRegistry): void {
+  const status = (value: string) => z.strictObject({ status: z.literal(value) });
+  registry.registerPath({
+    method: 'get',
+    path: '/healthz',
+    tags: ['Health'],
+    summary: 'The process is alive',
+    responses: { 200: jsonResponse('Alive', status('ok')) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/readyz',
+    tags: ['Health'],
+    summary: 'The database answers',
+    responses: { 200: jsonResponse('Ready', status('ready')), ...problems(503) },
+  });
+}

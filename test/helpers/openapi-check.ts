@@ -1,0 +1,112 @@
+import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { loadConfig } from '../../src/config';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/document';
+
+interface Operation {
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+}
+
+/** A document with its compiled validators, one per deployment mode (self-hosted, cloud). */
+class Checker {
+  readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(readonly document: OpenApiDocument) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(document as object, 'openapi.json');
+  }
+
+  validatorFor(pointer: string): ValidateFunction {
+    let validate = this.validators.get(pointer);
+    if (!validate) {
+      validate = this.ajv.compile({ $ref: `openapi.json#${pointer}` });
+      this.validators.set(pointer, validate);
+    }
+    return validate;
+  }
+}
+
+const checkers = new Map<string, Checker>();
+function checkerFor(deployment: 'self-hosted' | 'cloud'): Checker {
+  let checker = checkers.get(deployment);
+  if (!checker) {
+    checker = new Checker(buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment })));
+    checkers.set(deployment, checker);
+  }
+  return checker;
+}
+
+const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/**
+ * Checks one response against the OpenAPI document: its operation must list the status and the
+ * media type, and the body must match the schema. Returns what is wrong, or undefined. Responses
+ * the document cannot describe (no route matched: 401 before routing, 404 of unknown paths) and
+ * preflights are not checked.
+ */
+export function checkAgainstDocument(
+  response: { method: string; route: string | undefined; basePattern: RegExp; status: number; contentType: string | undefined; body: string | undefined },
+  deployment: 'self-hosted' | 'cloud' = 'self-hosted',
+): string | undefined {
+  const checker = checkerFor(deployment);
+  const { document } = checker;
+  if (!response.route || response.method === 'OPTIONS') return undefined;
+  const path = response.route.replace(response.basePattern, '').replace(/:(\w+)/g, '{$1}') || '/';
+  const method = response.method === 'HEAD' ? 'get' : response.method.toLowerCase();
+  const operations = (document.paths as Record<string, Record<string, Operation>> | undefined)?.[path];
+  if (!operations) return `${response.method} ${path}: the path is not in the document`;
+  const operation = operations[method];
+  const where = `${response.method} ${path} ${response.status}`;
+  if (!operation) {
+    return response.status === 405 ? validateBody(checker, where, '/components/schemas/Problem', response.body) : `${where}: the method is not in the document`;
+  }
+  const documented = operation.responses?.[String(response.status)];
+  if (!documented) return `${where}: the status is not in the document`;
+  const mediaType = (response.contentType ?? '').split(';')[0]?.trim() ?? '';
+  if (!documented.content) return undefined;
+  // An empty answer to a client that had already gone away.
+  if (!mediaType && !response.body) return undefined;
+  if (!documented.content[mediaType]) return `${where}: ${mediaType || 'no content type'} is not in the document`;
+  if (response.method === 'HEAD' || !mediaType.includes('json')) return undefined;
+  return validateBody(checker, where, `/paths/${escape(path)}/${method}/responses/${response.status}/content/${escape(mediaType)}/schema`, response.body);
+}
+
+function validateBody(checker: Checker, where: string, pointer: string, body: string | undefined): string | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body ?? '');
+  } catch {
+    return `${where}: the body is not JSON`;
+  }
+  const validate = checker.validatorFor(pointer);
+  if (validate(parsed)) return undefined;
+  return `${where}: ${checker.ajv.errorsText(validate.errors)} in ${JSON.stringify(parsed).slice(0, 300)}`;
+}
+
+/**
+ * Makes every response of a test app be checked against the document; `mismatches()` lists the
+ * ones that do not match, and the test app fails its test file with them when it closes.
+ */
+export function checkResponsesAgainstDocument(
+  app: FastifyInstance,
+  basePattern: RegExp,
+  deployment: 'self-hosted' | 'cloud' = 'self-hosted',
+): { mismatches(): string[] } {
+  const found: string[] = [];
+  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
+    const problem = checkAgainstDocument({
+      method: request.method,
+      route: request.routeOptions.url,
+      basePattern,
+      status: reply.statusCode,
+      contentType: reply.getHeader('content-type') as string | undefined,
+      body,
+    }, deployment);
+    if (problem) found.push(problem);
+    return payload;
+  });
+  return { mismatches: () => [...new Set(found)] };
+}

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { loadConfig } from '../../src/config';
+import { buildOpenApiDocument } from '../../src/openapi/document';
+import { testDialects } from '../helpers/databases';
+import { expectProblem } from '../helpers/problem';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+describe('docs/openapi.json', () => {
+  it('is up to date with the code (run "npm run openapi" after changing an endpoint)', () => {
+    const committed = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'));
+
+    expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(loadConfig({})))));
+  });
+
+  it('describes every path the server serves, with exactly the methods it allows', async () => {
+    const document = buildOpenApiDocument(loadConfig({}));
+    const paths = new Set<string>();
+    const t = await startTestApp('sqlite', {
+      onRoute: (route) => {
+        if (route.method !== 'OPTIONS') paths.add(route.url.replace('/app/api', '').replace(/:(\w+)/g, '{$1}'));
+      },
+    });
+    try {
+      for (const path of paths) {
+        const documented = Object.keys(document.paths?.[path] ?? {}).filter((key) => key !== 'servers');
+        // OPTIONS on a path under the base lists what it serves; the health checks serve GET.
+        const allow = path.startsWith('/healthz') || path.startsWith('/readyz') ? 'GET' : (await request(t.app).options(t.api(path.replace(/\{\w+\}/g, '1')))).headers.allow;
+        const served = String(allow).split(', ').filter((method) => method !== 'HEAD' && method !== 'OPTIONS').map((method) => method.toLowerCase());
+        expect({ path, methods: documented.sort() }).toEqual({ path, methods: served.sort() });
+      }
+    } finally {
+      await t.close();
+    }
+    expect(paths.size).toBeGreaterThan(20);
+  });
+});
+
+describe.each(testDialects())('the served documentation on %s', (dialect) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+  });
+  afterAll(() => t.close());
+
+  it('serves the OpenAPI document without a token, for this base path', async () => {
+    const res = await request(t.app).get(t.api('/openapi.json'));
+
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.servers).toEqual([{ url: '/app/api' }]);
+    expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
+  });
+
+  it('keeps it behind the settings gate', async () => {
+    await t.setApiEnabled(false);
+    try {
+      expectProblem(await request(t.app).get(t.api('/openapi.json')), 403, 'api_disabled');
+    } finally {
+      await t.setApiEnabled(true);
+    }
+  });
+
+  it('serves the docs page and its files from the package, with a CSP that lets only them run', async () => {
+    const page = await request(t.app).get(t.api('/docs'));
+    const bundle = await request(t.app).get(t.api('/docs/swagger-ui-bundle.js'));
+    const init = await request(t.app).get(t.api('/docs/init.js'));
+
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.text).toContain('<script src="docs/swagger-ui-bundle.js"></script>');
+    expect(page.text).not.toMatch(/https?:\/\//);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+    expect(init.text).toContain("url: 'openapi.json'");
+  });
+
+  it('answers 404 for files that are not the page\'s', async () => {
+    expectProblem(await request(t.app).get(t.api('/docs/package.json')), 404, 'not_found');
+    expectProblem(await request(t.app).get(t.api('/docs/..%2F..%2Fpackage.json')), 404, 'not_found');
+  });
+});
