@@ -7,6 +7,7 @@ import * as settings from './0005_settings';
 import * as attendance from './0006_attendance';
 import * as auditLog from './0007_audit_log';
 import * as idempotencyKeys from './0008_idempotency_keys';
+import * as auditEmployee from './0009_audit_employee';
 
 export interface Migration {
   name: string;
@@ -27,4 +28,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0006_attendance', ...attendance },
   { name: '0007_audit_log', ...auditLog },
   { name: '0008_idempotency_keys', ...idempotencyKeys },
+  { name: '0009_audit_employee', ...auditEmployee },
 ];

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { registerAttendanceRoutes } from './attendance/routes';
 import { requireBearer } from './auth/require-bearer';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -75,5 +76,6 @@ function registerApi(api: FastifyInstance, { clock, instance }: AppDependencies)
   registerEchoRoutes(api, { public: true });
   registerEmployeeRoutes(api, { clock });
   registerLookupRoutes(api, { clock });
+  registerAttendanceRoutes(api, { clock });
   api.setNotFoundHandler(notFound);
 }
