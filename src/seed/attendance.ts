@@ -56,7 +56,8 @@ export async function seedAttendance(
     let inserting: Promise<unknown> = Promise.resolve();
     const insert = async (rows: Array<Record<string, unknown>>) => {
       await inserting;
-      inserting = trx('attendance').insert(rows);
+      // A Knex builder runs each time it is awaited: take its promise once.
+      inserting = trx('attendance').insert(rows).then(() => undefined);
       // Awaited before the next batch or at the end; this only keeps a failure from going unhandled meanwhile.
       inserting.catch(() => undefined);
       count += rows.length;
