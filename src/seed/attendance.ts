@@ -1,9 +1,12 @@
-import type { Db } from '../db/connect';
+import { type Db, dialectOf } from '../db/connect';
 import { addDays, instantOfWallClock, todayIn, weekdayOf } from '../time';
 import { Random } from './random';
 
-/** Rows per INSERT: 2000 x 9 columns stays under SQLite's 32766 bound parameters. */
-const BATCH_SIZE = 2000;
+/**
+ * Rows per INSERT. Knex writes a multi-row insert for SQLite as a compound SELECT, which SQLite
+ * limits to 500 terms; MySQL takes larger statements, which cost fewer round trips.
+ */
+const BATCH_SIZE = { sqlite: 500, mysql: 2000 };
 const NOTES = ['Client visit', 'Worked from home', 'Training', 'Covered the late shift', 'Doctor in the morning'];
 
 export interface AttendanceSeedResult {
@@ -45,6 +48,7 @@ export async function seedAttendance(
     return calendar;
   };
 
+  const batchSize = BATCH_SIZE[dialectOf(db)];
   return db.transaction(async (trx) => {
     const employees = (await trx('employees')
       .whereBetween('id', [options.firstId, options.lastId])
@@ -66,7 +70,7 @@ export async function seedAttendance(
       for (const day of calendarOf(employee.timezone)) {
         if (employee.termination_date !== null && day.date > employee.termination_date) continue;
         batch.push(demoRecord(random, employee, day));
-        if (batch.length === BATCH_SIZE) {
+        if (batch.length === batchSize) {
           await insert(batch);
           batch = [];
         }
