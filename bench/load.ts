@@ -1,12 +1,14 @@
 import autocannon from 'autocannon';
-import type { Scenario } from './scenarios';
+import type { Fixture } from './fixture';
+import type { FixedScenario, Scenario } from './scenarios';
 
-/** One HTTP request, repeated by every connection. */
+/** What autocannon sends: one request repeated, or `requests` in turn, on every connection. */
 export interface Target {
   url: string;
-  method: Scenario['method'];
+  method: FixedScenario['method'];
   headers: Record<string, string>;
   body?: string;
+  requests?: autocannon.Request[];
 }
 
 export interface LoadShape {
@@ -23,9 +25,23 @@ export interface Measurement {
   failures: number;
 }
 
-export function scenarioTarget(scenario: Scenario, apiUrl: string, token: string): Target {
-  const headers: Record<string, string> = { ...scenario.headers };
-  if (scenario.needsToken) headers.authorization = `Bearer ${token}`;
+export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixture): Target {
+  const headers: Record<string, string> = 'headers' in scenario ? { ...scenario.headers } : {};
+  if (scenario.needsToken) headers.authorization = `Bearer ${fixture.token}`;
+  if ('requests' in scenario) {
+    headers['content-type'] = 'application/json';
+    const basePath = new URL(apiUrl).pathname;
+    const requests = scenario.requests(fixture).map(
+      (request): autocannon.Request => ({
+        method: request.method,
+        setupRequest: (raw, context) => {
+          const { path, body } = request.next(context as Record<string, unknown>);
+          return { ...raw, method: request.method, path: basePath + path, body: body === undefined ? undefined : JSON.stringify(body) };
+        },
+      }),
+    );
+    return { url: apiUrl, method: 'GET', headers, requests };
+  }
   if (scenario.body === undefined) return { url: apiUrl + scenario.path, method: scenario.method, headers };
   headers['content-type'] = 'application/json';
   return { url: apiUrl + scenario.path, method: scenario.method, headers, body: JSON.stringify(scenario.body) };

@@ -21,7 +21,7 @@ export function headerLine(options: BenchOptions, now: Date): string {
     now.toISOString(),
     `nproc ${os.availableParallelism()}`,
     `node ${process.version}`,
-    `employees ${options.employees}`,
+    `employees ${options.employees}, ${options.attendanceDays} attendance days each`,
     `${options.connections} connections, ${options.warmupSeconds} s warm-up + ${options.durationSeconds} s measured, ${rounds}`,
   ].join(' | ');
 }
