@@ -95,8 +95,9 @@ export async function punchOut(db: Db, body: Record<string, unknown>, context: A
       out_ip: context.ip,
       updated_at: toSqlDateTime(context.now),
     };
+    // No overlap check: an open record counts as lasting until further notice and overlaps
+    // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
     await updateAttendance(trx, id, columns);
-    await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
     await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
     return { id, ...columns, employeeDisplay: employee.display };
   });
