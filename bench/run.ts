@@ -25,6 +25,8 @@ interface RunningServer {
 interface Plan {
   name: string;
   target: Target;
+  /** Concurrent connections, when the scenario fixes them. */
+  connections?: number;
   rounds: Measurement[];
 }
 
@@ -130,6 +132,7 @@ async function measureRounds(
   const plans: Plan[] = scenarios.map((scenario) => ({
     name: scenario.name,
     target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
+    connections: scenario.connections,
     rounds: [],
   }));
   const ceilingPlan: Plan | undefined = ceiling && {
@@ -141,7 +144,7 @@ async function measureRounds(
   for (let round = 1; round <= options.rounds; round++) {
     for (const plan of ceilingPlan ? [...plans, ceilingPlan] : plans) {
       const label = `${database.label}, round ${round}/${options.rounds}: ${plan.name}`;
-      plan.rounds.push(await measureAndReport(label, plan.target, options));
+      plan.rounds.push(await measureAndReport(label, plan.target, { ...options, connections: plan.connections ?? options.connections }));
     }
   }
 

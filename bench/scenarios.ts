@@ -4,6 +4,8 @@ interface ScenarioBase {
   name: string;
   /** Send the benchmark admin's bearer token. */
   needsToken: boolean;
+  /** Concurrent connections, instead of --connections: 1 measures a request's own latency. */
+  connections?: number;
 }
 
 /** One request, repeated by every connection. */
@@ -24,6 +26,8 @@ export interface VaryingRequest {
    * one connection and lives through one pass over the scenario's requests.
    */
   next(context: Record<string, unknown>): { path: string; body?: unknown };
+  /** Sees the response's status, with the same `context`. */
+  onResponse?(status: number, context: Record<string, unknown>): void;
 }
 
 /** Requests sent in turn by every connection, e.g. a punch-in and then its punch-out. */
@@ -33,11 +37,24 @@ export interface VaryingScenario extends ScenarioBase {
 
 export type Scenario = FixedScenario | VaryingScenario;
 
-/** The seeded employees' ids in turn, shared by every connection of a scenario. */
-function roundRobin(fixture: Fixture): () => number {
+/** The seeded employees' ids in turn (skipping those `skip` names), shared by every connection of a scenario. */
+function roundRobin(fixture: Fixture, skip: ReadonlySet<number> = new Set()): () => number {
   const { firstId, lastId } = fixture.employees;
+  const count = lastId - firstId + 1;
   let next = 0;
-  return () => firstId + (next++ % (lastId - firstId + 1));
+  return () => {
+    for (let tries = 0; tries < count; tries++) {
+      const id = firstId + (next++ % count);
+      if (!skip.has(id)) return id;
+    }
+    throw new Error('Every employee has an open punch-in; seed more employees');
+  };
+}
+
+function monthlyReads(fixture: Fixture): VaryingRequest[] {
+  const employee = roundRobin(fixture);
+  const { from, to } = fixture.month;
+  return [{ method: 'GET', next: () => ({ path: `/employees/${employee()}/attendance?from=${from}&to=${to}` }) }];
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -50,26 +67,33 @@ export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'attendance: GET /employees/{id}/attendance?from&to (a month)',
     needsToken: true,
-    requests: (fixture) => {
-      const employee = roundRobin(fixture);
-      const { from, to } = fixture.month;
-      return [{ method: 'GET', next: () => ({ path: `/employees/${employee()}/attendance?from=${from}&to=${to}` }) }];
-    },
+    requests: monthlyReads,
+  },
+  // The same with one client at a time: the latency of the read itself, not of a queue.
+  {
+    name: 'attendance: GET /employees/{id}/attendance?from&to (a month), 1 connection',
+    needsToken: true,
+    connections: 1,
+    requests: monthlyReads,
   },
   // Terminals punching many employees in parallel: the admin punches each employee in (at the
   // server's time) and out again. The punch-out names the next whole second, so that it is after
   // the punch-in and within the future tolerance; an employee comes round again seconds later.
+  // A run that ends between the two leaves the employee punched in: they are not punched again.
   {
     name: 'attendance: POST /attendance/punch-in + punch-out pairs',
     needsToken: true,
     requests: (fixture) => {
-      const nextEmployee = roundRobin(fixture);
+      const punchedIn = new Set<number>();
+      const nextEmployee = roundRobin(fixture, punchedIn);
       return [
         {
           method: 'POST',
           next: (context) => {
-            context.employee = nextEmployee();
-            return { path: '/attendance/punch-in', body: { employee: context.employee } };
+            const employee = nextEmployee();
+            context.employee = employee;
+            punchedIn.add(employee);
+            return { path: '/attendance/punch-in', body: { employee } };
           },
         },
         {
@@ -77,6 +101,9 @@ export const SCENARIOS: readonly Scenario[] = [
           next: (context) => {
             const outTime = new Date((Math.floor(Date.now() / 1000) + 1) * 1000).toISOString();
             return { path: '/attendance/punch-out', body: { employee: context.employee, out_time: outTime } };
+          },
+          onResponse: (status, context) => {
+            if (status === 200) punchedIn.delete(context.employee as number);
           },
         },
       ];
