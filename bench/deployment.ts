@@ -86,7 +86,7 @@ async function main(): Promise<void> {
       const database = await recreateMysqlDatabase(options.url);
       label = database.label;
       progress(`${label}: seeding ${options.employees} employees`);
-      const fixture = await prepareFixture(database.config, options.employees);
+      const fixture = await prepareFixture(database.config, options.employees, 0);
       const me = { path: '/app/api/employees/me', headers: { authorization: `Bearer ${fixture.token}` } };
 
       for (const workers of [1, 2]) {

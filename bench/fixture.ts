@@ -4,30 +4,43 @@ import { systemClock } from '../src/clock';
 import type { DatabaseConfig } from '../src/config';
 import { openDatabase } from '../src/db/connect';
 import { openInstance } from '../src/instance';
+import { seedAttendance } from '../src/seed/attendance';
 import { seedEmployees } from '../src/seed/employees';
 import { SETTING, writeSetting } from '../src/settings/repository';
+import { addDays } from '../src/time';
 
 /** What the scenarios need from the prepared database. */
 export interface Fixture {
   /** Bearer token of an admin user linked to `employeeId`. */
   token: string;
   employeeId: number;
-  /** How many employees were seeded, and one from the middle of them. */
-  employees: number;
-  middleEmployeeId: number;
+  /** The seeded employees' ids. */
+  employees: { firstId: number; lastId: number };
+  /** The 31 days up to yesterday (UTC), for the monthly attendance read. */
+  month: { from: string; to: string };
+  attendanceRows: number;
+  /** How long seeding took, in seconds. */
+  seedSeconds: { employees: number; attendance: number };
 }
 
 /**
- * Migrates and seeds the database with the project's own modules, creates an admin user linked
- * to the first seeded employee (a manager, so never terminated), issues its token and enables
- * the API. The signing secret is the one stored in the database, which the server reads too.
+ * Migrates and seeds the database with the project's own modules (employees, then
+ * `attendanceDays` working days of attendance each), creates an admin user linked to the first
+ * seeded employee (a manager, so never terminated), issues its token and enables the API. The
+ * signing secret is the one stored in the database, which the server reads too.
  */
-export async function prepareFixture(config: DatabaseConfig, employees: number): Promise<Fixture> {
+export async function prepareFixture(config: DatabaseConfig, employees: number, attendanceDays: number): Promise<Fixture> {
   const db = openDatabase(config);
   try {
     const now = systemClock.now();
     const instance = await openInstance(db, { clock: systemClock });
+    let started = process.hrtime.bigint();
     const seeded = await seedEmployees(db, { count: employees, now });
+    const employeeSeconds = secondsSince(started);
+    started = process.hrtime.bigint();
+    const attendance =
+      attendanceDays > 0 ? await seedAttendance(db, { firstId: seeded.firstId, lastId: seeded.lastId, days: attendanceDays, now }) : { count: 0 };
+    const attendanceSeconds = secondsSince(started);
     const userId = await insertUser(db, {
       username: 'bench-admin',
       role: 'admin',
@@ -37,8 +50,20 @@ export async function prepareFixture(config: DatabaseConfig, employees: number):
     });
     const { token } = await issueToken(db, instance.signingKey, { userId, name: 'bench', now });
     await writeSetting(db, SETTING.restApiEnabled, '1', now);
-    return { token, employeeId: seeded.firstId, employees, middleEmployeeId: seeded.firstId + Math.floor(employees / 2) };
+    const yesterday = addDays(now.toISOString().slice(0, 10), -1);
+    return {
+      token,
+      employeeId: seeded.firstId,
+      employees: { firstId: seeded.firstId, lastId: seeded.lastId },
+      month: { from: addDays(yesterday, -30), to: yesterday },
+      attendanceRows: attendance.count,
+      seedSeconds: { employees: employeeSeconds, attendance: attendanceSeconds },
+    };
   } finally {
     await db.destroy();
   }
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }

@@ -5,6 +5,10 @@ export type BenchDialect = 'sqlite' | 'mysql';
 export interface BenchOptions {
   databases: BenchDialect[];
   employees: number;
+  /** Working days of attendance seeded per employee. */
+  attendanceDays: number;
+  /** Only the scenarios whose name contains this text (and the ceiling only if its name does). */
+  only: string | undefined;
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
@@ -12,8 +16,6 @@ export interface BenchOptions {
   mysqlUrl: string;
   /** Keep the temporary directory (SQLite file, server logs) even when the run succeeds. */
   keep: boolean;
-  /** Only the scenarios whose name contains this text (all when undefined). */
-  only: string | undefined;
 }
 
 export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/hrm_bench';
@@ -22,11 +24,12 @@ export const USAGE = `Usage: npm run bench -- [options]
 
   --db sqlite,mysql    databases to measure (default: both)
   --employees N        employees to seed (default 10000)
+  --attendance-days D  working days of attendance to seed per employee (default 22; 0 for none)
+  --only TEXT          only the scenarios whose name contains TEXT, e.g. --only attendance
   --connections N      concurrent connections (default 64)
   --warmup S           seconds of unmeasured load before each measurement (default 3)
   --duration S         measured seconds per scenario (default 10)
   --rounds R           measure server and ceiling alternately R times, report medians (default 1)
-  --only TEXT          only the scenarios whose name contains TEXT (e.g. --only "/employees?")
   --keep               keep the temporary directory (database file, server logs)
   --help
 
@@ -42,12 +45,13 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
     options: {
       db: { type: 'string', default: 'sqlite,mysql' },
       employees: { type: 'string', default: '10000' },
+      'attendance-days': { type: 'string', default: '22' },
+      only: { type: 'string' },
       connections: { type: 'string', default: '64' },
       warmup: { type: 'string', default: '3' },
       duration: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
-      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -55,13 +59,14 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
   return {
     databases: parseDatabases(values.db),
     employees: wholeNumber('--employees', values.employees, 1, 1_000_000),
+    attendanceDays: wholeNumber('--attendance-days', values['attendance-days'], 0, 3650),
+    only: values.only,
     connections: wholeNumber('--connections', values.connections, 1, 10_000),
     warmupSeconds: wholeNumber('--warmup', values.warmup, 0, 3600),
     durationSeconds: wholeNumber('--duration', values.duration, 1, 3600),
     rounds: wholeNumber('--rounds', values.rounds, 1, 100),
     mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
     keep: values.keep,
-    only: values.only,
   };
 }
 

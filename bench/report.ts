@@ -21,7 +21,7 @@ export function headerLine(options: BenchOptions, now: Date): string {
     now.toISOString(),
     `nproc ${os.availableParallelism()}`,
     `node ${process.version}`,
-    `employees ${options.employees}`,
+    `employees ${options.employees}, ${options.attendanceDays} attendance days each`,
     `${options.connections} connections, ${options.warmupSeconds} s warm-up + ${options.durationSeconds} s measured, ${rounds}`,
   ].join(' | ');
 }
@@ -48,8 +48,8 @@ function rowCells({ database, scenario, measurement, peakRssMb, ratioToCeiling }
     database,
     scenario,
     measurement.requestsPerSecond.toFixed(0),
-    measurement.p50Ms.toFixed(1),
-    measurement.p99Ms.toFixed(1),
+    measurement.p50Ms.toFixed(2),
+    measurement.p99Ms.toFixed(2),
     measurement.failures > 0 ? `! ${measurement.failures}` : '0',
     peakRssMb === undefined ? '-' : peakRssMb.toFixed(0),
     ratioToCeiling === undefined ? '' : ratioToCeiling.toFixed(2),

@@ -26,6 +26,8 @@ interface RunningServer {
 interface Plan {
   name: string;
   target: Target;
+  /** Concurrent connections, when the scenario fixes them. */
+  connections?: number;
   rounds: Measurement[];
 }
 
@@ -40,12 +42,13 @@ async function main(): Promise<void> {
   let succeeded = false;
   try {
     const rows: ResultRow[] = [];
+    const seeded: string[] = [];
     const skipped: string[] = [];
     for (const dialect of options.databases) {
       const database = await freshDatabase(dialect, options, workDir, skipped);
-      if (database) rows.push(...(await benchDatabase(database, options, workDir, children)));
+      if (database) rows.push(...(await benchDatabase(database, options, workDir, children, seeded)));
     }
-    process.stdout.write(`\n${headerLine(options, new Date())}\n\n${resultTable(rows)}\n`);
+    process.stdout.write(`\n${headerLine(options, new Date())}\n${seeded.join('\n')}\n\n${resultTable(rows)}\n`);
     for (const reason of skipped) process.stdout.write(`\nSKIPPED ${reason}\n`);
     succeeded = true;
   } finally {
@@ -92,12 +95,18 @@ async function benchDatabase(
   options: BenchOptions,
   workDir: string,
   children: Children,
+  seeded: string[],
 ): Promise<ResultRow[]> {
-  progress(`${database.label}: migrating and seeding ${options.employees} employees`);
-  const fixture = await prepareFixture(database.config, options.employees);
+  progress(`${database.label}: migrating and seeding ${options.employees} employees, ${options.attendanceDays} attendance days each`);
+  const fixture = await prepareFixture(database.config, options.employees, options.attendanceDays);
+  const { employees, attendance } = fixture.seedSeconds;
+  const line = `${database.label}: seeded ${options.employees} employees in ${employees.toFixed(1)} s, ${fixture.attendanceRows} attendance records in ${attendance.toFixed(1)} s`;
+  progress(line);
+  seeded.push(line);
   const server = await startServer(database, workDir, children);
   try {
-    const ceiling = database.dialect === 'mysql' ? await startCeiling(database, fixture, workDir, children) : undefined;
+    const withCeiling = database.dialect === 'mysql' && (options.only === undefined || CEILING_SCENARIO.includes(options.only));
+    const ceiling = withCeiling ? await startCeiling(database, fixture, workDir, children) : undefined;
     try {
       return await measureRounds(database, server, ceiling, fixture, options);
     } finally {
@@ -124,6 +133,7 @@ async function measureRounds(
   const plans: Plan[] = scenarios.map((scenario) => ({
     name: scenario.name,
     target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
+    connections: scenario.connections,
     rounds: [],
   }));
   const ceilingPlan: Plan | undefined = ceiling && {
@@ -135,7 +145,7 @@ async function measureRounds(
   for (let round = 1; round <= options.rounds; round++) {
     for (const plan of ceilingPlan ? [...plans, ceilingPlan] : plans) {
       const label = `${database.label}, round ${round}/${options.rounds}: ${plan.name}`;
-      plan.rounds.push(await measureAndReport(label, plan.target, options));
+      plan.rounds.push(await measureAndReport(label, plan.target, { ...options, connections: plan.connections ?? options.connections }));
     }
   }
 

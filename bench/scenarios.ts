@@ -1,16 +1,73 @@
 import type { Fixture } from './fixture';
 
-/** One kind of request the benchmark sends, over and over, on every connection. */
-export interface Scenario {
+interface ScenarioBase {
   name: string;
+  /** Send the benchmark admin's bearer token. */
+  needsToken: boolean;
+  /** Concurrent connections, instead of --connections: 1 measures a request's own latency. */
+  connections?: number;
+}
+
+/** One request, repeated by every connection. */
+export interface FixedScenario extends ScenarioBase {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the API base path (/app/api); may depend on the seeded data. */
   path: string | ((fixture: Fixture) => string);
   headers?: Record<string, string>;
   /** Sent as JSON, with Content-Type: application/json. */
   body?: unknown;
-  /** Send the benchmark admin's bearer token. */
-  needsToken: boolean;
+}
+
+/** A request whose path and body change from one to the next. */
+export interface VaryingRequest {
+  method: 'GET' | 'POST';
+  /**
+   * The next request's path (relative to the API base path) and JSON body. `context` belongs to
+   * one connection and lives through one pass over the scenario's requests.
+   */
+  next(context: Record<string, unknown>): { path: string; body?: unknown };
+  /** Sees the response's status, with the same `context`. */
+  onResponse?(status: number, context: Record<string, unknown>): void;
+}
+
+/** Requests sent in turn by every connection, e.g. a punch-in and then its punch-out. */
+export interface VaryingScenario extends ScenarioBase {
+  requests(fixture: Fixture): VaryingRequest[];
+}
+
+export type Scenario = FixedScenario | VaryingScenario;
+
+/** The seeded employees' ids in turn (skipping those `skip` names), shared by every connection of a scenario. */
+function roundRobin(fixture: Fixture, skip: ReadonlySet<number> = new Set()): () => number {
+  const { firstId, lastId } = fixture.employees;
+  const count = lastId - firstId + 1;
+  let next = 0;
+  return () => {
+    for (let tries = 0; tries < count; tries++) {
+      const id = firstId + (next++ % count);
+      if (!skip.has(id)) return id;
+    }
+    throw new Error('Every employee has an open punch-in; seed more employees');
+  };
+}
+
+function employeeCount(fixture: Fixture): number {
+  return fixture.employees.lastId - fixture.employees.firstId + 1;
+}
+
+function middleEmployee(fixture: Fixture): number {
+  return fixture.employees.firstId + Math.floor(employeeCount(fixture) / 2);
+}
+
+/** Page 1000 of 50, or the last full page when there are fewer employees. */
+export function deepPage(fixture: Fixture): number {
+  return Math.max(1, Math.min(1000, Math.floor(employeeCount(fixture) / 50)));
+}
+
+function monthlyReads(fixture: Fixture): VaryingRequest[] {
+  const employee = roundRobin(fixture);
+  const { from, to } = fixture.month;
+  return [{ method: 'GET', next: () => ({ path: `/employees/${employee()}/attendance?from=${from}&to=${to}` }) }];
 }
 
 export const SCENARIOS: readonly Scenario[] = [
@@ -19,7 +76,7 @@ export const SCENARIOS: readonly Scenario[] = [
   // Token check plus one employee read: the cheapest authenticated request.
   { name: 'GET /employees/me', method: 'GET', path: '/employees/me', needsToken: true },
   // One employee by id, read by an admin: token check, then the record and its references.
-  { name: 'GET /employees/{id}', method: 'GET', path: (fixture) => `/employees/${fixture.middleEmployeeId}`, needsToken: true },
+  { name: 'GET /employees/{id}', method: 'GET', path: (fixture) => `/employees/${middleEmployee(fixture)}`, needsToken: true },
   // A page of 50 with its total, first and deep (page 1000, or the last full page when fewer).
   { name: 'GET /employees?limit=50 (page 1)', method: 'GET', path: '/employees?limit=50', needsToken: true },
   {
@@ -28,8 +85,51 @@ export const SCENARIOS: readonly Scenario[] = [
     path: (fixture) => `/employees?limit=50&page=${deepPage(fixture)}`,
     needsToken: true,
   },
+  // An employee's month of attendance, as a mobile app's history screen asks for it, over every
+  // employee in turn so that the reads spread over the whole table, not one cached corner.
+  {
+    name: 'attendance: GET /employees/{id}/attendance?from&to (a month)',
+    needsToken: true,
+    requests: monthlyReads,
+  },
+  // The same with one client at a time: the latency of the read itself, not of a queue.
+  {
+    name: 'attendance: GET /employees/{id}/attendance?from&to (a month), 1 connection',
+    needsToken: true,
+    connections: 1,
+    requests: monthlyReads,
+  },
+  // Terminals punching many employees in parallel: the admin punches each employee in (at the
+  // server's time) and out again. The punch-out names the next whole second, so that it is after
+  // the punch-in and within the future tolerance; an employee comes round again seconds later.
+  // A run that ends between the two leaves the employee punched in: they are not punched again.
+  {
+    name: 'attendance: POST /attendance/punch-in + punch-out pairs',
+    needsToken: true,
+    requests: (fixture) => {
+      const punchedIn = new Set<number>();
+      const nextEmployee = roundRobin(fixture, punchedIn);
+      return [
+        {
+          method: 'POST',
+          next: (context) => {
+            const employee = nextEmployee();
+            context.employee = employee;
+            punchedIn.add(employee);
+            return { path: '/attendance/punch-in', body: { employee } };
+          },
+        },
+        {
+          method: 'POST',
+          next: (context) => {
+            const outTime = new Date((Math.floor(Date.now() / 1000) + 1) * 1000).toISOString();
+            return { path: '/attendance/punch-out', body: { employee: context.employee, out_time: outTime } };
+          },
+          onResponse: (status, context) => {
+            if (status === 200) punchedIn.delete(context.employee as number);
+          },
+        },
+      ];
+    },
+  },
 ];
-
-export function deepPage(fixture: Fixture): number {
-  return Math.max(1, Math.min(1000, Math.floor(fixture.employees / 50)));
-}

@@ -8,6 +8,7 @@ import * as attendance from './0006_attendance';
 import * as auditLog from './0007_audit_log';
 import * as idempotencyKeys from './0008_idempotency_keys';
 import * as rateLimits from './0009_rate_limits';
+import * as auditEmployee from './0010_audit_employee';
 
 export interface Migration {
   name: string;
@@ -29,4 +30,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0007_audit_log', ...auditLog },
   { name: '0008_idempotency_keys', ...idempotencyKeys },
   { name: '0009_rate_limits', ...rateLimits },
+  { name: '0010_audit_employee', ...auditEmployee },
 ];

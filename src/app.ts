@@ -1,6 +1,7 @@
 import cors from '@fastify/cors';
 import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { registerAttendanceRoutes } from './attendance/routes';
 import { requireBearer } from './auth/require-bearer';
 import { registerTokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
@@ -126,5 +127,6 @@ async function registerApi(api: FastifyInstance, { config, clock, instances, rat
   registerDocsRoutes(api, { config });
   registerEmployeeRoutes(api, { clock });
   registerLookupRoutes(api, { clock });
+  registerAttendanceRoutes(api, { clock });
   api.setNotFoundHandler(notFound);
 }

@@ -8,6 +8,8 @@ export interface AuditEntry {
   action: string;
   entityType: AuditEntity;
   entityId: number;
+  /** The employee the entity belongs to, when the entity is not the employee (attendance). */
+  employeeId?: number;
   /** Names of the fields the change touched. */
   fields: string[];
   /** Before/after values of fields whose values may be recorded (never personal fields). */
@@ -29,6 +31,7 @@ export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContex
     action: entry.action,
     entity_type: entry.entityType,
     entity_id: entry.entityId,
+    employee_id: entry.employeeId ?? null,
     fields: JSON.stringify(entry.fields),
     changes: entry.changes && Object.keys(entry.changes).length > 0 ? JSON.stringify(entry.changes) : null,
     request_id: context.requestId ?? null,
@@ -42,19 +45,27 @@ export interface AuditRow {
   action: string;
   entity_type: string;
   entity_id: number;
+  employee_id: number | null;
   fields: string[];
   changes: Record<string, { from: unknown; to: unknown }> | null;
   request_id: string | null;
 }
 
-/** The newest audit rows first, optionally of one entity. */
+/**
+ * The newest audit rows first, optionally of one entity, or about one employee: their employee
+ * record and everything that belongs to them (attendance).
+ */
 export async function listAudit(
   db: Db,
-  options: { entityType?: AuditEntity; entityId?: number; limit: number },
+  options: { entityType?: AuditEntity; entityId?: number; aboutEmployee?: number; limit: number },
 ): Promise<AuditRow[]> {
   const query = db('audit_log').orderBy('id', 'desc').limit(options.limit);
   if (options.entityType) query.where('entity_type', options.entityType);
   if (options.entityId !== undefined) query.where('entity_id', options.entityId);
+  const employeeId = options.aboutEmployee;
+  if (employeeId !== undefined) {
+    query.where((about) => about.where({ entity_type: 'employee', entity_id: employeeId }).orWhere('employee_id', employeeId));
+  }
   const rows: Array<Record<string, unknown>> = await query.select();
   return rows.map((row) => ({
     id: Number(row.id),
@@ -63,6 +74,7 @@ export async function listAudit(
     action: String(row.action),
     entity_type: String(row.entity_type),
     entity_id: Number(row.entity_id),
+    employee_id: row.employee_id == null ? null : Number(row.employee_id),
     fields: JSON.parse(String(row.fields)) as string[],
     changes: row.changes ? (JSON.parse(String(row.changes)) as AuditRow['changes']) : null,
     request_id: (row.request_id as string | null) ?? null,

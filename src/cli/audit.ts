@@ -7,7 +7,7 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
   audit
     .command('tail')
     .description('print the newest audit entries, newest last, one JSON object per line')
-    .option('--employee <id>', 'only the entries about this employee (database id)')
+    .option('--employee <id>', 'only the entries about this employee (database id): their record and their attendance')
     .option('--limit <n>', 'how many entries', '20')
     .action(async (options: { employee?: string; limit: string }) => {
       const limit = Number(options.limit);
@@ -18,7 +18,7 @@ export function registerAuditCommands(program: Command, context: CliContext): vo
       const { db } = await context.instance();
       const rows = await listAudit(db, {
         limit,
-        ...(options.employee !== undefined && { entityType: 'employee' as const, entityId: Number(options.employee) }),
+        ...(options.employee !== undefined && { aboutEmployee: Number(options.employee) }),
       });
       for (const row of rows.reverse()) context.print(JSON.stringify(row));
     });

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { describeAttendance } from '../attendance/openapi';
 import { describeTokens } from '../auth/openapi';
 import type { Config } from '../config';
 import { describeEcho } from '../echo/openapi';
@@ -37,6 +38,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeTokens(registry);
   describeEmployees(registry);
   describeLookups(registry);
+  describeAttendance(registry);
   describeDocs(registry);
   describeHealth(registry);
 
@@ -50,6 +52,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Service' },
       { name: 'Tokens' },
       { name: 'Employees' },
+      { name: 'Attendance' },
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Documentation' },
       { name: 'Health', description: 'Outside the base path and the settings gate' },

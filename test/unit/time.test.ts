@@ -1,4 +1,4 @@
-import { isCalendarDate, isTimeZone, todayIn, wallClockIn } from '../../src/time';
+import { addDays, instantOfWallClock, isCalendarDate, isTimeZone, isWallClock, offsetMsAt, parseIsoInstant, todayIn, wallClockIn, weekdayOf } from '../../src/time';
 
 describe('calendar dates', () => {
   it.each(['2024-02-29', '2023-12-31', '0001-01-01'])('accepts %s', (value) => {
@@ -29,5 +29,92 @@ describe('time zones', () => {
     expect(wallClockIn('America/Los_Angeles', instant)).toBe('2026-03-28 17:30:00');
     expect(todayIn('Asia/Tokyo', instant)).toBe('2026-03-29');
     expect(todayIn('America/Los_Angeles', instant)).toBe('2026-03-28');
+  });
+});
+
+describe('wall-clock readings', () => {
+  it.each(['2026-03-29 02:30:00', '2024-02-29 23:59:59', '2026-01-01 00:00:00'])('accepts %s', (value) => {
+    expect(isWallClock(value)).toBe(true);
+  });
+
+  it.each(['2026-03-29 24:00:00', '2026-03-29 12:60:00', '2026-02-30 08:00:00', '2026-03-29T08:00:00', '2026-03-29 08:00', ''])(
+    'rejects %j',
+    (value) => {
+      expect(isWallClock(value)).toBe(false);
+    },
+  );
+});
+
+describe('the instant of a wall-clock reading in a zone', () => {
+  it.each([
+    ['Europe/Berlin', '2026-03-28 22:00:00', '2026-03-28T21:00:00.000Z'],
+    ['Europe/Berlin', '2026-03-29 06:00:00', '2026-03-29T04:00:00.000Z'],
+    ['Asia/Kolkata', '2026-01-01 00:00:00', '2025-12-31T18:30:00.000Z'],
+    ['America/New_York', '2026-07-04 09:15:30', '2026-07-04T13:15:30.000Z'],
+    ['UTC', '2026-01-01 00:00:00', '2026-01-01T00:00:00.000Z'],
+  ])('in %s, %s is %s', (zone, reading, instant) => {
+    expect(instantOfWallClock(zone, reading)?.toISOString()).toBe(instant);
+  });
+
+  it.each([
+    ['Europe/Berlin', '2026-03-29 02:30:00'],
+    ['America/New_York', '2026-03-08 02:00:00'],
+    // Samoa skipped the whole of 30 December 2011 when it crossed the date line.
+    ['Pacific/Apia', '2011-12-30 12:00:00'],
+  ])('is undefined for %s %s, skipped when the clocks jump forward', (zone, reading) => {
+    expect(instantOfWallClock(zone, reading)).toBeUndefined();
+  });
+
+  it.each([
+    ['Europe/Berlin', '2026-10-25 02:30:00', '2026-10-25T00:30:00.000Z'],
+    ['America/New_York', '2026-11-01 01:30:00', '2026-11-01T05:30:00.000Z'],
+    // A half-hour daylight-saving change.
+    ['Australia/Lord_Howe', '2026-04-05 01:45:00', '2026-04-04T14:45:00.000Z'],
+  ])('takes the earlier instant for %s %s, shown twice when the clocks fall back', (zone, reading, instant) => {
+    expect(instantOfWallClock(zone, reading)?.toISOString()).toBe(instant);
+  });
+
+  it('round-trips every half hour of a year in a zone with daylight saving time', () => {
+    for (let instant = Date.UTC(2026, 0, 1); instant < Date.UTC(2027, 0, 1); instant += 1_800_000) {
+      const reading = wallClockIn('Europe/Berlin', new Date(instant));
+      const back = instantOfWallClock('Europe/Berlin', reading);
+      // Readings of the repeated hour come back as their earlier instant.
+      expect([instant, instant - 3_600_000]).toContain(back?.getTime());
+    }
+  });
+
+  it('gives offsets east of UTC as positive milliseconds', () => {
+    expect(offsetMsAt('Asia/Kolkata', new Date('2026-06-01T00:00:00Z'))).toBe(5.5 * 3_600_000);
+    expect(offsetMsAt('America/New_York', new Date('2026-01-15T12:00:00Z'))).toBe(-5 * 3_600_000);
+  });
+});
+
+describe('ISO-8601 instants', () => {
+  it.each([
+    ['2026-03-29T01:30:00+01:00', '2026-03-29T00:30:00.000Z'],
+    ['2026-03-29T01:30Z', '2026-03-29T01:30:00.000Z'],
+    ['2026-03-29T01:30:00.999-0530', '2026-03-29T07:00:00.000Z'],
+    ['2026-03-29T01:30:59.5Z', '2026-03-29T01:30:59.000Z'],
+  ])('reads %s as %s (whole seconds)', (value, instant) => {
+    expect(parseIsoInstant(value)?.toISOString()).toBe(instant);
+  });
+
+  it.each(['2026-03-29T01:30:00', '2026-03-29 01:30:00', '2026-02-30T01:30:00Z', '2026-03-29T25:00:00Z', '2026-03-29T01:30:00+19:00', '2026-03-29'])(
+    'refuses %j',
+    (value) => {
+      expect(parseIsoInstant(value)).toBeUndefined();
+    },
+  );
+});
+
+describe('calendar arithmetic', () => {
+  it('adds days across month and year ends', () => {
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
+    expect(addDays('2024-03-01', -1)).toBe('2024-02-29');
+  });
+
+  it('names the weekday of a date', () => {
+    expect(weekdayOf('2026-11-22')).toBe(0);
+    expect(weekdayOf('2026-11-23')).toBe(1);
   });
 });

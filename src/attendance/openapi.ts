@@ -1,0 +1,178 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  COMMON_PROBLEMS,
+  idempotencyKeyHeader,
+  idString,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+  referenceSchema,
+} from '../openapi/common';
+import {
+  attendanceListQuery,
+  attendanceSummaryQuery,
+  correctionSchema,
+  employeeAttendanceQuery,
+  newRecordSchema,
+  punchInSchema,
+  punchOutSchema,
+} from './schemas';
+
+const wallClock = z.string().meta({ description: "Wall-clock time in the record's time zone", example: '2026-03-02 08:00:00' });
+const coordinate = z.number().nullable();
+
+/** The record's read shape (CONTRACT §5.3). */
+export const attendanceSchema = z
+  .strictObject({
+    id: idString,
+    employee: referenceSchema('Employee'),
+    in_time: wallClock,
+    out_time: wallClock.nullable().meta({ description: 'null while the record is open' }),
+    note: z.string().nullable(),
+    out_note: z.string().nullable(),
+    timezone: z.string().meta({ description: "The employee's time zone when the record was made", example: 'Europe/Berlin' }),
+    in_time_utc: z.string().meta({ example: '2026-03-02T07:00:00Z' }),
+    out_time_utc: z.string().nullable(),
+    hours: z.number().nullable().meta({ description: 'Rounded to 2 decimals; null while open', example: 8.5 }),
+    latitude: coordinate,
+    longitude: coordinate,
+    out_latitude: coordinate,
+    out_longitude: coordinate,
+    in_ip: z.string().nullable(),
+    out_ip: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'Attendance', description: 'An attendance record (CONTRACT §5.3)' });
+
+const TIME_INPUT = 'A time `YYYY-MM-DD HH:MM:SS` (in the employee\'s time zone) or ISO-8601 with an offset; default: now';
+const id = z.object({ id: idString });
+const location = z.object({ Location: z.string() });
+const rulesConflict =
+  '409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`)';
+
+export function describeAttendance(registry: OpenAPIRegistry): void {
+  const tags = ['Attendance'];
+  const security = [{ bearer: [] }];
+  const writeProblems = problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS);
+  registry.registerPath({
+    method: 'post',
+    path: '/attendance/punch-in',
+    tags,
+    security,
+    summary: 'Punch in (the caller, a direct report for managers, anyone for admins)',
+    description: `${TIME_INPUT}. ${rulesConflict}. The body may be empty: the caller punches in now.`,
+    request: { headers: idempotencyKeyHeader, body: { ...jsonBody(punchInSchema.meta({ id: 'PunchIn' })), required: false } },
+    responses: { 201: jsonResponse('The new, open record', attendanceSchema, location), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/attendance/punch-out',
+    tags,
+    security,
+    summary: "Punch out: closes the employee's open record (its note stays; the note sent here is out_note)",
+    description: `${TIME_INPUT}. ${rulesConflict}.`,
+    request: { headers: idempotencyKeyHeader, body: { ...jsonBody(punchOutSchema.meta({ id: 'PunchOut' })), required: false } },
+    responses: { 200: jsonResponse('The closed record', attendanceSchema), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/attendance',
+    tags,
+    security,
+    summary: 'The records the caller may read, newest first',
+    request: { query: attendanceListQuery },
+    responses: { 200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/attendance',
+    tags,
+    security,
+    summary: 'Add a complete record (admins, or managers for direct reports)',
+    description: rulesConflict,
+    request: { headers: idempotencyKeyHeader, body: jsonBody(newRecordSchema.meta({ id: 'AttendanceCreate' })) },
+    responses: { 201: jsonResponse('The new record', attendanceSchema, location), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/attendance/{id}',
+    tags,
+    security,
+    summary: 'One record',
+    request: { params: id },
+    responses: { 200: jsonResponse('The record', attendanceSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+  for (const method of ['put', 'patch'] as const) {
+    registry.registerPath({
+      method,
+      path: '/attendance/{id}',
+      tags,
+      security,
+      summary: "Correct a record (admins, or managers for direct reports' records): only the sent fields change",
+      description: `out_time null reopens the record. ${rulesConflict}.`,
+      request: { params: id, headers: idempotencyKeyHeader, body: jsonBody(correctionSchema.meta({ id: 'AttendanceCorrection' })) },
+      responses: { 200: jsonResponse('The corrected record', attendanceSchema), ...writeProblems },
+    });
+  }
+  registry.registerPath({
+    method: 'delete',
+    path: '/attendance/{id}',
+    tags,
+    security,
+    summary: 'Delete a record (admins)',
+    request: { params: id, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 403, 404, ...COMMON_PROBLEMS) },
+  });
+  for (const path of ['/employees/{id}/attendance', '/employee/{id}/attendance']) {
+    registry.registerPath({
+      method: 'get',
+      path,
+      tags,
+      security,
+      summary: `An employee's records, newest first${path.startsWith('/employee/') ? " (IceHrm's path)" : ''}`,
+      description: '`from` and `to` are calendar dates, both included, in the employee\'s time zone.',
+      request: { params: id, query: employeeAttendanceQuery },
+      responses: { 200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+    });
+  }
+  registry.registerPath({
+    method: 'get',
+    path: '/employees/{id}/attendance/summary',
+    tags,
+    security,
+    summary: "Totals of an employee's closed records",
+    request: { params: id, query: attendanceSummaryQuery },
+    responses: {
+      200: jsonResponse(
+        'The summary',
+        z
+          .strictObject({
+            total: z.number().int().meta({ description: 'Closed records whose in_time falls in the range' }),
+            totalHours: z.number().meta({ description: 'Their hours' }),
+            thisMonth: z.number().meta({ description: "Hours of the current calendar month in the employee's zone" }),
+            avgHours: z.number().meta({ description: 'totalHours / total; 0 without records' }),
+          })
+          .meta({ id: 'AttendanceSummary' }),
+      ),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/employee/{id}/open-punch-in/{date}',
+    tags,
+    security,
+    summary: "The employee's open record begun on or before a date (or today), and their wall-clock time now",
+    request: { params: z.object({ id: idString, date: z.string().meta({ description: 'YYYY-MM-DD or today', example: 'today' }) }) },
+    responses: {
+      200: jsonResponse(
+        'The open record, if any',
+        z.strictObject({ attendance: z.union([attendanceSchema, z.null()]), time: wallClock }).meta({ id: 'OpenPunchIn' }),
+      ),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+}

@@ -1,0 +1,122 @@
+import type { Caller } from '../auth/caller';
+import type { Db } from '../db/connect';
+import { fromSqlDateTime, toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
+import { type FieldError, NotFoundError, ValidationError } from '../errors';
+import { wallClockIn } from '../time';
+import { assertAttendanceAccess } from './access';
+import {
+  type AttendanceColumns,
+  type AttendanceEmployee,
+  type AttendanceRecord,
+  findOpenAttendance,
+  insertAttendance,
+  lockAttendanceEmployee,
+  updateAttendance,
+} from './repository';
+import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
+import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
+import { type AttendanceWriteContext, auditAttendance, inTransaction } from './writes';
+
+/**
+ * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,
+ * 404/403 (access), 422 (values), 409 already_punched_in (the database's unique index) or overlap.
+ */
+export async function punchIn(db: Db, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+  const { values, errors } = parsePunchIn(body);
+  const employeeId = punchedEmployeeId(values, errors, context.caller);
+  return inTransaction(db, async (trx) => {
+    const employee = await lockPunchedEmployee(trx, employeeId, context.caller);
+    const inTime = values.time ? resolveTime(values.time, employee.timezone, 'in_time', errors) : wholeSecond(context.now);
+    if (inTime) {
+      const checkFuture = { inTime: true, outTime: false };
+      errors.push(...checkTimes({ inTime, outTime: null }, { now: context.now, settings: context.settings, checkFuture }));
+    }
+    const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
+    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+    if (errors.length > 0 || !inTime) throw new ValidationError(errors);
+
+    const now = toSqlDateTime(context.now);
+    const columns: AttendanceColumns = {
+      employee_id: employee.id,
+      in_time_utc: toSqlDateTimeSeconds(inTime),
+      in_time_local: wallClockIn(employee.timezone, inTime),
+      out_time_utc: null,
+      out_time_local: null,
+      timezone: employee.timezone,
+      note: values.note ?? null,
+      out_note: null,
+      ...position,
+      out_latitude: null,
+      out_longitude: null,
+      in_ip: context.ip,
+      out_ip: null,
+      created_at: now,
+      updated_at: now,
+    };
+    const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
+    await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime: null });
+    await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
+    return { id, ...columns, employeeDisplay: employee.display };
+  });
+}
+
+/**
+ * POST /attendance/punch-out: closes the employee's open record. The punch-out `note` goes to
+ * out_note, so the punch-in note stays (rule 6). A wall-clock out_time is read in the record's
+ * zone, the zone its in_time is shown in.
+ */
+export async function punchOut(db: Db, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+  const { values, errors } = parsePunchOut(body);
+  const employeeId = punchedEmployeeId(values, errors, context.caller);
+  return inTransaction(db, async (trx) => {
+    const employee = await lockPunchedEmployee(trx, employeeId, context.caller);
+    if (errors.length > 0) throw new ValidationError(errors);
+    const open = await findOpenAttendance(trx, employee.id);
+    if (!open) throw notPunchedIn();
+
+    const outTime = values.time ? resolveTime(values.time, open.timezone, 'out_time', errors) : wholeSecond(context.now);
+    const inTime = fromSqlDateTime(open.in_time_utc);
+    if (outTime) {
+      const checkFuture = { inTime: false, outTime: true };
+      errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
+    }
+    const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
+    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+    if (errors.length > 0 || !outTime) throw new ValidationError(errors);
+
+    const { id, ...before } = open;
+    const columns: AttendanceColumns = {
+      ...before,
+      out_time_utc: toSqlDateTimeSeconds(outTime),
+      out_time_local: wallClockIn(open.timezone, outTime),
+      out_note: values.note ?? null,
+      out_latitude: position.latitude,
+      out_longitude: position.longitude,
+      out_ip: context.ip,
+      updated_at: toSqlDateTime(context.now),
+    };
+    // No overlap check: an open record counts as lasting until further notice and overlaps
+    // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
+    await updateAttendance(trx, id, columns);
+    await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
+    return { id, ...columns, employeeDisplay: employee.display };
+  });
+}
+
+/** The employee punched for: the one sent, else the caller's own. */
+function punchedEmployeeId(values: PunchValues, errors: FieldError[], caller: Caller): number {
+  // Nothing can be decided about an employee the request does not name.
+  if (errors.some((error) => error.field === 'employee')) throw new ValidationError(errors);
+  const employeeId = values.employee ?? caller.employeeId;
+  if (employeeId === null) {
+    throw new ValidationError([{ field: 'employee', message: 'is required: your user is not linked to an employee record' }, ...errors]);
+  }
+  return employeeId;
+}
+
+async function lockPunchedEmployee(trx: Db, employeeId: number, caller: Caller): Promise<AttendanceEmployee> {
+  const employee = await lockAttendanceEmployee(trx, employeeId);
+  if (!employee) throw new NotFoundError({ detail: 'No such employee' });
+  assertAttendanceAccess(caller, employee, 'punch', 'No such employee');
+  return employee;
+}

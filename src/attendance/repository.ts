@@ -1,0 +1,257 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../auth/caller';
+import { type Db, dialectOf } from '../db/connect';
+import { whereVisible } from '../employees/access';
+import { offsetOf } from '../http/pagination';
+import { addDays } from '../time';
+
+/** An `attendance` row: instants as UTC text 'YYYY-MM-DD HH:MM:SS', local times in the record's zone. */
+export interface AttendanceRow {
+  id: number;
+  employee_id: number;
+  in_time_utc: string;
+  in_time_local: string;
+  out_time_utc: string | null;
+  out_time_local: string | null;
+  timezone: string;
+  note: string | null;
+  out_note: string | null;
+  latitude: number | null;
+  longitude: number | null;
+  out_latitude: number | null;
+  out_longitude: number | null;
+  in_ip: string | null;
+  out_ip: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AttendanceColumns = Omit<AttendanceRow, 'id'>;
+
+/** A record with the `display` of its employee reference ("First Last"). */
+export interface AttendanceRecord extends AttendanceRow {
+  employeeDisplay: string;
+}
+
+/** What attendance needs to know of an employee: access relation, zone and display name. */
+export interface AttendanceEmployee {
+  id: number;
+  supervisor_id: number | null;
+  timezone: string;
+  display: string;
+}
+
+const EMPLOYEE_COLUMNS = ['id', 'supervisor_id', 'timezone', 'first_name', 'last_name'];
+
+function toAttendanceEmployee(row: Record<string, unknown>): AttendanceEmployee {
+  return {
+    id: Number(row.id),
+    supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
+    timezone: String(row.timezone),
+    display: `${String(row.first_name)} ${String(row.last_name)}`,
+  };
+}
+
+export async function findAttendanceEmployee(db: Db, id: number): Promise<AttendanceEmployee | undefined> {
+  const row = (await db('employees').where({ id }).first(EMPLOYEE_COLUMNS)) as Record<string, unknown> | undefined;
+  return row && toAttendanceEmployee(row);
+}
+
+/**
+ * Reads the employee and locks their row until the transaction ends (MySQL `FOR UPDATE`; SQLite
+ * lets one writer at a time anyway), so that the attendance writes of one employee run one after
+ * another and each sees what the previous one committed. Call it as the FIRST statement of the
+ * transaction: InnoDB (REPEATABLE READ) fixes a transaction's snapshot at its first plain read,
+ * and a snapshot taken before the lock would miss the record the previous holder just wrote.
+ */
+export async function lockAttendanceEmployee(trx: Db, id: number): Promise<AttendanceEmployee | undefined> {
+  const row = (await trx('employees').where({ id }).forUpdate().first(EMPLOYEE_COLUMNS)) as Record<string, unknown> | undefined;
+  return row && toAttendanceEmployee(row);
+}
+
+/** MySQL answers DECIMAL columns as strings; ids may come back as strings too. */
+export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
+  const decimal = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    id: Number(row.id),
+    employee_id: Number(row.employee_id),
+    in_time_utc: String(row.in_time_utc),
+    in_time_local: String(row.in_time_local),
+    out_time_utc: (row.out_time_utc as string | null) ?? null,
+    out_time_local: (row.out_time_local as string | null) ?? null,
+    timezone: String(row.timezone),
+    note: (row.note as string | null) ?? null,
+    out_note: (row.out_note as string | null) ?? null,
+    latitude: decimal(row.latitude),
+    longitude: decimal(row.longitude),
+    out_latitude: decimal(row.out_latitude),
+    out_longitude: decimal(row.out_longitude),
+    in_ip: (row.in_ip as string | null) ?? null,
+    out_ip: (row.out_ip as string | null) ?? null,
+    created_at: String(row.created_at),
+    updated_at: String(row.updated_at),
+  };
+}
+
+const ATTENDANCE_COLUMNS = [
+  'a.id',
+  'a.employee_id',
+  'a.in_time_utc',
+  'a.in_time_local',
+  'a.out_time_utc',
+  'a.out_time_local',
+  'a.timezone',
+  'a.note',
+  'a.out_note',
+  'a.latitude',
+  'a.longitude',
+  'a.out_latitude',
+  'a.out_longitude',
+  'a.in_ip',
+  'a.out_ip',
+  'a.created_at',
+  'a.updated_at',
+];
+
+/** A record with its employee's access relation and name, or undefined. */
+export async function findAttendance(
+  db: Db,
+  id: number,
+): Promise<{ record: AttendanceRecord; employee: AttendanceEmployee } | undefined> {
+  const row = (await db('attendance as a')
+    .join('employees as e', 'e.id', 'a.employee_id')
+    .where('a.id', id)
+    .first([...ATTENDANCE_COLUMNS, 'e.supervisor_id', 'e.timezone as employee_timezone', 'e.first_name', 'e.last_name'])) as
+    | Record<string, unknown>
+    | undefined;
+  if (!row) return undefined;
+  const employee = toAttendanceEmployee({ ...row, id: row.employee_id, timezone: row.employee_timezone });
+  return { record: { ...toAttendanceRow(row), employeeDisplay: employee.display }, employee };
+}
+
+/** The employee a record belongs to, or undefined when there is no such record. */
+export async function findAttendanceEmployeeId(db: Db, id: number): Promise<number | undefined> {
+  const row = (await db('attendance').where({ id }).first('employee_id')) as { employee_id: number } | undefined;
+  return row && Number(row.employee_id);
+}
+
+/** A record of one employee (undefined when it is missing or belongs to someone else). */
+export async function findAttendanceOf(db: Db, employeeId: number, id: number): Promise<AttendanceRow | undefined> {
+  const row = (await db('attendance as a').where({ 'a.id': id, 'a.employee_id': employeeId }).first(ATTENDANCE_COLUMNS)) as
+    | Record<string, unknown>
+    | undefined;
+  return row && toAttendanceRow(row);
+}
+
+/** The employee's open record (found through the unique open_employee_id index). */
+export async function findOpenAttendance(db: Db, employeeId: number): Promise<AttendanceRow | undefined> {
+  const row = (await db('attendance as a').where('a.open_employee_id', employeeId).first(ATTENDANCE_COLUMNS)) as
+    | Record<string, unknown>
+    | undefined;
+  return row && toAttendanceRow(row);
+}
+
+/** `open_employee_id` is the employee's id while the record is open: its unique index allows one. */
+function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_time_utc'>): number | null {
+  return columns.out_time_utc === null ? columns.employee_id : null;
+}
+
+export async function insertAttendance(db: Db, columns: AttendanceColumns): Promise<number> {
+  const [id] = await db('attendance').insert({ ...columns, open_employee_id: openEmployeeId(columns) });
+  return Number(id);
+}
+
+export async function updateAttendance(db: Db, id: number, columns: AttendanceColumns): Promise<void> {
+  await db('attendance')
+    .where({ id })
+    .update({ ...columns, open_employee_id: openEmployeeId(columns) });
+}
+
+export async function deleteAttendance(db: Db, id: number): Promise<void> {
+  await db('attendance').where({ id }).delete();
+}
+
+/**
+ * Of the employee's records other than `excludeId`, the one that starts last before `before`
+ * (before any time when undefined). Records of one employee never overlap, so they are ordered
+ * by start as by end: a new interval [in, out) overlaps some record exactly when it overlaps this
+ * one. One backward step on the (employee_id, in_time_utc) index, however long the history.
+ */
+export async function findLatestStartBefore(
+  db: Db,
+  options: { employeeId: number; excludeId: number; before: string | undefined },
+): Promise<Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'> | undefined> {
+  const query = db('attendance')
+    .where('employee_id', options.employeeId)
+    .whereNot('id', options.excludeId)
+    .orderBy([
+      { column: 'in_time_utc', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .first('id', 'in_time_utc', 'out_time_utc');
+  if (options.before !== undefined) query.where('in_time_utc', '<', options.before);
+  const row = (await query) as Record<string, unknown> | undefined;
+  return row && { id: Number(row.id), in_time_utc: String(row.in_time_utc), out_time_utc: (row.out_time_utc as string | null) ?? null };
+}
+
+/** Which records a list or summary covers. `from`/`to` are inclusive dates of the local in_time. */
+export interface AttendanceCriteria {
+  /** Only this employee's records (the caller's access to them is already checked). */
+  employeeId?: number;
+  /** Only records of employees this caller may see. */
+  visibleTo?: Caller;
+  from?: string;
+  to?: string;
+  open?: boolean;
+}
+
+function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria): Knex.QueryBuilder {
+  if (criteria.employeeId !== undefined) query.where('a.employee_id', criteria.employeeId);
+  if (criteria.visibleTo) whereVisible(query, criteria.visibleTo, 'e');
+  // A record belongs to the calendar date its in_time shows: a range of the in_time_local index.
+  if (criteria.from !== undefined) query.where('a.in_time_local', '>=', `${criteria.from} 00:00:00`);
+  if (criteria.to !== undefined) query.where('a.in_time_local', '<', `${addDays(criteria.to, 1)} 00:00:00`);
+  if (criteria.open === true) query.whereNull('a.out_time_utc');
+  if (criteria.open === false) query.whereNotNull('a.out_time_utc');
+  return query;
+}
+
+/** A page of records, newest first, and how many match in all. */
+export async function listAttendance(
+  db: Db,
+  criteria: AttendanceCriteria,
+  page: { page: number; limit: number },
+): Promise<{ records: AttendanceRecord[]; total: number }> {
+  const offset = offsetOf(page.page, page.limit);
+  const rows = (await applyCriteria(db('attendance as a').join('employees as e', 'e.id', 'a.employee_id'), criteria)
+    .select([...ATTENDANCE_COLUMNS, 'e.first_name', 'e.last_name'])
+    .orderBy([
+      { column: 'a.in_time_utc', order: 'desc' },
+      { column: 'a.id', order: 'desc' },
+    ])
+    .limit(page.limit)
+    .offset(offset)) as Array<Record<string, unknown>>;
+  const records = rows.map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
+  // A short page that is not empty is the last one: its rows tell the total without counting.
+  if (rows.length > 0 && rows.length < page.limit) return { records, total: offset + rows.length };
+  if (rows.length === 0 && offset === 0) return { records, total: 0 };
+  const count = applyCriteria(db('attendance as a'), criteria);
+  if (criteria.visibleTo) count.join('employees as e', 'e.id', 'a.employee_id');
+  const row = (await count.count({ total: '*' }).first()) as { total: number | string } | undefined;
+  return { records, total: Number(row?.total ?? 0) };
+}
+
+/** Seconds between in_time_utc and out_time_utc of a closed record, in SQL. */
+function durationSeconds(db: Db): string {
+  return dialectOf(db) === 'mysql'
+    ? 'TIMESTAMPDIFF(SECOND, a.in_time_utc, a.out_time_utc)'
+    : "(CAST(strftime('%s', a.out_time_utc) AS INTEGER) - CAST(strftime('%s', a.in_time_utc) AS INTEGER))";
+}
+
+/** How many closed records match and their total length in seconds. */
+export async function sumClosedAttendance(db: Db, criteria: AttendanceCriteria): Promise<{ count: number; seconds: number }> {
+  const row = (await applyCriteria(db('attendance as a'), { ...criteria, open: false })
+    .select(db.raw('COUNT(*) AS records'), db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`))
+    .first()) as { records: number | string; seconds: number | string } | undefined;
+  return { count: Number(row?.records ?? 0), seconds: Number(row?.seconds ?? 0) };
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { FieldError } from '../errors';
+import { idSchema, isPlainObject, optionalText } from '../http/field-schemas';
+import { paginationFields } from '../http/pagination';
+import { parseFields } from '../http/parse';
+import { isCalendarDate, isWallClock, parseIsoInstant } from '../time';
+
+// Attendance input (CONTRACT §5.3, §6). IceHrm clients send numbers as strings; "" means no value.
+
+/** A time as sent: a wall-clock reading in the record's zone, or an instant with its offset. */
+export type TimeInput = { reading: string } | { instant: Date };
+
+const TIME_MESSAGE = 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00';
+const EARLIEST_YEAR = 1970;
+
+const timeInput = z.string({ error: TIME_MESSAGE }).transform((value, context): TimeInput => {
+  if (isWallClock(value) && Number(value.slice(0, 4)) >= EARLIEST_YEAR) return { reading: value };
+  const instant = parseIsoInstant(value);
+  if (instant && instant.getUTCFullYear() >= EARLIEST_YEAR) return { instant };
+  context.addIssue({ code: 'custom', message: TIME_MESSAGE });
+  return z.NEVER;
+});
+
+/** Degrees as a number or numeric string, kept to the 6 decimals the columns store (about 0.1 m). */
+const coordinate = (limit: number) => {
+  const message = `must be a number from -${limit} to ${limit}`;
+  return z.preprocess(
+    (value) => {
+      if (value === '') return null;
+      return typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+    },
+    z
+      .number({ error: message })
+      .min(-limit, { error: message })
+      .max(limit, { error: message })
+      .transform((degrees) => Math.round(degrees * 1e6) / 1e6)
+      .nullable(),
+  );
+};
+
+/** An employee id, or the employee reference of a record as read. */
+const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee'));
+
+const note = optionalText(1000);
+const latitude = coordinate(90);
+const longitude = coordinate(180);
+
+const punchInShape = { employee, in_time: timeInput, note, latitude, longitude };
+const punchOutShape = { employee, out_time: timeInput, note, latitude, longitude };
+const recordShape = {
+  employee,
+  in_time: timeInput,
+  out_time: timeInput,
+  note,
+  out_note: note,
+  latitude,
+  longitude,
+  out_latitude: latitude,
+  out_longitude: longitude,
+};
+/** A correction may reopen a record (out_time null); the one-open-record rule still holds. */
+const correctionShape = { ...recordShape, out_time: timeInput.nullable() };
+
+/** The bodies, as documents describe them (the parsers below read them field by field). */
+export const punchInSchema = z.strictObject(punchInShape).partial();
+export const punchOutSchema = z.strictObject(punchOutShape).partial();
+export const newRecordSchema = z.strictObject(recordShape).partial().required({ employee: true, in_time: true, out_time: true });
+export const correctionSchema = z.strictObject(correctionShape).partial();
+
+/** Members of the read shape a PUT/PATCH may send back; they are derived, so ignored. */
+const READ_ONLY_FIELDS = ['timezone', 'in_time_utc', 'out_time_utc', 'hours', 'in_ip', 'out_ip', 'created_at', 'updated_at'];
+
+export interface PunchValues {
+  employee?: number;
+  time?: TimeInput;
+  note?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+}
+
+export interface RecordValues {
+  employee?: number;
+  in_time?: TimeInput;
+  out_time?: TimeInput | null;
+  note?: string | null;
+  out_note?: string | null;
+  latitude?: number | null;
+  longitude?: number | null;
+  out_latitude?: number | null;
+  out_longitude?: number | null;
+}
+
+type Parsed<T> = { values: T; errors: FieldError[] };
+
+export function parsePunchIn(body: Record<string, unknown>): Parsed<PunchValues> {
+  const { values, errors } = parseFields(punchInShape, body, { pathId: undefined, required: [], noun: 'a punch' });
+  const { in_time: time, ...rest } = values;
+  return { values: { ...rest, ...(time !== undefined && { time }) } as PunchValues, errors };
+}
+
+export function parsePunchOut(body: Record<string, unknown>): Parsed<PunchValues> {
+  const { values, errors } = parseFields(punchOutShape, body, { pathId: undefined, required: [], noun: 'a punch' });
+  const { out_time: time, ...rest } = values;
+  return { values: { ...rest, ...(time !== undefined && { time }) } as PunchValues, errors };
+}
+
+/** POST /attendance: a complete record. */
+export function parseNewRecord(body: Record<string, unknown>): Parsed<RecordValues> {
+  const parsed = parseFields(recordShape, body, {
+    pathId: undefined,
+    required: ['employee', 'in_time', 'out_time'],
+    noun: 'an attendance record',
+  });
+  return parsed as Parsed<RecordValues>;
+}
+
+/** PUT/PATCH /attendance/{id}: only the sent fields change. */
+export function parseCorrection(body: Record<string, unknown>, id: number): Parsed<RecordValues> {
+  const parsed = parseFields(correctionShape, body, { pathId: id, required: [], readOnly: READ_ONLY_FIELDS, noun: 'an attendance record' });
+  return parsed as Parsed<RecordValues>;
+}
+
+const date = z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+
+const dateRange = { from: date.optional(), to: date.optional() };
+
+const orderedRange = <T extends { from?: string; to?: string }>(range: T) => range.from === undefined || range.to === undefined || range.from <= range.to;
+const ORDERED_RANGE = { error: 'must not be before from', path: ['to'] };
+
+/** GET /employees/{id}/attendance */
+export const employeeAttendanceQuery = z
+  .strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), ...dateRange })
+  .refine(orderedRange, ORDERED_RANGE);
+
+/** GET /attendance */
+export const attendanceListQuery = z
+  .strictObject({
+    ...paginationFields({ defaultLimit: 50, maxLimit: 200 }),
+    ...dateRange,
+    employee: idSchema('an employee').optional(),
+    open: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((value) => value === 'true')
+      .optional(),
+  })
+  .refine(orderedRange, ORDERED_RANGE);
+
+/** GET /employees/{id}/attendance/summary */
+export const attendanceSummaryQuery = z.strictObject(dateRange).refine(orderedRange, ORDERED_RANGE);
