@@ -16,6 +16,7 @@ import { SETTING, writeSetting } from '../src/settings/repository';
 import { type Child, Children, freePort, waitUntilAnswering } from './children';
 import { DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
+import { PERFORMANCE_DOC, writeSection } from './performance-doc';
 
 // npm run bench:deploy: GET /employees/me on MariaDB directly, through nginx and through Apache
 // (the shipped configs), with WORKERS=1 and 2; then cloud mode with many instances receiving
@@ -34,6 +35,7 @@ const USAGE = `Usage: npm run bench:deploy -- [options]
   --warmup S               seconds of unmeasured load before each measurement (default 3)
   --duration S             measured seconds per scenario (default 10)
   --only self-hosted|cloud one part only
+  --write                  write the table into docs/performance.md (npm run bench does)
   --keep                   keep the databases and the temporary directory
   --help
 
@@ -49,6 +51,8 @@ interface Options {
   duration: number;
   parts: Array<'self-hosted' | 'cloud'>;
   keep: boolean;
+  /** Write the table into docs/performance.md. */
+  write: boolean;
   url: string;
 }
 
@@ -146,7 +150,12 @@ async function main(): Promise<void> {
     await cleanUp();
   }
   if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
-  process.stdout.write(`\n${header(options, label)}\n\n${table(rows)}\n`);
+  const report = `${header(options, label)}\n\n${table(rows)}`;
+  process.stdout.write(`\n${report}\n`);
+  if (options.write) {
+    writeSection('deploy', 'Behind nginx and Apache, WORKERS, cloud mode (npm run bench)', report);
+    progress(`wrote the table into ${PERFORMANCE_DOC}`);
+  }
 }
 
 async function startServer(
@@ -332,6 +341,7 @@ function parseOptions(): Options | undefined {
         duration: { type: 'string', default: '10' },
         only: { type: 'string' },
         keep: { type: 'boolean', default: false },
+        write: { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     });
@@ -349,6 +359,7 @@ function parseOptions(): Options | undefined {
       duration: wholeNumber('--duration', values.duration, 1, 3600),
       parts: values.only ? [values.only as 'self-hosted' | 'cloud'] : ['self-hosted', 'cloud'],
       keep: values.keep,
+      write: values.write,
       url: process.env.BENCH_MYSQL_URL || DEFAULT_URL,
     };
   } catch (error) {

@@ -16,11 +16,13 @@ export interface BenchOptions {
   mysqlUrl: string;
   /** Keep the temporary directory (SQLite file, server logs) even when the run succeeds. */
   keep: boolean;
+  /** Write the table into docs/performance.md. */
+  write: boolean;
 }
 
 export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/hrm_bench';
 
-export const USAGE = `Usage: npm run bench -- [options]
+export const USAGE = `Usage: npm run bench:core -- [options]   (npm run bench runs this and bench:deploy with --write)
 
   --db sqlite,mysql    databases to measure (default: both)
   --employees N        employees to seed (default 10000)
@@ -31,6 +33,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --duration S         measured seconds per scenario (default 10)
   --rounds R           measure server and ceiling alternately R times, report medians (default 1)
   --keep               keep the temporary directory (database file, server logs)
+  --write              write the table into docs/performance.md (npm run bench does)
   --help
 
 MariaDB/MySQL: BENCH_MYSQL_URL (default ${DEFAULT_MYSQL_URL}); that database is dropped and recreated.`;
@@ -52,6 +55,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
       duration: { type: 'string', default: '10' },
       rounds: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
+      write: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -67,6 +71,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
     rounds: wholeNumber('--rounds', values.rounds, 1, 100),
     mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
     keep: values.keep,
+    write: values.write,
   };
 }
 

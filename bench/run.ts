@@ -8,6 +8,7 @@ import { type Fixture, prepareFixture } from './fixture';
 import { type Measurement, measure, medianOf, scenarioTarget, type Target } from './load';
 import { type BenchDialect, type BenchOptions, parseBenchOptions, USAGE } from './options';
 import { headerLine, type ResultRow, resultTable } from './report';
+import { PERFORMANCE_DOC, writeSection } from './performance-doc';
 import { SCENARIOS } from './scenarios';
 
 const HOST = '127.0.0.1';
@@ -48,7 +49,12 @@ async function main(): Promise<void> {
       const database = await freshDatabase(dialect, options, workDir, skipped);
       if (database) rows.push(...(await benchDatabase(database, options, workDir, children, seeded)));
     }
-    process.stdout.write(`\n${headerLine(options, new Date())}\n${seeded.join('\n')}\n\n${resultTable(rows)}\n`);
+    const report = `${headerLine(options, new Date())}\n${seeded.join('\n')}\n\n${resultTable(rows)}`;
+    process.stdout.write(`\n${report}\n`);
+    if (options.write) {
+      writeSection('core', 'Endpoints and the ceiling (npm run bench)', report);
+      progress(`wrote the table into ${PERFORMANCE_DOC}`);
+    }
     for (const reason of skipped) process.stdout.write(`\nSKIPPED ${reason}\n`);
     succeeded = true;
   } finally {
