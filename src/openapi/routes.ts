@@ -5,10 +5,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Config } from '../config';
 import { NotFoundError } from '../errors';
+import { instanceOf } from '../http/context';
 import { param } from '../http/params';
 import { route } from '../http/routes';
 import { COMMON_PROBLEMS, problems } from './common';
-import { buildOpenApiDocument } from './document';
+import { buildOpenApiDocument, type OpenApiDocument } from './document';
 
 /** Swagger UI's files, served from the installed package: the docs page loads nothing from a CDN. */
 const SWAGGER_UI = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -48,6 +49,9 @@ const INIT = `window.addEventListener('load', function () {
     layout: 'StandaloneLayout',
     tryItOutEnabled: true,
     persistAuthorization: false,
+    // Swagger UI's default shows a badge loaded from validator.swagger.io, sending it this
+    // document's address: the page talks to its own origin only.
+    validatorUrl: null,
   });
 });
 `;
@@ -57,12 +61,33 @@ const INIT = `window.addEventListener('load', function () {
  * like everything there, readable without a token. Documents describe the API, not its data.
  */
 export function registerDocsRoutes(app: FastifyInstance, { config }: { config: Config }): void {
-  const document = JSON.stringify(buildOpenApiDocument(config));
-  route(app, '/openapi.json', { get: async (_request, reply) => reply.type('application/json; charset=utf-8').send(document) }, { public: true });
+  const built = buildOpenApiDocument(config);
+  const document = JSON.stringify(built);
+  route(
+    app,
+    '/openapi.json',
+    {
+      get: async (request, reply) => {
+        const name = instanceOf(request).name;
+        // Cloud: the server variable defaults to the instance asking, so "try it" on its docs page
+        // calls that instance rather than the example name.
+        const body = name === undefined ? document : JSON.stringify(withDefaultInstance(built, name));
+        return reply.type('application/json; charset=utf-8').send(body);
+      },
+    },
+    { public: true },
+  );
   route(
     app,
     '/docs',
-    { get: async (_request, reply) => reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8').send(PAGE) },
+    {
+      get: async (request, reply) => {
+        // The page's URLs are relative to <base>/docs; at <base>/docs/ (trailing slashes are
+        // accepted) they would miss, so that address sends the browser to the page's own.
+        if (request.url.split('?')[0]?.endsWith('/')) return reply.redirect('../docs', 301);
+        return reply.header('Content-Security-Policy', DOCS_CSP).type('text/html; charset=utf-8').send(PAGE);
+      },
+    },
     { public: true },
   );
   route(
@@ -82,6 +107,14 @@ export function registerDocsRoutes(app: FastifyInstance, { config }: { config: C
   );
 }
 
+function withDefaultInstance(document: OpenApiDocument, name: string): OpenApiDocument {
+  const servers = document.servers?.map((server) => ({
+    ...server,
+    variables: { ...server.variables, instance: { description: 'The instance (customer) name', ...server.variables?.instance, default: name } },
+  }));
+  return { ...document, servers };
+}
+
 export function describeDocs(registry: OpenAPIRegistry): void {
   const tags = ['Documentation'];
   registry.registerPath({
@@ -96,7 +129,11 @@ export function describeDocs(registry: OpenAPIRegistry): void {
     path: '/docs',
     tags,
     summary: 'The documentation page (Swagger UI, served locally); no token needed',
-    responses: { 200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } }, ...problems(...COMMON_PROBLEMS) },
+    responses: {
+      200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } },
+      301: { description: 'Asked as `/docs/`: `Location: ../docs`, the page\'s own address' },
+      ...problems(...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',

@@ -3,6 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { buildOpenApiDocument } from '../../src/openapi/document';
+import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -77,10 +78,43 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
     expect(bundle.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(bundle.text.length).toBeGreaterThan(100_000);
     expect(init.text).toContain("url: 'openapi.json'");
+    expect(init.text).toContain('validatorUrl: null');
+  });
+
+  it('sends /docs/ to /docs, where the page\'s relative URLs resolve', async () => {
+    const res = await request(t.app).get(t.api('/docs/'));
+
+    expect(res.status).toBe(301);
+    expect(res.headers.location).toBe('../docs');
+    expect(new URL(res.headers.location as string, `http://example.test${t.api('/docs/')}`).pathname).toBe(t.api('/docs'));
+    expect(res.text).toBe('');
   });
 
   it('answers 404 for files that are not the page\'s', async () => {
     expectProblem(await request(t.app).get(t.api('/docs/package.json')), 404, 'not_found');
     expectProblem(await request(t.app).get(t.api('/docs/..%2F..%2Fpackage.json')), 404, 'not_found');
+  });
+});
+
+describe.each(testDialects())('the served documentation in cloud mode on %s', (dialect) => {
+  let c: CloudTestApp;
+  beforeAll(async () => {
+    c = await startCloudTestApp(dialect);
+    await c.createInstance('alpha');
+    await c.createInstance('beta');
+  });
+  afterAll(() => c.close());
+
+  it("gives each instance a document whose server defaults to that instance, so the docs page's try-it calls it", async () => {
+    const alpha = await request(c.app).get(c.api('alpha', '/openapi.json'));
+    const beta = await request(c.app).get(c.api('beta', '/openapi.json'));
+
+    expect(alpha.status).toBe(200);
+    expect(alpha.body.servers).toEqual([
+      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } } },
+    ]);
+    expect(beta.status).toBe(200);
+    expect(beta.body.servers[0].variables.instance.default).toBe('beta');
+    expect(beta.body.paths).toEqual(alpha.body.paths);
   });
 });
