@@ -9,6 +9,7 @@ import type { Config } from './config';
 import { registerEchoRoutes } from './echo/routes';
 import { registerEmployeeRoutes } from './employees/routes';
 import { NotFoundError, ServiceUnavailableError } from './errors';
+import { answerClientError } from './http/client-error';
 import { errorHandler } from './http/error-handler';
 import { acceptJsonBodiesOnly } from './http/json-body';
 import { notFound } from './http/not-found';
@@ -34,6 +35,7 @@ export interface AppDependencies {
 /** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
 export function createApp(deps: AppDependencies): FastifyInstance {
   const { config } = deps;
+  const handleError = errorHandler({ bodyLimitBytes: config.bodyLimitBytes });
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     logController: new AccessLog(),
@@ -44,6 +46,13 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     bodyLimit: config.bodyLimitBytes,
     handlerTimeout: config.requestTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true },
+    // A path Fastify cannot route (broken percent-encoding, an over-long segment) is refused before
+    // any hook runs: it gets the same problem body as every other error.
+    clientErrorHandler: answerClientError,
+    frameworkErrors: (error, request, reply) => {
+      reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
+      return handleError(error, request, reply);
+    },
   });
   app.decorateRequest('instance', null);
   app.decorateRequest('caller', null);
@@ -56,7 +65,7 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     const { metrics } = deps;
     app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
   }
-  app.setErrorHandler(errorHandler({ bodyLimitBytes: config.bodyLimitBytes }));
+  app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFound);
   app.register(helmet, {
     // An API answers JSON: nothing may be framed, run or loaded from its responses.

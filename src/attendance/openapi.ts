@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
   COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
   idempotencyKeyHeader,
   idString,
   jsonBody,
@@ -124,7 +125,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     security,
     summary: 'Delete a record (admins)',
     request: { params: id, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 403, 404, ...COMMON_PROBLEMS) },
+    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 403, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
   });
   for (const path of ['/employees/{id}/attendance', '/employee/{id}/attendance']) {
     registry.registerPath({

@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../openapi/common';
+import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../openapi/common';
 import { paginationFields } from '../http/pagination';
 import { ROLES } from './caller';
 
@@ -89,6 +89,6 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     security,
     summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',
     request: { params: z.object({ id: z.string() }), headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: z.string() })), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: z.string() })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
   });
 }

@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
   COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
   countryReferenceSchema,
   idempotencyKeyHeader,
   idString,
@@ -142,6 +143,6 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     security,
     summary: "Delete an employee (admins); revokes their user's tokens",
     request: { params: idParam, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })), ...problems(401, 404, 409, ...COMMON_PROBLEMS) },
+    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
   });
 }

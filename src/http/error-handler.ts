@@ -81,6 +81,8 @@ function asRequestError(error: unknown, bodyLimitBytes: number): AppError | unde
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
     case 'FST_ERR_BAD_URL':
       return new BadRequestError({ detail: 'The request is malformed' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(414, { code: 'uri_too_long', title: 'URI too long' }, { detail: 'A path segment is longer than any id or key' });
     default:
       return undefined;
   }

@@ -46,12 +46,14 @@ export const reference = (what: string) =>
     idSchema(what).nullable(),
   );
 
-/** A two-letter ISO 3166-1 code (any case), or a read reference {"code": "US", ...}. */
-export const countryCode = z.preprocess(
-  (value) => (isPlainObject(value) ? value.code : blankToNull(value)),
-  z
-    .string({ error: 'must be a two-letter ISO 3166-1 country code' })
-    .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter ISO 3166-1 country code' })
-    .transform((code) => code.toUpperCase())
-    .nullable(),
-);
+const isoCountryCode = z
+  .string({ error: 'must be a two-letter ISO 3166-1 country code' })
+  .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter ISO 3166-1 country code' })
+  .transform((code) => code.toUpperCase());
+const codeOfReference = (value: unknown) => (isPlainObject(value) ? value.code : value);
+
+/** A two-letter ISO 3166-1 code (any case), or a read reference {"code": "US", ...}; "" or null for none. */
+export const countryCode = z.preprocess((value) => blankToNull(codeOfReference(value)), isoCountryCode.nullable());
+
+/** The same where a country must be given (a province's). */
+export const requiredCountryCode = z.preprocess(codeOfReference, isoCountryCode);

@@ -6,6 +6,15 @@ import type { AppError } from '../errors';
  * lists of {code, message}, so that old clients which read only that member still see the cause.
  */
 export function sendProblem(reply: FastifyReply, error: AppError, requestId: string): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/problem+json; charset=utf-8')
+    .send(problemBody(error, requestId));
+}
+
+/** The problem body of an error, as JSON text. */
+export function problemBody(error: AppError, requestId: string): string {
   const summary = error.errors?.length
     ? error.errors.map((fieldError) => `${fieldError.field} ${fieldError.message}`).join('; ')
     : error.detail;
@@ -19,9 +28,5 @@ export function sendProblem(reply: FastifyReply, error: AppError, requestId: str
     ...(error.errors ? { errors: error.errors } : {}),
     error: [[{ code: error.status, message: `${error.title}: ${summary}` }]],
   };
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .type('application/problem+json; charset=utf-8')
-    .send(JSON.stringify(body));
+  return JSON.stringify(body);
 }

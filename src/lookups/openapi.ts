@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import {
   COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
   countryReferenceSchema,
   idempotencyKeyHeader,
   idString,
@@ -95,7 +96,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
       security,
       summary: `Delete a ${lookup.noun} (admins); 409 in_use while employees use it`,
       request: { params: key, headers: idempotencyKeyHeader },
-      responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 404, 409, ...COMMON_PROBLEMS) },
+      responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
     });
   }
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/connect';
 import type { FieldError } from '../errors';
-import { countryCode, optionalText, reference, requiredText } from '../http/field-schemas';
+import { optionalText, reference, requiredCountryCode, requiredText } from '../http/field-schemas';
 
 /** How a writable reference table is written (admins only; CONTRACT §6). */
 export interface LookupWrites {
@@ -66,7 +66,7 @@ export const LOOKUP_WRITES: Record<string, LookupWrites> = {
     usedBy: 'department_id',
   },
   provinces: {
-    shape: { name: requiredText(100), code: optionalText(10), country: countryCode },
+    shape: { name: requiredText(100), code: optionalText(10), country: requiredCountryCode },
     required: ['name', 'country'],
     toColumns: ({ country, ...rest }) => (country === undefined ? rest : { ...rest, country_code: country }),
     check: checkProvinceCountry,

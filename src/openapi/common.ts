@@ -76,6 +76,13 @@ export function problems(...statuses: number[]): Record<number, ResponseConfig> 
 /** Answers any operation under the base path may give, whatever it does. */
 export const COMMON_PROBLEMS = [403, 405, 429, 500, 503];
 
+/**
+ * What a DELETE may answer besides its own cases: it takes no body, but one that is sent is still
+ * read (malformed JSON, too large, not JSON); its Idempotency-Key may be in flight (409) or already
+ * used for another request (422).
+ */
+export const DELETE_PROBLEMS = [400, 409, 413, 415, 422];
+
 export function jsonBody(schema: z.ZodType, description?: string) {
   return { description, required: true, content: { 'application/json': { schema } } };
 }

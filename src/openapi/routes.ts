@@ -13,12 +13,13 @@ import { buildOpenApiDocument, type OpenApiDocument } from './document';
 
 /** Swagger UI's files, served from the installed package: the docs page loads nothing from a CDN. */
 const SWAGGER_UI = path.dirname(require.resolve('swagger-ui-dist/package.json'));
-const ASSETS: Record<string, string> = {
-  'swagger-ui.css': 'text/css; charset=utf-8',
-  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
-  'swagger-ui-standalone-preset.js': 'text/javascript; charset=utf-8',
-  'favicon-32x32.png': 'image/png',
-};
+// A Map, not an object literal: a name like "constructor" must not find Object.prototype's.
+const ASSETS = new Map([
+  ['swagger-ui.css', 'text/css; charset=utf-8'],
+  ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
+  ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
+  ['favicon-32x32.png', 'image/png'],
+]);
 
 /** The docs page may run its own scripts and styles; nothing else, and it may not be framed. */
 const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
@@ -97,7 +98,7 @@ export function registerDocsRoutes(app: FastifyInstance, { config }: { config: C
       get: async (request, reply) => {
         const file = String(param(request.params, 'file'));
         if (file === 'init.js') return reply.type('text/javascript; charset=utf-8').send(INIT);
-        const type = ASSETS[file];
+        const type = ASSETS.get(file);
         if (!type) throw new NotFoundError({ detail: 'No such file' });
         // Cached by browsers for a day: these files change only with the package.
         return reply.header('Cache-Control', 'public, max-age=86400').type(type).send(fs.createReadStream(path.join(SWAGGER_UI, file)));

@@ -114,6 +114,19 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     expect(expectProblem(missing, 422, 'validation_failed').errors).toEqual([{ field: 'parent', message: 'does not exist' }]);
   });
 
+  it('refuses a province without a country, on create and on update', async () => {
+    const province = await as(admin).post('/provinces', { name: unique('Prov '), country: 'FR' });
+    const before = await t.db('provinces').count({ n: '*' }).first();
+
+    const created = await as(admin).post('/provinces', { name: unique('Prov '), country: null });
+    const cleared = await as(admin).put(`/provinces/${province.body.id}`, { country: '' });
+
+    expect(expectProblem(created, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'must be a two-letter ISO 3166-1 country code' }]);
+    expect(expectProblem(cleared, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'must be a two-letter ISO 3166-1 country code' }]);
+    expect(await t.db('provinces').count({ n: '*' }).first()).toEqual(before);
+    expect((await as(admin).get(`/provinces/${province.body.id}`)).body.country.code).toBe('FR');
+  });
+
   it('refuses an unknown country for a province, and moving a province employees live in', async () => {
     const province = await as(admin).post('/provinces', { name: unique('Prov '), country: 'FR' });
     await createEmployee(t, { country_code: 'FR', province_id: Number(province.body.id) });

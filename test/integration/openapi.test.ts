@@ -93,6 +93,9 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
   it('answers 404 for files that are not the page\'s', async () => {
     expectProblem(await request(t.app).get(t.api('/docs/package.json')), 404, 'not_found');
     expectProblem(await request(t.app).get(t.api('/docs/..%2F..%2Fpackage.json')), 404, 'not_found');
+    // Names of Object.prototype's members are files like any other: not found.
+    expectProblem(await request(t.app).get(t.api('/docs/constructor')), 404, 'not_found');
+    expectProblem(await request(t.app).get(t.api('/docs/__proto__')), 404, 'not_found');
   });
 });
 
