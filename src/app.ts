@@ -46,8 +46,9 @@ export function createApp(deps: AppDependencies): FastifyInstance {
     bodyLimit: config.bodyLimitBytes,
     handlerTimeout: config.requestTimeoutMs,
     routerOptions: { ignoreTrailingSlash: true },
-    // A path Fastify cannot route (broken percent-encoding, an over-long segment) is refused before
-    // any hook runs: it gets the same problem body as every other error.
+    // A request Node's parser refuses (unknown method, broken request line) never reaches Fastify,
+    // and a path Fastify cannot route (broken percent-encoding, an over-long segment) is refused
+    // before any hook runs: both get the same problem body as every other error.
     clientErrorHandler: answerClientError,
     frameworkErrors: (error, request, reply) => {
       reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');

@@ -21,7 +21,7 @@ export function acceptJsonBodiesOnly(app: FastifyInstance): void {
 }
 
 /** Whether JSON text opens more than `limit` arrays or objects inside one another (strings skipped). */
-export function nestsDeeperThan(text: string, limit: number): boolean {
+function nestsDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
