@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
-import { parameter, preparedQuery } from '../db/prepared';
+import { batchedLookup } from '../db/prepared';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { addEmployeeNames, type EmployeeRecord, toEmployeeRecord } from '../employees/repository';
 import type { Role } from './caller';
@@ -56,18 +56,23 @@ const principalColumns = [
   'e.status as employee_status',
 ];
 
-function selectPrincipal(db: Db): Knex.QueryBuilder {
+function selectPrincipals(db: Db, tokenIds: string[]): Knex.QueryBuilder {
   return db('api_tokens as t')
     .join('users as u', 'u.id', 't.user_id')
     .leftJoin('employees as e', 'e.id', 'u.employee_id')
-    .where('t.id', parameter(0))
+    .whereIn('t.id', tokenIds)
     .select(principalColumns);
 }
 
-// Authentication runs this on every request, so it is a prepared statement. The variant with the
-// employee serves routes about the caller's own record (GET /employees/me) in one round trip.
-const findPrincipal = preparedQuery(selectPrincipal);
-const findPrincipalWithEmployee = preparedQuery((db) => addEmployeeNames(selectPrincipal(db).select('e.*'), 'e'));
+// Authentication runs this on every request: a prepared statement, batched under load. The
+// variant with the employee serves routes about the caller's own record (GET /employees/me) in
+// one round trip.
+const tokenIdOf = (row: Record<string, unknown>) => String(row.token_id);
+const findPrincipal = batchedLookup(selectPrincipals, tokenIdOf);
+const findPrincipalWithEmployee = batchedLookup(
+  (db, tokenIds) => addEmployeeNames(selectPrincipals(db, tokenIds).select('e.*'), 'e'),
+  tokenIdOf,
+);
 
 /**
  * One indexed lookup: the token, its user and the status of the user's employee; with
@@ -78,7 +83,7 @@ export async function findTokenPrincipal(
   tokenId: string,
   options: { withEmployee: boolean } = { withEmployee: false },
 ): Promise<TokenPrincipal | undefined> {
-  const [row] = await (options.withEmployee ? findPrincipalWithEmployee : findPrincipal)(db, [tokenId]);
+  const row = await (options.withEmployee ? findPrincipalWithEmployee : findPrincipal)(db, tokenId);
   if (!row) return undefined;
   const employeeId = row.user_employee_id === null ? null : Number(row.user_employee_id);
   return {

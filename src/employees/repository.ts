@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
+import { batchedLookup } from '../db/prepared';
 import { EMPLOYEE_ROW_COLUMNS, REFERENCE_FIELDS } from './fields';
 
 /** Column values of an `employees` row as written (ids as numbers, dates as YYYY-MM-DD). */
@@ -91,8 +92,17 @@ export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
   return record as unknown as EmployeeRecord;
 }
 
+// Reads by id outside a transaction (GET /employees/{id}, access checks) are prepared and batched.
+const lookUpEmployee = batchedLookup(
+  (db, ids) => selectEmployees(db).whereIn('e.id', ids),
+  (row) => Number(row.id),
+);
+
+/** The employee with the names it displays; read on `db`, a transaction's or the pool's. */
 export async function findEmployeeById(db: Db, id: number): Promise<EmployeeRecord | undefined> {
-  const row = (await selectEmployees(db).where('e.id', id).first()) as Record<string, unknown> | undefined;
+  const row = (db as Knex.Transaction).isTransaction
+    ? ((await selectEmployees(db).where('e.id', id).first()) as Record<string, unknown> | undefined)
+    : await lookUpEmployee(db, id);
   return row && toEmployeeRecord(row);
 }
 

@@ -1,0 +1,99 @@
+import request from 'supertest';
+import { findTokenPrincipal, revokeToken } from '../../src/auth/token-repository';
+import { findEmployeeById } from '../../src/employees/repository';
+import { testDialects } from '../helpers/databases';
+import { createEmployee, createUser, type TestUser } from '../helpers/factories';
+import { startTestApp, type TestApp } from '../helpers/test-app';
+
+// Authentication and reads by id look rows up many keys to a query when lookups pile up
+// (src/db/prepared.ts, batchedLookup). Each caller must still get its own row, and nothing older
+// than its own request.
+describe.each(testDialects())('batched lookups on %s', (dialect) => {
+  let t: TestApp;
+  let users: TestUser[];
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    users = [];
+    // More users than one batch holds (64), so that a burst needs several batches.
+    for (let index = 0; index < 70; index++) users.push(await createUser(t, 'employee'));
+  });
+  afterAll(() => t.close());
+
+  /** How many queries the pool served while `work` ran. */
+  async function countingQueries<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {
+    const client = t.db.client as { acquireConnection(): Promise<unknown> };
+    const acquire = client.acquireConnection;
+    let queries = 0;
+    client.acquireConnection = function counted(this: unknown) {
+      queries++;
+      return acquire.call(this);
+    };
+    try {
+      return { result: await work(), queries };
+    } finally {
+      client.acquireConnection = acquire;
+    }
+  }
+
+  it('answers a burst of token lookups, each with its own principal, in fewer queries than lookups', async () => {
+    const unknownIds = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];
+    // Every user three times, and unknown ids among them, all at once.
+    const asked = [...users, ...users, ...users].map((user) => user.tokenId).concat(unknownIds);
+
+    const { result, queries } = await countingQueries(() =>
+      Promise.all(asked.map((tokenId) => findTokenPrincipal(t.db, tokenId, { withEmployee: true }))),
+    );
+
+    asked.forEach((tokenId, index) => {
+      const user = users.find((candidate) => candidate.tokenId === tokenId);
+      const principal = result[index];
+      if (!user) {
+        expect(principal).toBeUndefined();
+        return;
+      }
+      expect(principal).toMatchObject({ tokenId, userId: user.userId, username: user.username, employeeId: user.employeeId, revoked: false });
+      expect(principal?.employee?.id).toBe(user.employeeId);
+    });
+    expect(queries).toBeGreaterThanOrEqual(2); // 70 distinct ids: more than one batch
+    expect(queries).toBeLessThan(asked.length / 10);
+  });
+
+  it('answers a burst of employee reads by id, missing ids with nothing', async () => {
+    const supervisor = await createEmployee(t, { first_name: 'Sam', last_name: 'Boss' });
+    const report = await createEmployee(t, { supervisor_id: supervisor });
+    const ids = [report, supervisor, ...users.map((user) => user.employeeId as number), 999_999_999, report];
+
+    const { result, queries } = await countingQueries(() => Promise.all(ids.map((id) => findEmployeeById(t.db, id))));
+
+    ids.forEach((id, index) => {
+      if (id === 999_999_999) expect(result[index]).toBeUndefined();
+      else expect(result[index]?.id).toBe(id);
+    });
+    expect(result[0]?.supervisor_id).toBe(supervisor);
+    expect(result[0]?.employeeNames.supervisor).toBe('Sam Boss');
+    expect(queries).toBeLessThan(ids.length / 10);
+  });
+
+  it('sends a lone lookup at once, as one query', async () => {
+    const user = users[0] as TestUser;
+
+    const { result, queries } = await countingQueries(() => findTokenPrincipal(t.db, user.tokenId));
+
+    expect(result?.userId).toBe(user.userId);
+    expect(queries).toBe(1);
+  });
+
+  it('sees a revocation committed before the request, even while other lookups are under way', async () => {
+    const [victim, ...others] = users.slice(0, 30) as [TestUser, ...TestUser[]];
+    const me = (user: TestUser) => request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' });
+    expect((await me(victim)).status).toBe(200);
+
+    const background = Promise.all(others.map((user) => me(user)));
+    await revokeToken(t.db, victim.tokenId, t.clock.now());
+    const refused = await me(victim);
+
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail).toBe('The token has been revoked');
+    expect((await background).map((res) => res.status)).toEqual(others.map(() => 200));
+  });
+});
