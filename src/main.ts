@@ -59,13 +59,14 @@ async function main(): Promise<void> {
   const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
   await app.listen({ port: config.port, host: config.host });
   const metricsServer = metrics && (await listenForMetrics(config, logger, register));
-  announce(config, logger, portOf(app, config), notes);
+  // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal((signal) =>
     stop(app, logger, signal, async () => {
       metricsServer?.close();
       await opened.close();
     }),
   );
+  announce(config, logger, portOf(app, config), notes);
 }
 
 /** The Prometheus listener on METRICS_PORT (its own port: never the API's). */
@@ -231,13 +232,13 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
   const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
   await app.listen({ port: config.port, host: config.host });
-  const message: ListeningMessage = { type: 'hrm:listening', port: portOf(app, config) };
-  process.send?.(message);
   onShutdownSignal(async (signal) => {
     await stop(app, logger, signal, opened.close);
     // The IPC channel to the primary is the last thing keeping a worker alive.
     process.disconnect?.();
   });
+  const message: ListeningMessage = { type: 'hrm:listening', port: portOf(app, config) };
+  process.send?.(message);
 }
 
 function announce(config: Config, logger: Logger, port: number, notes: StartNotes): void {
