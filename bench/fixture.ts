@@ -13,6 +13,11 @@ import { addDays } from '../src/time';
 export interface Fixture {
   /** Bearer token of an admin user linked to `employeeId`. */
   token: string;
+  /**
+   * Tokens of USER_TOKENS users with the employee role, each linked to an active seeded employee
+   * of its own: a load of many people each asking about themselves.
+   */
+  userTokens: string[];
   employeeId: number;
   /** The seeded employees' ids. */
   employees: { firstId: number; lastId: number };
@@ -23,11 +28,15 @@ export interface Fixture {
   seedSeconds: { employees: number; attendance: number };
 }
 
+/** As many users as the default number of connections, so that no two connections share one. */
+const USER_TOKENS = 64;
+
 /**
  * Migrates and seeds the database with the project's own modules (employees, then
  * `attendanceDays` working days of attendance each), creates an admin user linked to the first
- * seeded employee (a manager, so never terminated), issues its token and enables the API. The
- * signing secret is the one stored in the database, which the server reads too.
+ * seeded employee (a manager, so never terminated) and USER_TOKENS employee users, issues their
+ * tokens and enables the API. The signing secret is the one stored in the database, which the
+ * server reads too.
  */
 export async function prepareFixture(config: DatabaseConfig, employees: number, attendanceDays: number): Promise<Fixture> {
   const db = openDatabase(config);
@@ -49,10 +58,22 @@ export async function prepareFixture(config: DatabaseConfig, employees: number, 
       now,
     });
     const { token } = await issueToken(db, instance.signingKey, { userId, name: 'bench', now });
+    const userTokens: string[] = [];
+    const people: Array<{ id: number }> = await db('employees')
+      .where({ status: 'Active' })
+      .whereBetween('id', [seeded.firstId + 1, seeded.lastId])
+      .orderBy('id')
+      .limit(USER_TOKENS)
+      .select('id');
+    for (const { id } of people) {
+      const personId = await insertUser(db, { username: `bench-user-${id}`, role: 'employee', employeeId: id, passwordHash: null, now });
+      userTokens.push((await issueToken(db, instance.signingKey, { userId: personId, name: 'bench', now })).token);
+    }
     await writeSetting(db, SETTING.restApiEnabled, '1', now);
     const yesterday = addDays(now.toISOString().slice(0, 10), -1);
     return {
       token,
+      userTokens,
       employeeId: seeded.firstId,
       employees: { firstId: seeded.firstId, lastId: seeded.lastId },
       month: { from: addDays(yesterday, -30), to: yesterday },

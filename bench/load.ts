@@ -28,25 +28,39 @@ export interface Measurement {
 export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixture): Target {
   const headers: Record<string, string> = 'headers' in scenario ? { ...scenario.headers } : {};
   if (scenario.needsToken) headers.authorization = `Bearer ${fixture.token}`;
+  const basePath = new URL(apiUrl).pathname;
+  // Sets the connection's own token on each of its requests, when the scenario asks for one.
+  let connections = 0;
+  const authorize = (raw: autocannon.Request, context: Record<string, unknown>): autocannon.Request => {
+    if (!scenario.tokenPerConnection) return raw;
+    context.token ??= fixture.userTokens[connections++ % fixture.userTokens.length];
+    return { ...raw, headers: { ...raw.headers, authorization: `Bearer ${String(context.token)}` } };
+  };
   if ('requests' in scenario) {
     headers['content-type'] = 'application/json';
-    const basePath = new URL(apiUrl).pathname;
     const requests = scenario.requests(fixture).map(
       (request): autocannon.Request => ({
         method: request.method,
         setupRequest: (raw, context) => {
           const { path, body } = request.next(context as Record<string, unknown>);
-          return { ...raw, method: request.method, path: basePath + path, body: body === undefined ? undefined : JSON.stringify(body) };
+          const next = { ...raw, method: request.method, path: basePath + path, body: body === undefined ? undefined : JSON.stringify(body) };
+          return authorize(next, context as Record<string, unknown>);
         },
         onResponse: (status, _body, context) => request.onResponse?.(status, context as Record<string, unknown>),
       }),
     );
     return { url: apiUrl, method: 'GET', headers, requests };
   }
-  const url = apiUrl + (typeof scenario.path === 'string' ? scenario.path : scenario.path(fixture));
-  if (scenario.body === undefined) return { url, method: scenario.method, headers };
-  headers['content-type'] = 'application/json';
-  return { url, method: scenario.method, headers, body: JSON.stringify(scenario.body) };
+  const path = typeof scenario.path === 'string' ? scenario.path : scenario.path(fixture);
+  const body = scenario.body === undefined ? undefined : JSON.stringify(scenario.body);
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (scenario.tokenPerConnection) {
+    const requests: autocannon.Request[] = [
+      { method: scenario.method, path: basePath + path, body, setupRequest: (raw, context) => authorize(raw, context as Record<string, unknown>) },
+    ];
+    return { url: apiUrl, method: scenario.method, headers, requests };
+  }
+  return { url: apiUrl + path, method: scenario.method, headers, body };
 }
 
 /** Warms up (not counted), then measures. */

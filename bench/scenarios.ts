@@ -4,6 +4,8 @@ interface ScenarioBase {
   name: string;
   /** Send the benchmark admin's bearer token. */
   needsToken: boolean;
+  /** Instead, each connection sends the token of a user of its own (Fixture.userTokens). */
+  tokenPerConnection?: boolean;
   /** Concurrent connections, instead of --connections: 1 measures a request's own latency. */
   connections?: number;
 }
@@ -55,10 +57,6 @@ function employeeCount(fixture: Fixture): number {
   return fixture.employees.lastId - fixture.employees.firstId + 1;
 }
 
-function middleEmployee(fixture: Fixture): number {
-  return fixture.employees.firstId + Math.floor(employeeCount(fixture) / 2);
-}
-
 /** Page 1000 of 50, or the last full page when there are fewer employees. */
 export function deepPage(fixture: Fixture): number {
   return Math.max(1, Math.min(1000, Math.floor(employeeCount(fixture) / 50)));
@@ -73,10 +71,19 @@ function monthlyReads(fixture: Fixture): VaryingRequest[] {
 export const SCENARIOS: readonly Scenario[] = [
   // No database work and no token: the cost of the HTTP stack and middleware alone.
   { name: 'GET /echo', method: 'GET', path: '/echo', needsToken: false },
-  // Token check plus one employee read: the cheapest authenticated request.
-  { name: 'GET /employees/me', method: 'GET', path: '/employees/me', needsToken: true },
-  // One employee by id, read by an admin: token check, then the record and its references.
-  { name: 'GET /employees/{id}', method: 'GET', path: (fixture) => `/employees/${middleEmployee(fixture)}`, needsToken: true },
+  // Token check plus one employee read: the cheapest authenticated request. Every connection is
+  // another user asking about themselves, so no two connections look up the same token.
+  { name: 'GET /employees/me', method: 'GET', path: '/employees/me', needsToken: false, tokenPerConnection: true },
+  // Employees by id, read by an admin: token check, then the record and its references, over
+  // every employee in turn.
+  {
+    name: 'GET /employees/{id}',
+    needsToken: true,
+    requests: (fixture) => {
+      const employee = roundRobin(fixture);
+      return [{ method: 'GET', next: () => ({ path: `/employees/${employee()}` }) }];
+    },
+  },
   // A page of 50 with its total, first and deep (page 1000, or the last full page when fewer).
   { name: 'GET /employees?limit=50 (page 1)', method: 'GET', path: '/employees?limit=50', needsToken: true },
   {
