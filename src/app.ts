@@ -1,5 +1,4 @@
 import cors from '@fastify/cors';
-import helmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { registerAttendanceRoutes } from './attendance/routes';
 import { requireBearer } from './auth/require-bearer';
@@ -13,6 +12,7 @@ import { answerClientError } from './http/client-error';
 import { errorHandler } from './http/error-handler';
 import { acceptJsonBodiesOnly } from './http/json-body';
 import { notFound } from './http/not-found';
+import { securityHeaders } from './http/security-headers';
 import type { InstanceSource } from './instances/source';
 import { AccessLog, type Logger, requestIdFor } from './logger';
 import { registerLookupRoutes } from './lookups/routes';
@@ -59,8 +59,9 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   app.decorateRequest('caller', null);
   app.decorateRequest('callerEmployee', null);
   acceptJsonBodiesOnly(app);
+  const security = securityHeaders();
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
+    reply.headers(security).header('X-Request-Id', request.id);
   });
   if (deps.metrics) {
     const { metrics } = deps;
@@ -68,10 +69,6 @@ export function createApp(deps: AppDependencies): FastifyInstance {
   }
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(notFound);
-  app.register(helmet, {
-    // An API answers JSON: nothing may be framed, run or loaded from its responses.
-    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-  });
   // Cross-origin browser access only for the configured origins (CORS_ORIGINS); none by default.
   if (config.corsOrigins.length > 0) {
     app.register(cors, {
