@@ -39,8 +39,35 @@ export function signAccessToken(
   return jwt.sign(claims, key, { algorithm: 'HS256' });
 }
 
-/** Checks signature and expiry only; whether the token row still allows it is the caller's job. */
+/** Most tokens whose signature is remembered per key; the oldest is forgotten first. */
+const MAX_VERIFIED_TOKENS = 10_000;
+const verifiedTokens = new WeakMap<KeyObject, Map<string, AccessTokenClaims>>();
+
+/**
+ * Checks signature and expiry only; whether the token row still allows it is the caller's job.
+ * A client sends the same token request after request, so the claims of a token whose signature
+ * checked out are remembered (the same string always verifies the same way); expiry is checked
+ * on every call.
+ */
 export function verifyAccessToken(key: KeyObject, token: string, now: Date): AccessTokenClaims {
+  let verified = verifiedTokens.get(key);
+  if (!verified) {
+    verified = new Map();
+    verifiedTokens.set(key, verified);
+  }
+  const known = verified.get(token);
+  if (known) {
+    // As jsonwebtoken judges expiry: expired from the second `exp` names.
+    if (Math.floor(now.getTime() / 1000) >= known.exp) throw new TokenRejectedError('expired');
+    return known;
+  }
+  const claims = Object.freeze(verifySignature(key, token, now));
+  if (verified.size >= MAX_VERIFIED_TOKENS) verified.delete(verified.keys().next().value as string);
+  verified.set(token, claims);
+  return claims;
+}
+
+function verifySignature(key: KeyObject, token: string, now: Date): AccessTokenClaims {
   let payload: string | jwt.JwtPayload;
   try {
     // The algorithm is pinned: a token may not choose "none" or another key type.

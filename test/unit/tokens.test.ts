@@ -53,6 +53,15 @@ describe('access tokens', () => {
     expect(rejection(() => verifyAccessToken(KEY, 'garbage', now))).toBe('invalid');
   });
 
+  it('once verified, are still rejected when they expire, and only accepted under the key that signed them', () => {
+    const fresh = signAccessToken(KEY, { userId: 8, tokenId: 'f4b9a6f0-0000-4000-8000-000000000002', issuedAt, expiresAt });
+    expect(verifyAccessToken(KEY, fresh, new Date('2026-01-01T12:00:00Z')).sub).toBe('8');
+    expect(verifyAccessToken(KEY, fresh, new Date('2026-01-01T23:59:59Z')).sub).toBe('8');
+
+    expect(rejection(() => verifyAccessToken(KEY, fresh, expiresAt))).toBe('expired');
+    expect(rejection(() => verifyAccessToken(signingKeyFrom('c'.repeat(48)), fresh, new Date('2026-01-01T12:00:00Z')))).toBe('invalid');
+  });
+
   it('are rejected when a claim is missing', () => {
     const withoutJti = jwt.sign({ sub: '7', iat: 1767225600, exp: 1767312000 }, SECRET, { algorithm: 'HS256' });
 
