@@ -8,9 +8,9 @@ import {
   type AttendanceColumns,
   type AttendanceEmployee,
   type AttendanceRecord,
-  findOpenAttendance,
   insertAttendance,
   lockAttendanceEmployee,
+  lockAttendanceEmployeeWithOpenRecord,
   updateAttendance,
 } from './repository';
 import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
@@ -69,9 +69,8 @@ export async function punchOut(db: Db, body: Record<string, unknown>, context: A
   const { values, errors } = parsePunchOut(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
   return inTransaction(db, async (trx) => {
-    const employee = await lockPunchedEmployee(trx, employeeId, context.caller);
+    const { employee, open } = punchable(await lockAttendanceEmployeeWithOpenRecord(trx, employeeId), context.caller);
     if (errors.length > 0) throw new ValidationError(errors);
-    const open = await findOpenAttendance(trx, employee.id);
     if (!open) throw notPunchedIn();
 
     const outTime = values.time ? resolveTime(values.time, open.timezone, 'out_time', errors) : wholeSecond(context.now);
@@ -116,7 +115,12 @@ function punchedEmployeeId(values: PunchValues, errors: FieldError[], caller: Ca
 
 async function lockPunchedEmployee(trx: Db, employeeId: number, caller: Caller): Promise<AttendanceEmployee> {
   const employee = await lockAttendanceEmployee(trx, employeeId);
-  if (!employee) throw new NotFoundError({ detail: 'No such employee' });
-  assertAttendanceAccess(caller, employee, 'punch', 'No such employee');
-  return employee;
+  return punchable(employee && { employee }, caller).employee;
+}
+
+/** 404 for a missing employee, 404/403 when the caller may not punch for them. */
+function punchable<T extends { employee: AttendanceEmployee }>(found: T | undefined, caller: Caller): T {
+  if (!found) throw new NotFoundError({ detail: 'No such employee' });
+  assertAttendanceAccess(caller, found.employee, 'punch', 'No such employee');
+  return found;
 }

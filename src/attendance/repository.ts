@@ -69,6 +69,28 @@ export async function lockAttendanceEmployee(trx: Db, id: number): Promise<Atten
   return row && toAttendanceEmployee(row);
 }
 
+/**
+ * lockAttendanceEmployee, and the employee's open record in the same statement (a punch-out's
+ * first): both rows are locked, so both are read as last committed.
+ */
+export async function lockAttendanceEmployeeWithOpenRecord(
+  trx: Db,
+  id: number,
+): Promise<{ employee: AttendanceEmployee; open: AttendanceRow | undefined } | undefined> {
+  const row = (await trx('employees as e')
+    .leftJoin('attendance as a', 'a.open_employee_id', 'e.id')
+    .where('e.id', id)
+    .forUpdate()
+    .first([...EMPLOYEE_COLUMNS.map((column) => `e.${column} as employee__${column}`), ...ATTENDANCE_COLUMNS])) as
+    | Record<string, unknown>
+    | undefined;
+  if (!row) return undefined;
+  const employee = toAttendanceEmployee(
+    Object.fromEntries(EMPLOYEE_COLUMNS.map((column) => [column, row[`employee__${column}`]])),
+  );
+  return { employee, open: row.id == null ? undefined : toAttendanceRow(row) };
+}
+
 /** MySQL answers DECIMAL columns as strings; ids may come back as strings too. */
 export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
   const decimal = (value: unknown) => (value == null ? null : Number(value));
