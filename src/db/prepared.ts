@@ -87,7 +87,11 @@ export function batchedLookup<K extends string | number>(
       const padded = keys.concat(Array<K>(size - keys.length).fill(keys[0] as K));
       const rows = await run(db, valuesOf(variants.get(size)!(db), padded));
       const byKey = new Map<K, Record<string, unknown>>(rows.map((row) => [keyOf(row), row]));
-      for (const [key, waiters] of batch) for (const waiter of waiters) waiter.resolve(byKey.get(key));
+      for (const [key, waiters] of batch) {
+        const row = byKey.get(key);
+        // Each waiter gets a row of its own: callers may build on it.
+        waiters.forEach((waiter, index) => waiter.resolve(row && index > 0 ? { ...row } : row));
+      }
     } catch (error) {
       for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);
     }

@@ -97,9 +97,6 @@ export const MARITAL_STATUSES = ['Married', 'Single', 'Divorced', 'Widowed', 'Ot
 export const EMPLOYEE_STATUSES = ['Active', 'Terminated'] as const;
 export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
 
-/** Every column of an `employees` row. */
-export const EMPLOYEE_ROW_COLUMNS: readonly string[] = ['id', ...EMPLOYEE_FIELDS.map((field) => columnOf(field)), 'created_at', 'updated_at'];
-
 /** The `employees` column that stores a field. */
 export function columnOf(field: EmployeeField): string {
   if (field === 'country') return COUNTRY.column;

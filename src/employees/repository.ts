@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
-import { EMPLOYEE_ROW_COLUMNS, REFERENCE_FIELDS } from './fields';
+import { REFERENCE_FIELDS } from './fields';
 
 /** Column values of an `employees` row as written (ids as numbers, dates as YYYY-MM-DD). */
 export interface EmployeeColumns {
@@ -79,17 +79,18 @@ export function addEmployeeNames(query: Knex.QueryBuilder, alias: string): Knex.
   return query;
 }
 
-/** The EmployeeRecord in a row selected with addEmployeeNames (other columns are ignored). */
+/**
+ * The EmployeeRecord in a row selected with addEmployeeNames. The row itself becomes the record
+ * (a list builds one per employee, so nothing is copied); its other columns are never read.
+ */
 export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
-  const record: Record<string, unknown> = {};
-  for (const column of EMPLOYEE_ROW_COLUMNS) record[column] = row[column];
   const names = {} as Record<EmployeeReferenceField, string | null>;
   for (const field of EMPLOYEE_REFERENCE_FIELDS) {
     const first = row[`${field}__first_name`];
     names[field] = first == null ? null : `${String(first)} ${String(row[`${field}__last_name`])}`;
   }
-  record.employeeNames = names;
-  return record as unknown as EmployeeRecord;
+  row.employeeNames = names;
+  return row as unknown as EmployeeRecord;
 }
 
 // Reads by id outside a transaction (GET /employees/{id}, access checks) are prepared and batched.
