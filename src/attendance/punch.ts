@@ -9,11 +9,11 @@ import {
   type AttendanceEmployee,
   type AttendanceRecord,
   insertAttendance,
-  lockAttendanceEmployee,
+  lockAttendanceEmployeeWithLatestRecord,
   lockAttendanceEmployeeWithOpenRecord,
   updateAttendance,
 } from './repository';
-import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
+import { assertNotOverlapping, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance, inTransaction } from './writes';
 
@@ -25,7 +25,7 @@ export async function punchIn(db: Db, body: Record<string, unknown>, context: At
   const { values, errors } = parsePunchIn(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
   return inTransaction(db, async (trx) => {
-    const employee = await lockPunchedEmployee(trx, employeeId, context.caller);
+    const { employee, latest } = punchable(await lockAttendanceEmployeeWithLatestRecord(trx, employeeId), context.caller);
     const inTime = values.time ? resolveTime(values.time, employee.timezone, 'in_time', errors) : wholeSecond(context.now);
     if (inTime) {
       const checkFuture = { inTime: true, outTime: false };
@@ -53,8 +53,11 @@ export async function punchIn(db: Db, body: Record<string, unknown>, context: At
       created_at: now,
       updated_at: now,
     };
+    // Rule 3 before the insert: with the employee's row locked, no other write of theirs can come
+    // between. An open latest record is left to rule 1, so that the insert fails as
+    // already_punched_in, as it would with a check after the insert.
+    if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
     const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
-    await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime: null });
     await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
     return { id, ...columns, employeeDisplay: employee.display };
   });
@@ -111,11 +114,6 @@ function punchedEmployeeId(values: PunchValues, errors: FieldError[], caller: Ca
     throw new ValidationError([{ field: 'employee', message: 'is required: your user is not linked to an employee record' }, ...errors]);
   }
   return employeeId;
-}
-
-async function lockPunchedEmployee(trx: Db, employeeId: number, caller: Caller): Promise<AttendanceEmployee> {
-  const employee = await lockAttendanceEmployee(trx, employeeId);
-  return punchable(employee && { employee }, caller).employee;
 }
 
 /** 404 for a missing employee, 404/403 when the caller may not punch for them. */

@@ -69,6 +69,54 @@ export async function lockAttendanceEmployee(trx: Db, id: number): Promise<Atten
   return row && toAttendanceEmployee(row);
 }
 
+/** Of an employee's records, the one that starts last: the only one a new open record can overlap. */
+export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>;
+
+/**
+ * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
+ * statement). On MySQL both come from one UNION: first the employee's row, locked (a primary-key
+ * lookup, read while the statement is optimised), then the record, a plain read. The record is
+ * the transaction's first consistent read, so its snapshot is taken after the lock is granted and
+ * holds whatever the previous holder of the lock committed. It is not locked itself: a locking
+ * read of the index range would take gap locks shared with the neighbouring employee's records,
+ * and concurrent punch-ins of different employees would deadlock on them.
+ */
+export async function lockAttendanceEmployeeWithLatestRecord(
+  trx: Db,
+  id: number,
+): Promise<{ employee: AttendanceEmployee; latest: LatestRecord | undefined } | undefined> {
+  const latestOf = (query: Knex.QueryBuilder) =>
+    query
+      .where('employee_id', id)
+      .orderBy([
+        { column: 'in_time_utc', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(1);
+  if (dialectOf(trx) === 'sqlite') {
+    // One writer at a time and no network: two plain statements.
+    const employee = await lockAttendanceEmployee(trx, id);
+    const latest = (await latestOf(trx('attendance')).first('id', 'in_time_utc', 'out_time_utc')) as Record<string, unknown> | undefined;
+    return employee && { employee, latest: latest && toLatestRecord(latest) };
+  }
+  // A UNION's column names are its first part's.
+  const none = trx.raw('null');
+  const employeePart = trx('employees')
+    .where({ id })
+    .forUpdate()
+    .select([...EMPLOYEE_COLUMNS, trx.raw('null as latest_id'), trx.raw('null as latest_in_time_utc'), trx.raw('null as latest_out_time_utc')]);
+  const latestPart = latestOf(trx('attendance')).select([...EMPLOYEE_COLUMNS.map(() => none), 'id', 'in_time_utc', 'out_time_utc']);
+  const [employeeRow, latestRow] = (await trx.queryBuilder().unionAll([employeePart, latestPart], true)) as Array<Record<string, unknown>>;
+  // Without the employee, the first row (if any) is the record's: there is no employee to punch.
+  if (!employeeRow || employeeRow.id == null) return undefined;
+  const latest = latestRow && { id: latestRow.latest_id, in_time_utc: latestRow.latest_in_time_utc, out_time_utc: latestRow.latest_out_time_utc };
+  return { employee: toAttendanceEmployee(employeeRow), latest: latest && toLatestRecord(latest) };
+}
+
+function toLatestRecord(row: Record<string, unknown>): LatestRecord {
+  return { id: Number(row.id), in_time_utc: String(row.in_time_utc), out_time_utc: (row.out_time_utc as string | null) ?? null };
+}
+
 /**
  * lockAttendanceEmployee, and the employee's open record in the same statement (a punch-out's
  * first): both rows are locked, so both are read as last committed.
@@ -202,7 +250,7 @@ export async function deleteAttendance(db: Db, id: number): Promise<void> {
 export async function findLatestStartBefore(
   db: Db,
   options: { employeeId: number; excludeId: number; before: string | undefined },
-): Promise<Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'> | undefined> {
+): Promise<LatestRecord | undefined> {
   const query = db('attendance')
     .where('employee_id', options.employeeId)
     .whereNot('id', options.excludeId)
@@ -213,7 +261,7 @@ export async function findLatestStartBefore(
     .first('id', 'in_time_utc', 'out_time_utc');
   if (options.before !== undefined) query.where('in_time_utc', '<', options.before);
   const row = (await query) as Record<string, unknown> | undefined;
-  return row && { id: Number(row.id), in_time_utc: String(row.in_time_utc), out_time_utc: (row.out_time_utc as string | null) ?? null };
+  return row && toLatestRecord(row);
 }
 
 /** Which records a list or summary covers. `from`/`to` are inclusive dates of the local in_time. */

@@ -4,7 +4,7 @@ import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { ConflictError, type FieldError } from '../errors';
 import { instantOfWallClock } from '../time';
 import { utcIso } from './output';
-import { findLatestStartBefore } from './repository';
+import { type AttendanceRow, findLatestStartBefore } from './repository';
 import type { TimeInput } from './schemas';
 
 // The rules of CONTRACT §5.3, shared by every write path (punches, POST, PUT/PATCH).
@@ -105,9 +105,17 @@ export async function assertNoOverlap(
 ): Promise<void> {
   const before = record.outTime === null ? undefined : toSqlDateTimeSeconds(record.outTime);
   const previous = await findLatestStartBefore(trx, { employeeId: record.employeeId, excludeId: record.id, before });
-  if (!previous) return;
+  if (previous) assertNotOverlapping(previous, record.inTime);
+}
+
+/**
+ * Rule 3 against `previous`, the record that starts last before the new interval's end (see
+ * findLatestStartBefore): the interval starting at `inTime` overlaps some record exactly when
+ * `previous` is still open or ends after `inTime`. Throws 409 `overlap`.
+ */
+export function assertNotOverlapping(previous: Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>, inTime: Date): void {
   const previousEnd = previous.out_time_utc === null ? undefined : fromSqlDateTime(previous.out_time_utc).getTime();
-  if (previousEnd !== undefined && previousEnd <= record.inTime.getTime()) return;
+  if (previousEnd !== undefined && previousEnd <= inTime.getTime()) return;
   const until = previous.out_time_utc === null ? 'still open' : `until ${utcIso(previous.out_time_utc)}`;
   throw new ConflictError({
     code: 'overlap',

@@ -106,6 +106,25 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
     expect(moved).toHaveLength(1);
   });
 
+  it('stores one of a punch-in and a correction that overlap it, sent at once, for each of 10 employees', async () => {
+    setClock(t, '2026-11-20T13:00:00.000Z');
+    const employees = await Promise.all(Array.from({ length: 10 }, () => createEmployee(t)));
+
+    const { responses } = await together(
+      employees.flatMap((employee) => [
+        () => post('/attendance', { employee, in_time: '2026-11-20 10:00:00', out_time: '2026-11-20 12:30:00' }),
+        () => post('/attendance/punch-in', { employee, in_time: '2026-11-20 12:00:00' }),
+      ]),
+    );
+
+    for (const [index, employee] of employees.entries()) {
+      const pair = responses.slice(2 * index, 2 * index + 2);
+      expect(statusesOf(pair)).toEqual([201, 409]);
+      expectProblem(pair.find((res) => res.status === 409) as request.Response, 409, 'overlap');
+      expect(await attendanceRowsOf(t, employee)).toHaveLength(1);
+    }
+  });
+
   it('punches 20 employees in at once without any failing', async () => {
     const employees = await Promise.all(Array.from({ length: 20 }, () => createEmployee(t)));
 
