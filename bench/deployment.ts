@@ -91,7 +91,19 @@ async function main(): Promise<void> {
       label = database.label;
       progress(`${label}: seeding ${options.employees} employees`);
       const fixture = await prepareFixture(database.config, options.employees, 0);
-      const me = { path: '/app/api/employees/me', headers: { authorization: `Bearer ${fixture.token}` } };
+      // As in npm run bench: 64 users, one per connection, each asking about themselves.
+      let users = 0;
+      const meRequests: Requests = [
+        {
+          method: 'GET',
+          setupRequest: (request, context) => {
+            const connection = context as { token?: string };
+            connection.token ??= fixture.userTokens[users++ % fixture.userTokens.length];
+            return { ...request, path: '/app/api/employees/me', headers: { authorization: `Bearer ${connection.token}` } };
+          },
+        },
+      ];
+      const me = { path: '/', headers: {}, requests: meRequests };
 
       for (const workers of [1, 2]) {
         const server = await startServer(children, workDir, `self-hosted-w${workers}`, { DATABASE_URL: database.url, WORKERS: String(workers) });

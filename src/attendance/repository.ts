@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../auth/caller';
 import { type Db, dialectOf } from '../db/connect';
+import { parameter, preparedQuery, preparedWrite } from '../db/prepared';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
 import { addDays } from '../time';
@@ -85,33 +86,40 @@ export async function lockAttendanceEmployeeWithLatestRecord(
   trx: Db,
   id: number,
 ): Promise<{ employee: AttendanceEmployee; latest: LatestRecord | undefined } | undefined> {
-  const latestOf = (query: Knex.QueryBuilder) =>
-    query
-      .where('employee_id', id)
-      .orderBy([
-        { column: 'in_time_utc', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(1);
   if (dialectOf(trx) === 'sqlite') {
-    // One writer at a time and no network: two plain statements.
-    const employee = await lockAttendanceEmployee(trx, id);
-    const latest = (await latestOf(trx('attendance')).first('id', 'in_time_utc', 'out_time_utc')) as Record<string, unknown> | undefined;
-    return employee && { employee, latest: latest && toLatestRecord(latest) };
+    // One writer at a time and no network: two statements.
+    const [employee] = await selectAttendanceEmployee(trx, [id]);
+    const [latest] = await selectLatestRecord(trx, [id]);
+    return employee && { employee: toAttendanceEmployee(employee), latest: latest && toLatestRecord(latest) };
   }
-  // A UNION's column names are its first part's.
-  const none = trx.raw('null');
-  const employeePart = trx('employees')
-    .where({ id })
-    .forUpdate()
-    .select([...EMPLOYEE_COLUMNS, trx.raw('null as latest_id'), trx.raw('null as latest_in_time_utc'), trx.raw('null as latest_out_time_utc')]);
-  const latestPart = latestOf(trx('attendance')).select([...EMPLOYEE_COLUMNS.map(() => none), 'id', 'in_time_utc', 'out_time_utc']);
-  const [employeeRow, latestRow] = (await trx.queryBuilder().unionAll([employeePart, latestPart], true)) as Array<Record<string, unknown>>;
+  const [employeeRow, latestRow] = await lockEmployeeAndSelectLatestRecord(trx, [id, id]);
   // Without the employee, the first row (if any) is the record's: there is no employee to punch.
   if (!employeeRow || employeeRow.id == null) return undefined;
   const latest = latestRow && { id: latestRow.latest_id, in_time_utc: latestRow.latest_in_time_utc, out_time_utc: latestRow.latest_out_time_utc };
   return { employee: toAttendanceEmployee(employeeRow), latest: latest && toLatestRecord(latest) };
 }
+
+// The statements of a punch, prepared: punches are the busiest write.
+const latestRecordOf = (db: Db, employeeId: string) =>
+  db('attendance')
+    .where('employee_id', employeeId)
+    .orderBy([
+      { column: 'in_time_utc', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(1);
+const selectAttendanceEmployee = preparedQuery((db) => db('employees').where('id', parameter(0)).select(EMPLOYEE_COLUMNS));
+const selectLatestRecord = preparedQuery((db) => latestRecordOf(db, parameter(0)).select('id', 'in_time_utc', 'out_time_utc'));
+const lockEmployeeAndSelectLatestRecord = preparedQuery((db) => {
+  // A UNION's column names are its first part's.
+  const none = db.raw('null');
+  const employeePart = db('employees')
+    .where('id', parameter(0))
+    .forUpdate()
+    .select([...EMPLOYEE_COLUMNS, db.raw('null as latest_id'), db.raw('null as latest_in_time_utc'), db.raw('null as latest_out_time_utc')]);
+  const latestPart = latestRecordOf(db, parameter(1)).select([...EMPLOYEE_COLUMNS.map(() => none), 'id', 'in_time_utc', 'out_time_utc']);
+  return db.queryBuilder().unionAll([employeePart, latestPart], true);
+});
 
 function toLatestRecord(row: Record<string, unknown>): LatestRecord {
   return { id: Number(row.id), in_time_utc: String(row.in_time_utc), out_time_utc: (row.out_time_utc as string | null) ?? null };
@@ -125,19 +133,19 @@ export async function lockAttendanceEmployeeWithOpenRecord(
   trx: Db,
   id: number,
 ): Promise<{ employee: AttendanceEmployee; open: AttendanceRow | undefined } | undefined> {
-  const row = (await trx('employees as e')
-    .leftJoin('attendance as a', 'a.open_employee_id', 'e.id')
-    .where('e.id', id)
-    .forUpdate()
-    .first([...EMPLOYEE_COLUMNS.map((column) => `e.${column} as employee__${column}`), ...ATTENDANCE_COLUMNS])) as
-    | Record<string, unknown>
-    | undefined;
+  const [row] = await lockEmployeeAndSelectOpenRecord(trx, [id]);
   if (!row) return undefined;
-  const employee = toAttendanceEmployee(
-    Object.fromEntries(EMPLOYEE_COLUMNS.map((column) => [column, row[`employee__${column}`]])),
-  );
+  const employee = toAttendanceEmployee(Object.fromEntries(EMPLOYEE_COLUMNS.map((column) => [column, row[`employee__${column}`]])));
   return { employee, open: row.id == null ? undefined : toAttendanceRow(row) };
 }
+
+const lockEmployeeAndSelectOpenRecord = preparedQuery((db) =>
+  db('employees as e')
+    .leftJoin('attendance as a', 'a.open_employee_id', 'e.id')
+    .where('e.id', parameter(0))
+    .forUpdate()
+    .select([...EMPLOYEE_COLUMNS.map((column) => `e.${column} as employee__${column}`), ...ATTENDANCE_COLUMNS]),
+);
 
 /** MySQL answers DECIMAL columns as strings; ids may come back as strings too. */
 export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
@@ -226,15 +234,41 @@ function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_ti
   return columns.out_time_utc === null ? columns.employee_id : null;
 }
 
+/** The columns an attendance write sets, in the order of the prepared statements' arguments. */
+const WRITTEN_COLUMNS: ReadonlyArray<keyof AttendanceColumns> = [
+  'employee_id',
+  'in_time_utc',
+  'in_time_local',
+  'out_time_utc',
+  'out_time_local',
+  'timezone',
+  'note',
+  'out_note',
+  'latitude',
+  'longitude',
+  'out_latitude',
+  'out_longitude',
+  'in_ip',
+  'out_ip',
+  'created_at',
+  'updated_at',
+];
+const writtenValues = (columns: AttendanceColumns) => [...WRITTEN_COLUMNS.map((column) => columns[column]), openEmployeeId(columns)];
+const assignments = () =>
+  Object.fromEntries([...WRITTEN_COLUMNS, 'open_employee_id'].map((column, index) => [column, parameter(index)]));
+const insertAttendanceRow = preparedWrite((db) => db('attendance').insert(assignments()));
+const updateAttendanceRow = preparedWrite((db) =>
+  db('attendance')
+    .where('id', parameter(WRITTEN_COLUMNS.length + 1))
+    .update(assignments()),
+);
+
 export async function insertAttendance(db: Db, columns: AttendanceColumns): Promise<number> {
-  const [id] = await db('attendance').insert({ ...columns, open_employee_id: openEmployeeId(columns) });
-  return Number(id);
+  return (await insertAttendanceRow(db, writtenValues(columns))).insertId;
 }
 
 export async function updateAttendance(db: Db, id: number, columns: AttendanceColumns): Promise<void> {
-  await db('attendance')
-    .where({ id })
-    .update({ ...columns, open_employee_id: openEmployeeId(columns) });
+  await updateAttendanceRow(db, [...writtenValues(columns), id]);
 }
 
 export async function deleteAttendance(db: Db, id: number): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Caller } from '../auth/caller';
 import type { Db } from '../db/connect';
+import { parameter, preparedWrite } from '../db/prepared';
 import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 
 export type AuditEntity = 'employee' | 'attendance';
@@ -22,9 +23,27 @@ export interface AuditContext {
   now: Date;
 }
 
+const AUDIT_COLUMNS = [
+  'occurred_at',
+  'actor_user_id',
+  'actor_username',
+  'action',
+  'entity_type',
+  'entity_id',
+  'employee_id',
+  'fields',
+  'changes',
+  'request_id',
+] as const;
+
+// Prepared: every write of the API writes one.
+const insertAuditRow = preparedWrite((db) =>
+  db('audit_log').insert(Object.fromEntries(AUDIT_COLUMNS.map((column, index) => [column, parameter(index)]))),
+);
+
 /** Writes one audit row; call it with the transaction of the change it records. */
 export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContext): Promise<void> {
-  await db('audit_log').insert({
+  const row: Record<(typeof AUDIT_COLUMNS)[number], unknown> = {
     occurred_at: toSqlDateTime(context.now),
     actor_user_id: context.caller?.userId ?? null,
     actor_username: context.caller?.username ?? null,
@@ -35,7 +54,8 @@ export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContex
     fields: JSON.stringify(entry.fields),
     changes: entry.changes && Object.keys(entry.changes).length > 0 ? JSON.stringify(entry.changes) : null,
     request_id: context.requestId ?? null,
-  });
+  };
+  await insertAuditRow(db, AUDIT_COLUMNS.map((column) => row[column]));
 }
 
 export interface AuditRow {

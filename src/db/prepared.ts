@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { type Db, dialectOf, QUERY_TIMEOUT_MS } from './connect';
+import { type Db, type Dialect, dialectOf, QUERY_TIMEOUT_MS } from './connect';
 
 const PARAMETER = '\u0000hrm-parameter:';
 
@@ -14,32 +14,49 @@ interface Compiled {
   slots: Slot[];
 }
 
+type Row = Record<string, unknown>;
+/** What a prepared INSERT, UPDATE or DELETE tells. */
+export interface WriteResult {
+  /** The id of the row an INSERT added (auto-increment). */
+  insertId: number;
+  affectedRows: number;
+}
+
 interface MysqlConnection {
-  execute(sql: string, values: unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+  execute(sql: string, values: unknown[], callback: (error: Error | null, result: unknown) => void): void;
   destroy(): void;
   __knex__disposed?: unknown;
 }
+interface SqliteStatement {
+  all(...values: unknown[]): unknown[];
+  run(...values: unknown[]): { lastInsertRowid: number | bigint; changes: number };
+}
 interface SqliteConnection {
-  prepare(sql: string): { all(...values: unknown[]): unknown[] };
+  prepare(sql: string): SqliteStatement;
 }
 interface PoolClient {
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;
 }
 
-const sqliteStatements = new WeakMap<object, Map<string, ReturnType<SqliteConnection['prepare']>>>();
+const sqliteStatements = new WeakMap<object, Map<string, SqliteStatement>>();
 
 /**
- * A read query compiled to SQL once per database and run on the driver itself as a prepared
- * statement (mysql2 `execute`, a cached better-sqlite3 statement): no query building and no Knex
- * runner per call. Only for the queries on every request's path (authentication); everything else
- * goes through Knex. Build the query with `parameter(i)` where argument i goes.
+ * A query compiled to SQL once per dialect and run on the driver itself as a prepared statement
+ * (mysql2 `execute`, a cached better-sqlite3 statement): no query building and no Knex runner
+ * per call. For the statements on the busiest paths (authentication, punches); everything else
+ * goes through Knex. Build the query with `parameter(i)` where argument i goes. `db` may be the
+ * pool or a transaction, whose connection the statement then runs on.
  */
-export function preparedQuery(
-  build: (db: Db) => Knex.QueryBuilder,
-): (db: Db, args: unknown[]) => Promise<Array<Record<string, unknown>>> {
+export function preparedQuery(build: (db: Db) => Knex.QueryBuilder): (db: Db, args: unknown[]) => Promise<Row[]> {
   const compiled = compiledOnce(build);
-  return (db, args) => run(db, valuesOf(compiled(db), args));
+  return async (db, args) => (await run(db, valuesOf(compiled(db), args), 'read')) as Row[];
+}
+
+/** preparedQuery for an INSERT, UPDATE or DELETE. */
+export function preparedWrite(build: (db: Db) => Knex.QueryBuilder): (db: Db, args: unknown[]) => Promise<WriteResult> {
+  const compiled = compiledOnce(build);
+  return async (db, args) => (await run(db, valuesOf(compiled(db), args), 'write')) as WriteResult;
 }
 
 /** Most keys one batched query asks for; the IN lists are 1, 2, 4 ... this many long. */
@@ -85,7 +102,7 @@ export function batchedLookup<K extends string | number>(
       const keys = [...batch.keys()];
       const size = BATCH_SIZES.find((candidate) => candidate >= keys.length) ?? MAX_BATCH;
       const padded = keys.concat(Array<K>(size - keys.length).fill(keys[0] as K));
-      const rows = await run(db, valuesOf(variants.get(size)!(db), padded));
+      const rows = (await run(db, valuesOf(variants.get(size)!(db), padded), 'read')) as Row[];
       const byKey = new Map<K, Record<string, unknown>>(rows.map((row) => [keyOf(row), row]));
       for (const [key, waiters] of batch) {
         const row = byKey.get(key);
@@ -122,14 +139,15 @@ export function batchedLookup<K extends string | number>(
     });
 }
 
-/** The query `build` makes, compiled the first time it is asked for on each database. */
+/** The query `build` makes, compiled the first time it is asked for in each dialect. */
 function compiledOnce(build: (db: Db) => Knex.QueryBuilder): (db: Db) => Compiled {
-  const compiled = new WeakMap<Db, Compiled>();
+  const compiled = new Map<Dialect, Compiled>();
   return (db) => {
-    let query = compiled.get(db);
+    const dialect = dialectOf(db);
+    let query = compiled.get(dialect);
     if (!query) {
       query = compile(build(db));
-      compiled.set(db, query);
+      compiled.set(dialect, query);
     }
     return query;
   };
@@ -147,14 +165,26 @@ function compile(builder: Knex.QueryBuilder): Compiled {
   return { sql, slots };
 }
 
-async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }): Promise<Array<Record<string, unknown>>> {
-  if ((db as Knex.Transaction).isTransaction) throw new Error('Prepared queries run on the pool, not inside a transaction');
+async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }, kind: 'read' | 'write'): Promise<Row[] | WriteResult> {
+  // A finished transaction's connection is back in the pool, perhaps serving another request.
+  if ((db as Knex.Transaction).isTransaction && (db as Knex.Transaction).isCompleted()) {
+    throw new Error('Prepared statement on a transaction that has ended');
+  }
   const client = db.client as PoolClient;
-  // Knex's pool: the same connections, limits and acquire timeout as every other query.
+  // Knex's pool (the same connections, limits and acquire timeout as every other query), or
+  // the transaction's own connection, which releasing leaves to the transaction.
   const connection = await client.acquireConnection();
   try {
-    if (dialectOf(db) === 'mysql') return await executeWithTimeout(connection as MysqlConnection, sql, values);
-    return statementFor(connection as SqliteConnection, sql).all(...values) as Array<Record<string, unknown>>;
+    if (dialectOf(db) === 'mysql') {
+      const result = await executeWithTimeout(connection as MysqlConnection, sql, values);
+      if (kind === 'read') return result as Row[];
+      const { insertId, affectedRows } = result as WriteResult;
+      return { insertId: Number(insertId), affectedRows };
+    }
+    const statement = statementFor(connection as SqliteConnection, sql);
+    if (kind === 'read') return statement.all(...values) as Row[];
+    const { lastInsertRowid, changes } = statement.run(...values);
+    return { insertId: Number(lastInsertRowid), affectedRows: changes };
   } finally {
     await client.releaseConnection(connection);
   }
@@ -164,17 +194,17 @@ async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }):
  * mysql2 `execute`, failing after QUERY_TIMEOUT_MS like every Knex query does: the connection is
  * then marked disposed (Knex's own flag), so the pool destroys it on release.
  */
-function executeWithTimeout(connection: MysqlConnection, sql: string, values: unknown[]): Promise<Array<Record<string, unknown>>> {
+function executeWithTimeout(connection: MysqlConnection, sql: string, values: unknown[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       const error = Object.assign(new Error(`Query timed out after ${QUERY_TIMEOUT_MS} ms`), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
       connection.__knex__disposed = error;
       reject(error);
     }, QUERY_TIMEOUT_MS);
-    connection.execute(sql, values, (error, rows) => {
+    connection.execute(sql, values, (error, result) => {
       clearTimeout(timer);
       if (error) reject(error);
-      else resolve(rows as Array<Record<string, unknown>>);
+      else resolve(result);
     });
   });
 }
