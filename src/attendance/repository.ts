@@ -107,7 +107,8 @@ const latestRecordOf = (db: Db, employeeId: string) =>
       { column: 'in_time_utc', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .limit(1);
+    // In the SQL text: mysql2 binds numbers as DOUBLE, which MySQL 8 refuses for LIMIT.
+    .limit(1, { skipBinding: true });
 const selectAttendanceEmployee = preparedQuery((db) => db('employees').where('id', parameter(0)).select(EMPLOYEE_COLUMNS));
 const selectLatestRecord = preparedQuery((db) => latestRecordOf(db, parameter(0)).select('id', 'in_time_utc', 'out_time_utc'));
 const lockEmployeeAndSelectLatestRecord = preparedQuery((db) => {

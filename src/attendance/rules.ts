@@ -4,7 +4,7 @@ import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { ConflictError, type FieldError } from '../errors';
 import { instantOfWallClock } from '../time';
 import { utcIso } from './output';
-import { type AttendanceRow, findLatestStartBefore } from './repository';
+import { findLatestStartBefore, type LatestRecord } from './repository';
 import type { TimeInput } from './schemas';
 
 // The rules of CONTRACT §5.3, shared by every write path (punches, POST, PUT/PATCH).
@@ -113,7 +113,7 @@ export async function assertNoOverlap(
  * findLatestStartBefore): the interval starting at `inTime` overlaps some record exactly when
  * `previous` is still open or ends after `inTime`. Throws 409 `overlap`.
  */
-export function assertNotOverlapping(previous: Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>, inTime: Date): void {
+export function assertNotOverlapping(previous: LatestRecord, inTime: Date): void {
   const previousEnd = previous.out_time_utc === null ? undefined : fromSqlDateTime(previous.out_time_utc).getTime();
   if (previousEnd !== undefined && previousEnd <= inTime.getTime()) return;
   const until = previous.out_time_utc === null ? 'still open' : `until ${utcIso(previous.out_time_utc)}`;
