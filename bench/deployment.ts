@@ -16,6 +16,7 @@ import { SETTING, writeSetting } from '../src/settings/repository';
 import { type Child, Children, freePort, waitUntilAnswering } from './children';
 import { DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
+import { tokenPerConnection } from './load';
 import { PERFORMANCE_DOC, writeSection } from './performance-doc';
 
 // npm run bench:deploy: GET /employees/me on MariaDB directly, through nginx and through Apache
@@ -92,18 +93,11 @@ async function main(): Promise<void> {
       progress(`${label}: seeding ${options.employees} employees`);
       const fixture = await prepareFixture(database.config, options.employees, 0);
       // As in npm run bench: 64 users, one per connection, each asking about themselves.
-      let users = 0;
-      const meRequests: Requests = [
-        {
-          method: 'GET',
-          setupRequest: (request, context) => {
-            const connection = context as { token?: string };
-            connection.token ??= fixture.userTokens[users++ % fixture.userTokens.length];
-            return { ...request, path: '/app/api/employees/me', headers: { authorization: `Bearer ${connection.token}` } };
-          },
-        },
-      ];
-      const me = { path: '/', headers: {}, requests: meRequests };
+      const me = {
+        path: '/',
+        headers: {},
+        requests: [{ method: 'GET', path: '/app/api/employees/me', setupRequest: tokenPerConnection(fixture.userTokens) }] satisfies Requests,
+      };
 
       for (const workers of [1, 2]) {
         const server = await startServer(children, workDir, `self-hosted-w${workers}`, { DATABASE_URL: database.url, WORKERS: String(workers) });

@@ -29,13 +29,9 @@ export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixt
   const headers: Record<string, string> = 'headers' in scenario ? { ...scenario.headers } : {};
   if (scenario.needsToken) headers.authorization = `Bearer ${fixture.token}`;
   const basePath = new URL(apiUrl).pathname;
-  // Sets the connection's own token on each of its requests, when the scenario asks for one.
-  let connections = 0;
-  const authorize = (raw: autocannon.Request, context: Record<string, unknown>): autocannon.Request => {
-    if (!scenario.tokenPerConnection) return raw;
-    context.token ??= fixture.userTokens[connections++ % fixture.userTokens.length];
-    return { ...raw, headers: { ...raw.headers, authorization: `Bearer ${String(context.token)}` } };
-  };
+  const perConnection = tokenPerConnection(fixture.userTokens);
+  const authorize = (raw: autocannon.Request, context: Record<string, unknown>): autocannon.Request =>
+    scenario.tokenPerConnection ? perConnection(raw, context) : raw;
   if ('requests' in scenario) {
     headers['content-type'] = 'application/json';
     const requests = scenario.requests(fixture).map(
@@ -61,6 +57,19 @@ export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixt
     return { url: apiUrl, method: scenario.method, headers, requests };
   }
   return { url: apiUrl + path, method: scenario.method, headers, body };
+}
+
+/**
+ * Sets a token of its own on each connection's requests: the first request of a connection takes
+ * the next of `tokens`, and its later requests keep it (autocannon's context is per connection).
+ */
+export function tokenPerConnection(tokens: string[]): (raw: autocannon.Request, context: object) => autocannon.Request {
+  let connections = 0;
+  return (raw, context) => {
+    const connection = context as { token?: string };
+    connection.token ??= tokens[connections++ % tokens.length];
+    return { ...raw, headers: { ...raw.headers, authorization: `Bearer ${connection.token}` } };
+  };
 }
 
 /** Warms up (not counted), then measures. */

@@ -70,7 +70,7 @@ const BATCH_SIZES = [1, 2, 4, 8, 16, 32, 64];
 const MAX_BATCHES_IN_FLIGHT = 2;
 
 interface Waiter {
-  resolve(row: Record<string, unknown> | undefined): void;
+  resolve(row: Row | undefined): void;
   reject(error: unknown): void;
 }
 type Batch<K> = Map<K, Waiter[]>;
@@ -90,8 +90,8 @@ interface BatchState<K> {
  */
 export function batchedLookup<K extends string | number>(
   build: (db: Db, keys: string[]) => Knex.QueryBuilder,
-  keyOf: (row: Record<string, unknown>) => K,
-): (db: Db, key: K) => Promise<Record<string, unknown> | undefined> {
+  keyOf: (row: Row) => K,
+): (db: Db, key: K) => Promise<Row | undefined> {
   const variants = new Map(
     BATCH_SIZES.map((size) => [size, compiledOnce((db) => build(db, Array.from({ length: size }, (_, index) => parameter(index))))]),
   );
@@ -103,7 +103,7 @@ export function batchedLookup<K extends string | number>(
       const size = BATCH_SIZES.find((candidate) => candidate >= keys.length) ?? MAX_BATCH;
       const padded = keys.concat(Array<K>(size - keys.length).fill(keys[0] as K));
       const rows = (await run(db, valuesOf(variants.get(size)!(db), padded), 'read')) as Row[];
-      const byKey = new Map<K, Record<string, unknown>>(rows.map((row) => [keyOf(row), row]));
+      const byKey = new Map<K, Row>(rows.map((row) => [keyOf(row), row]));
       for (const [key, waiters] of batch) {
         const row = byKey.get(key);
         // Each waiter gets a row of its own: callers may build on it.
