@@ -132,10 +132,18 @@ export async function listEmployees(
   const pageKey = (page: number) => JSON.stringify([question, query.sortField, direction, query.limit, page]);
   const start = KEYSET_SORT_FIELDS.has(query.sortField) ? cache.pageStarts.get(pageKey(query.page)) : undefined;
 
-  // Deferred join: the page's ids come from the indexes alone, then only those rows are read.
-  const pageIds = matching(db('employees as e')).select('e.id').orderBy(order).limit(query.limit + 1);
-  if (start) pageIds.where(startingAt(`e.${query.sortField}`, direction, start));
-  else pageIds.offset(offsetOf(query.page, query.limit));
+  const offset = start ? 0 : offsetOf(query.page, query.limit);
+  const page = (builder: Knex.QueryBuilder) => {
+    matching(builder).orderBy(order).limit(query.limit + 1);
+    return start ? builder.where(startingAt(`e.${query.sortField}`, direction, start)) : builder.offset(offset);
+  };
+  // In id order with nothing to skip, the rows are read in primary-key order and the query stops
+  // at the page's end. Otherwise a deferred join: the page's ids come from the indexes alone (rows
+  // skipped or sorted are never read whole), then only those rows are read.
+  const rowsQuery =
+    query.sortField === 'id' && offset === 0
+      ? page(selectEmployees(db))
+      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order);
 
   const countIfUnknown = async () => {
     const cached = cache.totals.get(question);
@@ -145,7 +153,7 @@ export async function listEmployees(
     cache.totals.set(question, total);
     return total;
   };
-  const [rows, total] = await Promise.all([selectEmployees(db).join(pageIds.as('page'), 'page.id', 'e.id').orderBy(order), countIfUnknown()]);
+  const [rows, total] = await Promise.all([rowsQuery, countIfUnknown()]);
 
   if (KEYSET_SORT_FIELDS.has(query.sortField)) {
     const startOf = (row: Record<string, unknown> | undefined) =>

@@ -30,52 +30,75 @@ export function employeeReferenceNames(instance: Instance, records: EmployeeReco
   return instance.referenceNames.lookup(wanted, db);
 }
 
-type Reader = (record: EmployeeRecord, names: NameLookup) => unknown;
+/** What JSON.stringify escapes in a string: quotes, backslashes, control and lone surrogate characters. */
+const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** How to answer each field, worked out once: this runs for every employee of every response. */
-const READERS: ReadonlyArray<{ field: EmployeeField; personal: boolean; read: Reader }> = EMPLOYEE_FIELDS.map((field) => ({
-  field,
+/** Writes one field's value as JSON. */
+type ValueWriter = (record: EmployeeRecord, names: NameLookup) => string;
+
+/**
+ * How to write each field, worked out once. The read shape is written straight from the row as
+ * JSON: a list writes 50 employees per response, and building an object per employee for
+ * JSON.stringify to walk again cost more than the page query.
+ */
+const WRITERS: ReadonlyArray<{ personal: boolean; key: string; write: ValueWriter }> = EMPLOYEE_FIELDS.map((field) => ({
   personal: PERSONAL.has(field),
-  read: readerOf(field),
+  key: `,${JSON.stringify(field)}:`,
+  write: writerOf(field),
 }));
 
-/** The read shape of CONTRACT §5.1, leaving out what the caller may not see. */
-export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names: NameLookup): Record<string, unknown> {
+const RESTRICTED_FIELDS_JSON = `,"restricted_fields":${JSON.stringify(PERSONAL_FIELDS)}`;
+
+/** The read shape of CONTRACT §5.1 as JSON text, leaving out what the caller may not see. */
+export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup): string {
   const personal = seesPersonalFields(caller, record.id);
-  const body: Record<string, unknown> = { id: String(record.id) };
-  for (const reader of READERS) {
-    if (personal || !reader.personal) body[reader.field] = reader.read(record, names);
+  let json = `{"id":${quote(String(record.id))}`;
+  for (const writer of WRITERS) {
+    if (personal || !writer.personal) json += writer.key + writer.write(record, names);
   }
-  body.created_at = sqlDateTimeToIso(record.created_at);
-  body.updated_at = sqlDateTimeToIso(record.updated_at);
-  if (!personal) body.restricted_fields = [...PERSONAL_FIELDS];
-  return body;
+  // ISO instants are digits and -:.TZ only: nothing to escape.
+  json += `,"created_at":"${sqlDateTimeToIso(record.created_at)}","updated_at":"${sqlDateTimeToIso(record.updated_at)}"`;
+  if (!personal) json += RESTRICTED_FIELDS_JSON;
+  return `${json}}`;
 }
 
-function readerOf(field: EmployeeField): Reader {
+/** The same read shape as an object, for the replies of writes (kept for idempotent retries). */
+export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names: NameLookup): Record<string, unknown> {
+  return JSON.parse(toEmployeeJson(record, caller, names)) as Record<string, unknown>;
+}
+
+/** A value as JSON: null for null or undefined. Most strings need no escaping, and are written faster by hand. */
+function quote(value: unknown): string {
+  if (typeof value === 'string' && !NEEDS_ESCAPING.test(value)) return `"${value}"`;
+  return value == null ? 'null' : JSON.stringify(value);
+}
+
+function writerOf(field: EmployeeField): ValueWriter {
   if (field === 'country') {
+    const prefix = `{"type":${quote(COUNTRY.type)},"code":`;
     return (record, names) => {
       const code = record.country_code;
-      return code === null ? null : { type: COUNTRY.type, code, display: names.name(COUNTRY.table, code) };
+      return code === null ? 'null' : `${prefix}${quote(code)},"display":${quote(names.name(COUNTRY.table, code))}}`;
     };
   }
   if (field in REFERENCE_FIELDS) {
     const { column, table, type } = REFERENCE_FIELDS[field as ReferenceFieldName];
+    const prefix = `{"type":${quote(type)},"id":`;
     const display: (record: EmployeeRecord, id: number, names: NameLookup) => string | null =
       table === 'employees'
         ? (record) => record.employeeNames[field as EmployeeReferenceField]
         : (_record, id, names) => names.name(table as NamedTable, id);
     return (record, names) => {
       const id = record[column as keyof EmployeeRecord] as number | null;
-      return id === null ? null : { type, id: String(id), display: display(record, id, names) };
+      return id === null ? 'null' : `${prefix}${quote(String(id))},"display":${quote(display(record, id, names))}}`;
     };
   }
   if (DATE_FIELDS.has(field)) {
     // Rows imported from IceHrm may hold MySQL zero dates; on the wire "no date" is null.
     return (record) => {
       const value = record[field as keyof EmployeeRecord] as string | null;
-      return value === null || value.startsWith('0000') ? null : value;
+      return value === null || value.startsWith('0000') ? 'null' : quote(value);
     };
   }
-  return (record) => record[field as keyof EmployeeRecord] ?? null;
+  return (record) => quote(record[field as keyof EmployeeRecord]);
 }

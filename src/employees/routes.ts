@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
 import { callerEmployeeOf, callerOf, instanceOf } from '../http/context';
 import { runWrite } from '../idempotency/idempotent';
 import { requireJsonObject } from '../http/json-body';
-import { toPage } from '../http/pagination';
+import { sendJsonText } from '../http/json-text';
+import { toPageJson } from '../http/pagination';
 import { pathId, param } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { route } from '../http/routes';
@@ -13,7 +14,7 @@ import { assertMayCreateEmployees, findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { listEmployees, listEmployeesQuery } from './list';
-import { employeeReferenceNames, toEmployeeResponse } from './output';
+import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse } from './output';
 import type { EmployeeRecord } from './repository';
 import { updateEmployee } from './update-employee';
 
@@ -21,6 +22,8 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
   // `db` is the write's transaction when there is one: the names are read on it if need be.
   const respond = async (request: FastifyRequest, employee: EmployeeRecord, db?: Db) =>
     toEmployeeResponse(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee], db));
+  const send = async (request: FastifyRequest, reply: FastifyReply, employee: EmployeeRecord) =>
+    sendJsonText(reply, toEmployeeJson(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee])));
   const writeContext = (request: FastifyRequest) => ({ caller: callerOf(request), now: clock.now(), requestId: request.id });
 
   // Before /employees/:id, so "me" is never taken for an id.
@@ -28,24 +31,24 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
     app,
     '/employees/me',
     {
-      get: async (request) => {
+      get: async (request, reply) => {
         const employee = callerEmployeeOf(request);
         if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-        return respond(request, employee);
+        return send(request, reply, employee);
       },
     },
     { callerEmployee: true },
   );
 
   route(app, '/employees', {
-    get: async (request) => {
+    get: async (request, reply) => {
       const query = parseQuery(listEmployeesQuery, request.query);
       const caller = callerOf(request);
       const instance = instanceOf(request);
       const { records, total, hasMore } = await listEmployees(instance.db, caller, query, instance.employeeLists);
       const names = await employeeReferenceNames(instance, records);
-      const data = records.map((record) => toEmployeeResponse(record, caller, names));
-      return toPage(data, total, query.page, query.limit, hasMore);
+      const items = records.map((record) => toEmployeeJson(record, caller, names));
+      return sendJsonText(reply, toPageJson(items, total, query.page, hasMore));
     },
     post: async (request, reply) => {
       assertMayCreateEmployees(callerOf(request));
@@ -71,9 +74,9 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
   };
 
   route(app, '/employees/:id', {
-    get: async (request) => {
+    get: async (request, reply) => {
       const id = pathId(param(request.params, 'id'), 'employee');
-      return respond(request, await findVisibleEmployee(instanceOf(request).db, callerOf(request), id));
+      return send(request, reply, await findVisibleEmployee(instanceOf(request).db, callerOf(request), id));
     },
     put: update,
     patch: update,

@@ -31,5 +31,14 @@ export function offsetOf(page: number, limit: number): number {
 
 /** `hasMore` says whether rows follow this page; by default the total decides. */
 export function toPage<T>(data: T[], total: number, page: number, limit: number, hasMore = page * limit < total): Page<T> {
-  return { data, total, nextPage: hasMore ? page + 1 : null };
+  return { data, total, nextPage: nextPageOf(page, hasMore) };
+}
+
+/** The same page as JSON text, from its items already written as JSON (see sendJsonText). */
+export function toPageJson(items: string[], total: number, page: number, hasMore: boolean): string {
+  return `{"data":[${items.join(',')}],"total":${total},"nextPage":${nextPageOf(page, hasMore) ?? 'null'}}`;
+}
+
+function nextPageOf(page: number, hasMore: boolean): number | null {
+  return hasMore ? page + 1 : null;
 }

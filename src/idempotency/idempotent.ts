@@ -6,6 +6,7 @@ import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
 import { callerOf, instanceOf } from '../http/context';
+import { sendJsonText } from '../http/json-text';
 import {
   completeClaim,
   findIdempotencyRecord,
@@ -106,11 +107,7 @@ function send(reply: FastifyReply, result: WriteResult): FastifyReply {
 }
 
 function replay(reply: FastifyReply, stored: StoredResponse): FastifyReply {
-  return reply
-    .code(stored.status)
-    .headers({ ...stored.headers, 'Idempotent-Replayed': 'true' })
-    .type('application/json; charset=utf-8')
-    .send(stored.body);
+  return sendJsonText(reply.code(stored.status).headers({ ...stored.headers, 'Idempotent-Replayed': 'true' }), stored.body);
 }
 
 /** What makes two requests "the same" for a key: method, path and body (key order aside). */

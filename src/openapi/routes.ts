@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Config } from '../config';
 import { NotFoundError } from '../errors';
 import { instanceOf } from '../http/context';
+import { sendJsonText } from '../http/json-text';
 import { param } from '../http/params';
 import { route } from '../http/routes';
 import { COMMON_PROBLEMS, problems } from './common';
@@ -73,7 +74,7 @@ export function registerDocsRoutes(app: FastifyInstance, { config }: { config: C
         // Cloud: the server variable defaults to the instance asking, so "try it" on its docs page
         // calls that instance rather than the example name.
         const body = name === undefined ? document : JSON.stringify(withDefaultInstance(built, name));
-        return reply.type('application/json; charset=utf-8').send(body);
+        return sendJsonText(reply, body);
       },
     },
     { public: true },

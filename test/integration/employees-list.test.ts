@@ -71,6 +71,35 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     expect(beyond.body).toEqual({ data: [], total: 5, nextPage: null });
   });
 
+  it('pages through the same employees in either id order, whether a page is read from its start or by position', async () => {
+    const pages = async (order: string) => {
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) seen.push(...names(await list(`?filters=${inDepartment()}&limit=2&page=${page}&sortOrder=${order}`)));
+      return seen;
+    };
+    const ascending = await pages('ascend');
+    t.clock.advance(2001); // the page starts learnt above are forgotten: pages 2 and 3 by position
+    const descending = await pages('descend');
+    const descendingAgain = await pages('descend'); // pages 2 and 3 from where they started
+
+    expect(ascending).toEqual(['Alice', 'Bob', 'Carol', 'Dave', 'Eve']);
+    expect(descending).toEqual(['Eve', 'Dave', 'Carol', 'Bob', 'Alice']);
+    expect(descendingAgain).toEqual(descending);
+  });
+
+  it('writes any text stored in a field as the same JSON string, in a list and alone', async () => {
+    const awkward = 'Quote " backslash \\ tab \t nul \u0000 line-separator \u2028 emoji 😀 é';
+    const id = await createEmployee(t, { first_name: 'Esc', last_name: `Awkward${tag}`, address1: awkward, work_station_id: '</script>' });
+
+    const one = await request(t.app).get(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' });
+    const page = await list(`?search=${encodeURIComponent(`Awkward${tag}`)}`);
+
+    expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(one.body).toMatchObject({ id: String(id), address1: awkward, work_station_id: '</script>' });
+    expect(page.body).toEqual({ data: [one.body], total: 1, nextPage: null });
+  });
+
   it('sorts by an allowed field in either order, ties broken by id', async () => {
     const byJoined = await list(`?filters=${inDepartment()}&sortField=joined_date&sortOrder=ascend`);
     const byLastDesc = await list(`?filters=${inDepartment()}&sortField=last_name&sortOrder=descend`);
