@@ -84,14 +84,26 @@ export function freePort(host: string): Promise<number> {
   });
 }
 
-/** The process's peak resident set size (VmHWM) in MB; undefined where /proc is not available. */
+/**
+ * The peak resident set size (VmHWM) in MB of the process and its child processes (a server's
+ * WORKERS), summed; undefined where /proc is not available.
+ */
 export function peakRssMb(pid: number): number | undefined {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
-    return kilobytes === undefined ? undefined : Number(kilobytes) / 1024;
+    if (kilobytes === undefined) return undefined;
+    return childPidsOf(pid).reduce((sum, child) => sum + (peakRssMb(child) ?? 0), Number(kilobytes) / 1024);
   } catch {
     return undefined;
+  }
+}
+
+function childPidsOf(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return []; // a kernel without /proc/<pid>/task/<tid>/children
   }
 }
 

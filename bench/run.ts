@@ -9,7 +9,7 @@ import { type Measurement, measure, medianOf, scenarioTarget, type Target } from
 import { type BenchDialect, type BenchOptions, parseBenchOptions, USAGE } from './options';
 import { headerLine, type ResultRow, resultTable } from './report';
 import { PERFORMANCE_DOC, writeSection } from './performance-doc';
-import { SCENARIOS } from './scenarios';
+import { type Scenario, SCENARIOS } from './scenarios';
 
 const HOST = '127.0.0.1';
 const BASE_PATH = '/app/api';
@@ -29,6 +29,7 @@ interface Plan {
   target: Target;
   /** Concurrent connections, when the scenario fixes them. */
   connections?: number;
+  server: RunningServer;
   rounds: Measurement[];
 }
 
@@ -109,18 +110,25 @@ async function benchDatabase(
   const line = `${database.label}: seeded ${options.employees} employees in ${employees.toFixed(1)} s, ${fixture.attendanceRows} attendance records in ${attendance.toFixed(1)} s`;
   progress(line);
   seeded.push(line);
-  const server = await startServer(database, workDir, children);
+  const scenarios = SCENARIOS.filter((scenario) => options.only === undefined || scenario.name.includes(options.only));
+  // One server per WORKERS setting the scenarios ask for; the others sit idle meanwhile.
+  const servers = new Map<number, RunningServer>();
   try {
+    for (const workers of new Set(scenarios.map(workersOf))) servers.set(workers, await startServer(database, workDir, children, workers));
     const withCeiling = database.dialect === 'mysql' && (options.only === undefined || CEILING_SCENARIO.includes(options.only));
     const ceiling = withCeiling ? await startCeiling(database, fixture, workDir, children) : undefined;
     try {
-      return await measureRounds(database, server, ceiling, fixture, options);
+      return await measureRounds(database, scenarios, servers, ceiling, fixture, options);
     } finally {
       if (ceiling) await children.stop(ceiling.child);
     }
   } finally {
-    await children.stop(server.child);
+    for (const server of servers.values()) await children.stop(server.child);
   }
+}
+
+function workersOf(scenario: Scenario): number {
+  return scenario.workers ?? 1;
 }
 
 /**
@@ -130,21 +138,24 @@ async function benchDatabase(
  */
 async function measureRounds(
   database: BenchDatabase,
-  server: RunningServer,
+  scenarios: Scenario[],
+  servers: Map<number, RunningServer>,
   ceiling: RunningServer | undefined,
   fixture: Fixture,
   options: BenchOptions,
 ): Promise<ResultRow[]> {
-  const scenarios = SCENARIOS.filter((scenario) => options.only === undefined || scenario.name.includes(options.only));
+  const serverOf = (scenario: Scenario) => servers.get(workersOf(scenario)) as RunningServer;
   const plans: Plan[] = scenarios.map((scenario) => ({
     name: scenario.name,
-    target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
+    target: scenarioTarget(scenario, serverOf(scenario).baseUrl + BASE_PATH, fixture),
     connections: scenario.connections,
+    server: serverOf(scenario),
     rounds: [],
   }));
   const ceilingPlan: Plan | undefined = ceiling && {
     name: CEILING_SCENARIO,
     target: { url: `${ceiling.baseUrl}/employees/me`, method: 'GET', headers: {} },
+    server: ceiling,
     rounds: [],
   };
 
@@ -156,11 +167,10 @@ async function measureRounds(
   }
 
   const ceilingMedian = ceilingPlan && medianOf(ceilingPlan.rounds);
-  const serverRss = peakRssMb(server.child.pid);
   const rows = plans.map((plan): ResultRow => {
     const measurement = medianOf(plan.rounds);
     const ratioToCeiling = ceilingMedian && measurement.requestsPerSecond / ceilingMedian.requestsPerSecond;
-    return { database: database.label, scenario: plan.name, measurement, peakRssMb: serverRss, ratioToCeiling };
+    return { database: database.label, scenario: plan.name, measurement, peakRssMb: peakRssMb(plan.server.child.pid), ratioToCeiling };
   });
   if (ceiling && ceilingMedian) {
     const peakRss = peakRssMb(ceiling.child.pid);
@@ -177,9 +187,9 @@ async function measureAndReport(label: string, target: Target, options: BenchOpt
   return measurement;
 }
 
-async function startServer(database: BenchDatabase, workDir: string, children: Children): Promise<RunningServer> {
+async function startServer(database: BenchDatabase, workDir: string, children: Children, workers: number): Promise<RunningServer> {
   const port = await freePort(HOST);
-  const child = children.start(`the ${database.label} server`, SERVER_SCRIPT, {
+  const child = children.start(`the ${database.label} server (WORKERS=${workers})`, SERVER_SCRIPT, {
     // Only what the benchmark decides; the cwd is the work directory so no stray .env is read.
     env: {
       PATH: process.env.PATH,
@@ -189,10 +199,11 @@ async function startServer(database: BenchDatabase, workDir: string, children: C
       PORT: String(port),
       BASE_PATH,
       LOG_LEVEL: 'info',
+      WORKERS: String(workers),
       ...UNLIMITED,
     },
     cwd: workDir,
-    logFile: path.join(workDir, `${database.dialect}-server.log`),
+    logFile: path.join(workDir, `${database.dialect}-server-w${workers}.log`),
   });
   const baseUrl = `http://${HOST}:${port}`;
   await waitUntilAnswering(child, `${baseUrl}/healthz`);

@@ -8,6 +8,8 @@ interface ScenarioBase {
   tokenPerConnection?: boolean;
   /** Concurrent connections, instead of --connections: 1 measures a request's own latency. */
   connections?: number;
+  /** Served by a server started with this WORKERS (default 1). */
+  workers?: number;
 }
 
 /** One request, repeated by every connection. */
@@ -91,6 +93,23 @@ export const SCENARIOS: readonly Scenario[] = [
     method: 'GET',
     path: (fixture) => `/employees?limit=50&page=${deepPage(fixture)}`,
     needsToken: true,
+  },
+  // A deep page in name order: read off the (last_name, id) index, not by sorting every row.
+  {
+    name: 'GET /employees?limit=50&sortField=last_name (deep page)',
+    method: 'GET',
+    path: (fixture) => `/employees?limit=50&sortField=last_name&page=${deepPage(fixture)}`,
+    needsToken: true,
+  },
+  // The same pages from two server processes (WORKERS=2, one per core): a page costs the server
+  // most of its CPU (writing 70 kB of JSON), so one process is the first limit on a 2-core machine.
+  { name: 'GET /employees?limit=50 (page 1), WORKERS=2', method: 'GET', path: '/employees?limit=50', needsToken: true, workers: 2 },
+  {
+    name: 'GET /employees?limit=50 (deep page), WORKERS=2',
+    method: 'GET',
+    path: (fixture) => `/employees?limit=50&page=${deepPage(fixture)}`,
+    needsToken: true,
+    workers: 2,
   },
   // An employee's month of attendance, as a mobile app's history screen asks for it, over every
   // employee in turn so that the reads spread over the whole table, not one cached corner.

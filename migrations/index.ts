@@ -9,6 +9,7 @@ import * as auditLog from './0007_audit_log';
 import * as idempotencyKeys from './0008_idempotency_keys';
 import * as rateLimits from './0009_rate_limits';
 import * as auditEmployee from './0010_audit_employee';
+import * as employeeSortIndexes from './0011_employee_sort_indexes';
 
 export interface Migration {
   name: string;
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0008_idempotency_keys', ...idempotencyKeys },
   { name: '0009_rate_limits', ...rateLimits },
   { name: '0010_audit_employee', ...auditEmployee },
+  { name: '0011_employee_sort_indexes', ...employeeSortIndexes },
 ];

@@ -137,11 +137,12 @@ export async function listEmployees(
     matching(builder).orderBy(order).limit(query.limit + 1);
     return start ? builder.where(startingAt(`e.${query.sortField}`, direction, start)) : builder.offset(offset);
   };
-  // In id order with nothing to skip, the rows are read in primary-key order and the query stops
-  // at the page's end. Otherwise a deferred join: the page's ids come from the indexes alone (rows
-  // skipped or sorted are never read whole), then only those rows are read.
+  // With nothing to skip (page 1, or a page whose first row is known), the rows are read in the
+  // order of an index (every sort field has one) and the query stops at the page's end. To skip
+  // rows, a deferred join: the page's ids come from the index alone, so skipped rows are never
+  // read whole, then only the page's rows are.
   const rowsQuery =
-    query.sortField === 'id' && offset === 0
+    offset === 0
       ? page(selectEmployees(db))
       : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order);
 
