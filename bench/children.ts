@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { SERVER_NODE_FLAGS } from '../src/node-flags';
 
 const STOP_TIMEOUT_MS = 5000;
 const READY_TIMEOUT_MS = 30_000;
@@ -20,11 +21,14 @@ export interface Child {
 export class Children {
   private readonly running = new Set<Child>();
 
-  /** Starts `node <script>` with exactly `env`, its stdout and stderr appended to `logFile`. */
+  /**
+   * Starts `node <script>` with the server's Node flags (the ceiling gets them too, so that both
+   * run on the same tuning) and exactly `env`, its stdout and stderr appended to `logFile`.
+   */
   start(name: string, script: string, options: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
     const log = fs.openSync(options.logFile, 'a');
     try {
-      const spawned = spawn(process.execPath, [script], { env: options.env, cwd: options.cwd, stdio: ['ignore', log, log] });
+      const spawned = spawn(process.execPath, [...SERVER_NODE_FLAGS, script], { env: options.env, cwd: options.cwd, stdio: ['ignore', log, log] });
       if (spawned.pid === undefined) throw new Error(`Could not start ${name}`);
       const child = { name, pid: spawned.pid, logFile: options.logFile, process: spawned };
       this.running.add(child);

@@ -14,6 +14,7 @@ import { type InstanceSource, singleInstance } from './instances/source';
 import { ServiceUnavailableError } from './errors';
 import { recoveringSource } from './instances/recovering';
 import { createLogger, type Logger, standardOutput } from './logger';
+import { withServerNodeFlags } from './node-flags';
 import { Metrics, startMetricsServer } from './metrics/metrics';
 import type { RateLimitStore } from './rate-limits/limits';
 import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
@@ -178,6 +179,7 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   let stopping = false;
   const listening = new Set<number>();
   let announced = false;
+  cluster.setupPrimary({ execArgv: withServerNodeFlags(process.execArgv) });
   const fork = () => {
     const worker = cluster.fork();
     worker.on('message', (message: ListeningMessage) => {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { runCli } from '../../src/cli/program';
+import { SERVER_NODE_FLAGS } from '../../src/node-flags';
 import { systemClock } from '../../src/clock';
 import { createTestControlDatabase, type TestControlDatabase } from '../helpers/cloud-app';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
@@ -69,6 +70,7 @@ describe.each(testDialects())('the server with WORKERS=2 on %s', (dialect) => {
       const token = /^\s+(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(output)?.[1] as string;
       workers = childrenOf(primary);
       expect(workers).toHaveLength(2);
+      for (const worker of workers) expect(fs.readFileSync(`/proc/${worker}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
 
       expect(await hrm({ DATABASE_URL: database.url }, ['api', 'enable'])).toMatchObject({ code: 0 });
       const { origin, pathname } = new URL(server.apiUrl);
