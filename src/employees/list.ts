@@ -168,12 +168,17 @@ export async function listEmployees(
   return { records, total, hasMore: rows.length > query.limit };
 }
 
-/** Rows at or after `start` in the sort order: (column, id) >= (value, id), or <= descending. */
+/**
+ * Rows at or after `start` in the sort order: (column, id) >= (value, id), or <= descending. Written
+ * as `column >= value AND (column > value OR id >= start id)`: the first condition is a range on
+ * the (column, id) index for both SQLite and MySQL. (SQLite scans the whole index for the plain
+ * OR of the two cases, MariaDB for a row-value comparison.)
+ */
 function startingAt(column: string, direction: 'asc' | 'desc', start: PageStart) {
   const [after, atOrAfter] = direction === 'asc' ? ['>', '>='] : ['<', '<='];
   if (column === 'e.id') return (builder: Knex.QueryBuilder) => builder.where('e.id', atOrAfter, start.id);
   return (builder: Knex.QueryBuilder) =>
-    builder.where(column, after, start.value).orWhere((tie) => tie.where(column, start.value).andWhere('e.id', atOrAfter, start.id));
+    builder.where(column, atOrAfter, start.value).andWhere((tie) => tie.where(column, after, start.value).orWhere('e.id', atOrAfter, start.id));
 }
 
 function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery): Knex.QueryBuilder {

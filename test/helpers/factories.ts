@@ -16,7 +16,12 @@ export function unique(prefix: string): string {
 /** Inserts an employee row directly (not through the API) and returns its id. */
 export async function createEmployee(t: TestApp, overrides: Partial<EmployeeColumns> = {}): Promise<number> {
   const now = toSqlDateTime(t.clock.now());
-  return insertEmployee(t.db, {
+  return insertEmployee(t.db, { ...employeeColumns(overrides), created_at: now, updated_at: now });
+}
+
+/** The columns of an active employee with a unique code and name and nothing else set. */
+export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): EmployeeColumns {
+  return {
     employee_id: unique('E'),
     first_name: 'Test',
     middle_name: null,
@@ -56,9 +61,7 @@ export async function createEmployee(t: TestApp, overrides: Partial<EmployeeColu
     approver3_id: null,
     timezone: 'UTC',
     ...overrides,
-    created_at: now,
-    updated_at: now,
-  });
+  };
 }
 
 export interface TestUser {

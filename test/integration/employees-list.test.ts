@@ -87,6 +87,27 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     expect(descendingAgain).toEqual(descending);
   });
 
+  it('pages in name order through ties on the name, from remembered starts and by position alike', async () => {
+    const dept = (await t.db('departments').insert({ name: unique('Ties dept ') })).map(Number)[0];
+    for (const [first, last] of [['T1', 'Same'], ['T2', 'Other'], ['T3', 'Same'], ['T4', 'Same'], ['T5', 'Other']]) {
+      await createEmployee(t, { first_name: first, last_name: last, department_id: dept });
+    }
+    const filters = encodeURIComponent(JSON.stringify({ department: dept }));
+    const pages = async (order: string) => {
+      const seen: string[] = [];
+      for (let page = 1; page <= 3; page++) seen.push(...names(await list(`?filters=${filters}&sortField=last_name&sortOrder=${order}&limit=2&page=${page}`)));
+      return seen;
+    };
+
+    const byPosition = await pages('ascend'); // pages 2 and 3 are read by position the first time
+    const fromStarts = await pages('ascend'); // and from their remembered first rows the second
+    const descending = [await pages('descend'), await pages('descend')];
+
+    expect(byPosition).toEqual(['T2', 'T5', 'T1', 'T3', 'T4']);
+    expect(fromStarts).toEqual(byPosition);
+    expect(descending).toEqual([['T4', 'T3', 'T1', 'T5', 'T2'], ['T4', 'T3', 'T1', 'T5', 'T2']]);
+  });
+
   it('writes any text stored in a field as the same JSON string, in a list and alone', async () => {
     const awkward = 'Quote " backslash \\ tab \t nul \u0000 line-separator \u2028 emoji 😀 é';
     const id = await createEmployee(t, { first_name: 'Esc', last_name: `Awkward${tag}`, address1: awkward, work_station_id: '</script>' });
