@@ -91,22 +91,50 @@ const KEYSET_SORT_FIELDS = new Set<string>(['id', 'employee_id', 'first_name', '
 /**
  * Per instance: what recent lists learnt, kept for 2 seconds and forgotten at once when this
  * process changes an employee. `totals`: counting every matching row is the costly part of a
- * list, so the total of the same question is reused. `pageStarts`: where a page begins, so that
- * a deep page asked again, or the page after one just served, is read from its first row onward
- * instead of skipping every row before it.
+ * list, so the total of the same question is reused, and requests asking it while it is being
+ * counted wait for that count (when a total expires under load, one count runs, not one per
+ * request in flight). `pageStarts`: where a page begins, so that a deep page asked again, or the
+ * page after one just served, is read from its first row onward instead of skipping every row
+ * before it.
  */
 export class EmployeeListCache {
-  readonly totals: TtlCache<string, number>;
   readonly pageStarts: TtlCache<string, PageStart>;
+  private readonly totals: TtlCache<string, number>;
+  private readonly counting = new Map<string, Promise<number>>();
 
   constructor(clock: Clock, ttlMs = 2000) {
     this.totals = new TtlCache(clock, ttlMs, 1000);
     this.pageStarts = new TtlCache(clock, ttlMs, 10_000);
   }
 
+  /** The total for `question`: remembered, being counted, or counted now with `count`. */
+  total(question: string, count: () => Promise<number>): Promise<number> {
+    const known = this.totals.get(question);
+    if (known !== undefined) return Promise.resolve(known);
+    const running = this.counting.get(question);
+    if (running) return running;
+    const counted = count();
+    this.counting.set(question, counted);
+    // Kept only if no clear() came meanwhile: a count begun before this process's own write
+    // must not answer the requests after it.
+    const current = () => this.counting.get(question) === counted;
+    counted.then(
+      (total) => {
+        if (!current()) return;
+        this.totals.set(question, total);
+        this.counting.delete(question);
+      },
+      () => {
+        if (current()) this.counting.delete(question);
+      },
+    );
+    return counted;
+  }
+
   clear(): void {
     this.totals.clear();
     this.pageStarts.clear();
+    this.counting.clear();
   }
 }
 
@@ -146,15 +174,8 @@ export async function listEmployees(
       ? page(selectEmployees(db))
       : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order);
 
-  const countIfUnknown = async () => {
-    const cached = cache.totals.get(question);
-    if (cached !== undefined) return cached;
-    const row = await matching(db('employees as e')).count({ total: '*' }).first();
-    const total = Number(row?.total ?? 0);
-    cache.totals.set(question, total);
-    return total;
-  };
-  const [rows, total] = await Promise.all([rowsQuery, countIfUnknown()]);
+  const count = async () => Number((await matching(db('employees as e')).count({ total: '*' }).first())?.total ?? 0);
+  const [rows, total] = await Promise.all([rowsQuery, cache.total(question, count)]);
 
   if (KEYSET_SORT_FIELDS.has(query.sortField)) {
     const startOf = (row: Record<string, unknown> | undefined) =>
