@@ -7,12 +7,16 @@ import type { Clock } from '../clock';
 import { TtlCache } from '../ttl-cache';
 import { offsetOf, paginationFields } from '../http/pagination';
 import { whereVisible } from './access';
-import { EMPLOYEE_STATUSES } from './fields';
+import { ForbiddenError } from '../errors';
+import { EMPLOYEE_STATUSES, PERSONAL_FIELDS } from './fields';
 import { type EmployeeRecord, selectEmployees, toEmployeeRecord } from './repository';
 import { idSchema } from '../http/field-schemas';
+import { isCalendarDate, parseIsoInstant } from '../time';
 
 const SORT_FIELDS = ['id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at'] as const;
 const MAX_FILTER_VALUES = 100;
+const MAX_SEARCH_WORDS = 10;
+const PERSONAL = new Set<string>(PERSONAL_FIELDS);
 
 /** A filter value, or a list of them (any of which matches). */
 const oneOrMany = <T extends z.ZodType>(value: T) =>
@@ -35,6 +39,9 @@ const filtersSchema = z.strictObject({
 });
 type FilterName = keyof z.output<typeof filtersSchema>;
 
+/** Filters over a personal field: they would tell a manager what they may not read on their reports. */
+const PERSONAL_FILTERS = (Object.keys(filtersSchema.shape) as FilterName[]).filter((name) => PERSONAL.has(name));
+
 const FILTER_COLUMNS: Record<FilterName, string> = {
   status: 'e.status',
   department: 'e.department_id',
@@ -45,18 +52,28 @@ const FILTER_COLUMNS: Record<FilterName, string> = {
   pay_grade: 'e.pay_grade_id',
 };
 
-/** ISO-8601 with a zone (Z or ±hh:mm), or a date meaning its midnight UTC. */
+/** ISO-8601 with a zone (Z or ±hh:mm), or a date meaning its midnight UTC; impossible dates and times are refused. */
 const instant = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
     error: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-31T08:00:00Z',
   })
-  .transform((value) => new Date(value.length === 10 ? `${value}T00:00:00Z` : value))
-  .refine((date) => !Number.isNaN(date.getTime()), { error: 'must be a real date-time' });
+  .transform((value, context) => {
+    const date = value.length === 10 ? (isCalendarDate(value) ? new Date(`${value}T00:00:00Z`) : undefined) : parseIsoInstant(value);
+    if (date) return date;
+    context.addIssue({ code: 'custom', message: 'must be a real date-time' });
+    return z.NEVER;
+  });
 
 export const listEmployeesQuery = z.strictObject({
   ...paginationFields({ defaultLimit: 50, maxLimit: 200 }),
-  search: z.string().trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).optional(),
+  search: z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(100, { error: 'must be at most 100 characters' })
+    .refine((search) => search.split(/\s+/).length <= MAX_SEARCH_WORDS, { error: `must be at most ${MAX_SEARCH_WORDS} words` })
+    .optional(),
   filters: z
     .string()
     .transform((text, context) => {
@@ -139,6 +156,22 @@ export class EmployeeListCache {
 }
 
 /**
+ * 403 naming each filter over a personal field, for a caller who lists people whose personal
+ * fields they may not see: managers (CONTRACT §4). Admins see every field; employees list only
+ * themselves.
+ */
+export function assertMayFilter(caller: Caller, query: ListEmployeesQuery): void {
+  if (caller.role !== 'manager') return;
+  const refused = PERSONAL_FILTERS.filter((name) => query.filters?.[name] !== undefined);
+  if (refused.length === 0) return;
+  throw new ForbiddenError({
+    code: 'filter_not_allowed',
+    detail: `Managers may not filter on personal fields: ${refused.join(', ')}`,
+    errors: refused.map((name) => ({ field: `filters.${name}`, message: "is a personal field, which managers do not see on their reports' records" })),
+  });
+}
+
+/**
  * The page of employees the caller may see, whether more follow, and how many there are in all.
  * Every value from the query string is a bound parameter; column names come only from the
  * allow-lists above. Whether a next page exists is always exact (one row more is read); the total
@@ -212,7 +245,7 @@ function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery): K
   if (query.updated_since) builder.where('e.updated_at', '>=', toSqlDateTime(query.updated_since));
   if (query.search) {
     // Every word must appear in one of the columns: "jane doe" finds Jane Doe.
-    for (const word of query.search.split(/\s+/).slice(0, 5)) {
+    for (const word of query.search.split(/\s+/)) {
       const pattern = `%${word.replace(/[!%_]/g, '!$&')}%`;
       builder.where((any) => {
         for (const column of SEARCH_COLUMNS) any.orWhereRaw(`?? LIKE ? ESCAPE '!'`, [column, pattern]);

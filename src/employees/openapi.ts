@@ -99,6 +99,8 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
+    description:
+      'Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter on a personal field (`country`): 403 `filter_not_allowed`.',
     request: { query: listEmployeesQuery },
     responses: { 200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
   });
@@ -131,7 +133,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
       security,
       summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
       description:
-        'Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it. Setting status to Terminated revokes the user\'s tokens.',
+        'Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it; a field sent back with the value it has is no change, so a record can be read, changed and sent back whole. Setting status to Terminated revokes the user\'s tokens.',
       request: { params: idParam, headers: idempotencyKeyHeader, body: jsonBody(employeeInput) },
       responses: { 200: jsonResponse('The changed employee', employeeSchema), ...problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
     });

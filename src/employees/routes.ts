@@ -13,7 +13,7 @@ import { route } from '../http/routes';
 import { assertMayCreateEmployees, findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
-import { listEmployees, listEmployeesQuery } from './list';
+import { assertMayFilter, listEmployees, listEmployeesQuery } from './list';
 import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse } from './output';
 import type { EmployeeRecord } from './repository';
 import { updateEmployee } from './update-employee';
@@ -44,6 +44,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
     get: async (request, reply) => {
       const query = parseQuery(listEmployeesQuery, request.query);
       const caller = callerOf(request);
+      assertMayFilter(caller, query);
       const instance = instanceOf(request);
       const { records, total, hasMore } = await listEmployees(instance.db, caller, query, instance.employeeLists);
       const names = await employeeReferenceNames(instance, records);

@@ -7,21 +7,27 @@ export interface Page<T> {
   nextPage: number | null;
 }
 
+/**
+ * Query values are text, and only plain decimal digits are taken as a number: "0x10", "1e3",
+ * " 5" or "5.0" stay text and fail as not a number.
+ */
+const decimal = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value), schema);
+
 /** `limit` and `page` query parameters as zod fields, for a list whose largest page is `maxLimit`. */
 export function paginationFields(options: { defaultLimit: number; maxLimit: number }) {
+  const limitError = `must be a whole number from 1 to ${options.maxLimit}`;
   return {
-    limit: z.coerce
-      .number({ error: `must be a whole number from 1 to ${options.maxLimit}` })
-      .int({ error: `must be a whole number from 1 to ${options.maxLimit}` })
-      .min(1, { error: `must be a whole number from 1 to ${options.maxLimit}` })
-      .max(options.maxLimit, { error: `must be a whole number from 1 to ${options.maxLimit}` })
-      .default(options.defaultLimit),
-    page: z.coerce
-      .number({ error: 'must be a whole number from 1' })
-      .int({ error: 'must be a whole number from 1' })
-      .min(1, { error: 'must be a whole number from 1' })
-      .max(1_000_000, { error: 'must be at most 1000000' })
-      .default(1),
+    limit: decimal(
+      z.number({ error: limitError }).int({ error: limitError }).min(1, { error: limitError }).max(options.maxLimit, { error: limitError }),
+    ).default(options.defaultLimit),
+    page: decimal(
+      z
+        .number({ error: 'must be a whole number from 1' })
+        .int({ error: 'must be a whole number from 1' })
+        .min(1, { error: 'must be a whole number from 1' })
+        .max(1_000_000, { error: 'must be at most 1000000' }),
+    ).default(1),
   };
 }
 
