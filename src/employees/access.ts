@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Caller } from '../auth/caller';
 import type { Db } from '../db/connect';
 import { ForbiddenError, type FieldError, NotFoundError } from '../errors';
-import { EMPLOYEE_FIELDS, type EmployeeField } from './fields';
+import { EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS } from './fields';
 import { type EmployeeRecord, findEmployeeById } from './repository';
 
 // Who sees and changes which employee (CONTRACT §4, §5.4).
@@ -40,6 +40,7 @@ const MANAGER_ON_SELF = new Set<EmployeeField>([...MANAGER_WRITABLE_FIELDS, ...S
 const MANAGER_ON_REPORT = new Set<EmployeeField>(MANAGER_WRITABLE_FIELDS);
 const EMPLOYEE_ON_SELF = new Set<EmployeeField>(SELF_WRITABLE_FIELDS);
 const NOTHING = new Set<EmployeeField>();
+const PERSONAL = new Set<EmployeeField>(PERSONAL_FIELDS);
 
 /** The part of an employee access rules look at. */
 export interface EmployeeRelation {
@@ -81,10 +82,26 @@ export function writableFields(caller: Caller, employee: EmployeeRelation): Read
   return isSelf(caller, employee) ? EMPLOYEE_ON_SELF : NOTHING;
 }
 
-/** 403 naming every sent field the caller may not change; never silently dropped (CONTRACT §4). */
-export function assertMayWriteFields(caller: Caller, employee: EmployeeRelation, fields: string[]): void {
+/** Whether the caller may see an employee's personal fields (CONTRACT §4). */
+export function seesPersonalFields(caller: Caller, employeeId: number): boolean {
+  return caller.role === 'admin' || caller.employeeId === employeeId;
+}
+
+/**
+ * 403 naming every sent field the caller may not change; never silently dropped (CONTRACT §4).
+ * `changes` says whether a sent field would change the record (an invalid value counts as a
+ * change). A field sent back as it was read is not a change, so a read-change-write round trip
+ * works for every role; but a field the caller may not read is refused whatever its value, or
+ * the answer would tell them whether they guessed it.
+ */
+export function assertMayWriteFields(caller: Caller, employee: EmployeeRelation, sent: string[], changes: (field: EmployeeField) => boolean): void {
   const writable = writableFields(caller, employee);
-  const refused = fields.filter((field) => ALL_FIELDS.has(field as EmployeeField) && !writable.has(field as EmployeeField));
+  const readsPersonal = seesPersonalFields(caller, employee.id);
+  const refused = sent.filter((name) => {
+    const field = name as EmployeeField;
+    if (!ALL_FIELDS.has(field) || writable.has(field)) return false;
+    return changes(field) || (PERSONAL.has(field) && !readsPersonal);
+  });
   if (refused.length === 0) return;
   const errors: FieldError[] = refused.map((field) => ({ field, message: `may not be changed by ${describe(caller, employee)}` }));
   throw new ForbiddenError({

@@ -3,13 +3,20 @@ import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
-import { type EmployeeRecord } from './repository';
+import { valueChanges } from './columns';
+import { columnOf, type EmployeeField } from './fields';
+import { type EmployeeColumns, type EmployeeRecord } from './repository';
 import type { WriteContext } from './update-employee';
 
+/** The fields through which another employee can point at this one. */
+const POINTING_FIELDS: readonly EmployeeField[] = ['supervisor', 'approver1', 'approver2', 'approver3'];
+
 /**
- * Deletes an employee (admins only): revokes the tokens of their users, drops them from others'
- * indirect_supervisors, and writes the audit row, in one transaction. The foreign keys clear
- * supervisor/approver references to them and delete their attendance.
+ * Deletes an employee (admins only), in one transaction: revokes the tokens of their users, clears
+ * them from the other employees that point at them (supervisor, approvers, indirect_supervisors),
+ * and writes the audit rows, the deleted employee's and one per employee so changed. Those
+ * employees' updated_at moves too, so that a sync by `updated_since` sees the change. The foreign
+ * keys delete their attendance.
  */
 export async function deleteEmployee(db: Db, id: number, context: WriteContext): Promise<void> {
   const { caller, now } = context;
@@ -17,7 +24,7 @@ export async function deleteEmployee(db: Db, id: number, context: WriteContext):
   assertMayDeleteEmployees(caller);
   await db.transaction(async (trx) => {
     await revokeTokensOfEmployee(trx, id, now);
-    await removeFromIndirectSupervisors(trx, id, now);
+    await detachFromOthers(trx, id, context);
     await writeAudit(
       trx,
       { action: 'delete', entityType: 'employee', entityId: id, fields: [], changes: identityOf(existing) },
@@ -31,14 +38,34 @@ function identityOf(employee: EmployeeRecord) {
   return { employee_id: { from: employee.employee_id, to: null } };
 }
 
-async function removeFromIndirectSupervisors(db: Db, id: number, now: Date): Promise<void> {
-  const rows: Array<{ id: number; indirect_supervisors: string }> = await db('employees')
-    .where('indirect_supervisors', 'like', `%"${id}"%`)
-    .select('id', 'indirect_supervisors');
+async function detachFromOthers(db: Db, id: number, context: WriteContext): Promise<void> {
+  const columns = POINTING_FIELDS.map(columnOf);
+  const listed = `"${id}"`; // indirect_supervisors is a JSON array of id strings
+  const rows: Array<Partial<EmployeeColumns> & { id: number }> = await db('employees')
+    .whereNot({ id })
+    .andWhere((pointing) => {
+      for (const column of columns) pointing.orWhere(column, id);
+      pointing.orWhere('indirect_supervisors', 'like', `%${listed}%`);
+    })
+    .select('id', ...columns, 'indirect_supervisors');
   for (const row of rows) {
-    const remaining = (JSON.parse(row.indirect_supervisors) as string[]).filter((entry) => entry !== String(id));
+    const after: Partial<EmployeeColumns> = {};
+    const fields = POINTING_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
+    for (const field of fields) Object.assign(after, { [columnOf(field)]: null });
+    const indirect = row.indirect_supervisors ? (JSON.parse(row.indirect_supervisors) as string[]) : [];
+    if (indirect.includes(String(id))) {
+      const remaining = indirect.filter((entry) => entry !== String(id));
+      after.indirect_supervisors = remaining.length === 0 ? null : JSON.stringify(remaining);
+      fields.push('indirect_supervisors');
+    }
+    if (fields.length === 0) continue;
     await db('employees')
       .where({ id: row.id })
-      .update({ indirect_supervisors: remaining.length === 0 ? null : JSON.stringify(remaining), updated_at: toSqlDateTime(now) });
+      .update({ ...after, updated_at: toSqlDateTime(context.now) });
+    await writeAudit(
+      db,
+      { action: 'update', entityType: 'employee', entityId: row.id, fields, changes: valueChanges(row, after, fields) },
+      { caller: context.caller, requestId: context.requestId, now: context.now },
+    );
   }
 }

@@ -3,6 +3,7 @@ import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instance';
 import type { NamedTable, NameLookup } from '../lookups/reference-names';
+import { seesPersonalFields } from './access';
 import { COUNTRY, EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
 import { type EmployeeRecord, type EmployeeReferenceField } from './repository';
 
@@ -11,11 +12,6 @@ const PERSONAL = new Set<EmployeeField>(PERSONAL_FIELDS);
 const NAMED_REFERENCES = (Object.keys(REFERENCE_FIELDS) as ReferenceFieldName[]).filter(
   (field) => REFERENCE_FIELDS[field].table !== 'employees',
 );
-
-/** Whether the caller may see an employee's personal fields (CONTRACT §4). */
-export function seesPersonalFields(caller: Caller, employeeId: number): boolean {
-  return caller.role === 'admin' || caller.employeeId === employeeId;
-}
 
 /** The names the reference objects of these employees display. */
 export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[], db: Db = instance.db): Promise<NameLookup> {

@@ -12,8 +12,6 @@ import { type EmployeeColumns, type EmployeeRecord, findEmployeeById } from './r
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, parseEmployeeInput } from './schemas';
 
-const KNOWN_FIELDS = new Set<string>(EMPLOYEE_FIELDS);
-
 export interface WriteContext {
   caller: Caller;
   now: Date;
@@ -28,18 +26,25 @@ export interface WriteContext {
 export async function updateEmployee(db: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
   const { caller, now } = context;
   const existing = await findVisibleEmployee(db, caller, id);
-  assertMayWriteFields(caller, existing, Object.keys(body).filter((field) => KNOWN_FIELDS.has(field)));
-
   const { values, errors } = parseEmployeeInput(body, id);
+  const columns = toEmployeeColumns(values);
+  const changing = new Set<string>([...changedFields(existing, columns), ...errors.map((error) => error.field.split('.')[0] as string)]);
+  assertMayWriteFields(caller, existing, Object.keys(body), (field) => changing.has(field));
+
   const timezone = values.timezone ?? existing.timezone;
   errors.push(...(await checkEmployeeRules(db, values, { existing, now, timezone })));
-  if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
-
-  const columns = toEmployeeColumns(values);
   const terminating = existing.status !== 'Terminated' && columns.status === 'Terminated';
   const reactivating = existing.status === 'Terminated' && columns.status === 'Active';
-  if (terminating && !('termination_date' in values)) columns.termination_date = todayIn(timezone, now);
-  if (reactivating && !('termination_date' in values)) columns.termination_date = null;
+  const staysTerminated = existing.status === 'Terminated' && !reactivating;
+  if (staysTerminated && 'termination_date' in columns && columns.termination_date === null) {
+    errors.push({ field: 'termination_date', message: 'must be set while the status is Terminated' });
+  }
+  if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
+
+  // A record read, changed to Terminated and sent back carries termination_date null: today.
+  // Read, changed to Active and sent back, it carries the old date: cleared, unless changed.
+  if (terminating && (columns.termination_date ?? null) === null) columns.termination_date = todayIn(timezone, now);
+  if (reactivating && sameValue(columns.termination_date ?? existing.termination_date, existing.termination_date)) columns.termination_date = null;
 
   const changed = changedFields(existing, columns);
   if (changed.length === 0) return existing;

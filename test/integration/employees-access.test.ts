@@ -1,9 +1,29 @@
 import request from 'supertest';
-import { PERSONAL_FIELDS } from '../../src/employees/fields';
 import { testDialects } from '../helpers/databases';
 import { createOrg, type Org, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+
+/** CONTRACT §4's personal fields, written out here so that the code's list is checked against it. */
+const PERSONAL_FIELDS = [
+  'birthday',
+  'gender',
+  'marital_status',
+  'nationality',
+  'ssn_num',
+  'nic_num',
+  'other_id',
+  'driving_license',
+  'address1',
+  'address2',
+  'city',
+  'country',
+  'province',
+  'postal_code',
+  'home_phone',
+  'mobile_phone',
+  'private_email',
+];
 
 describe.each(testDialects())('who sees and changes which employee on %s', (dialect) => {
   let t: TestApp;
@@ -17,6 +37,10 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
   const get = (user: TestUser, id: number | null) => request(t.app).get(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' });
   const patch = (user: TestUser, id: number | null, body: object) =>
     request(t.app).patch(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body);
+  const put = (user: TestUser, id: number | null, body: object) =>
+    request(t.app).put(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body);
+  const fieldsOf = (problem: Record<string, any>) => (problem.errors as Array<{ field: string }>).map((error) => error.field);
+  const listAs = (user: TestUser, query: string) => request(t.app).get(t.api(`/employees${query}`)).auth(user.token, { type: 'bearer' });
   const listIds = async (user: TestUser) => {
     const res = await request(t.app).get(t.api('/employees?limit=200')).auth(user.token, { type: 'bearer' });
     expect(res.status).toBe(200);
@@ -37,7 +61,7 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       const res = await get(org.manager, org.report.employeeId);
 
       expect(res.status).toBe(200);
-      expect(res.body.restricted_fields).toEqual([...PERSONAL_FIELDS]);
+      expect(res.body.restricted_fields).toEqual(PERSONAL_FIELDS);
       for (const field of PERSONAL_FIELDS) expect(res.body).not.toHaveProperty(field);
       expect(res.body).toHaveProperty('work_email');
       expect(res.body.supervisor).toMatchObject({ type: 'Employee', id: String(org.manager.employeeId) });
@@ -96,7 +120,22 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(own).toHaveProperty('birthday');
       expect(own).not.toHaveProperty('restricted_fields');
       expect(report).not.toHaveProperty('birthday');
-      expect(report.restricted_fields).toEqual([...PERSONAL_FIELDS]);
+      expect(report.restricted_fields).toEqual(PERSONAL_FIELDS);
+    });
+
+    it('refuses a manager a filter on a personal field (it would tell what they may not read) with 403, and allows the others', async () => {
+      const country = encodeURIComponent(JSON.stringify({ country: 'US' }));
+      const supervisor = encodeURIComponent(JSON.stringify({ supervisor: String(org.manager.employeeId) }));
+
+      const refused = await listAs(org.manager, `?filters=${country}`);
+      const byCountry = await listAs(org.outsider, `?filters=${country}`);
+      const bySupervisor = await listAs(org.manager, `?filters=${supervisor}`);
+      const byAdmin = await listAs(org.admin, `?filters=${country}&limit=1`);
+
+      expect(fieldsOf(expectProblem(refused, 403, 'filter_not_allowed'))).toEqual(['filters.country']);
+      expect(byCountry.status).toBe(200);
+      expect(bySupervisor.body.data.map((row: { id: string }) => Number(row.id)).sort()).toEqual([org.report.employeeId, org.reportWithoutUser].sort());
+      expect(byAdmin.status).toBe(200);
     });
   });
 
@@ -108,11 +147,66 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(res.body).toMatchObject({ birthday: '1980-01-01', work_phone: '+1 555 0101', timezone: 'Asia/Tokyo' });
     });
 
-    it('lets a manager change work fields of a report', async () => {
+    it('lets an admin change any field of their own record', async () => {
+      const res = await patch(org.admin, org.admin.employeeId, { pay_grade: null, status: 'Active', birthday: '1975-05-05', job_title: null });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ birthday: '1975-05-05', status: 'Active' });
+    });
+
+    it('lets a manager change work fields of a report, answering the record without its personal fields', async () => {
       const res = await patch(org.manager, org.report.employeeId, { work_phone: '+1 555 0102', work_station_id: 'WS-9' });
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ work_phone: '+1 555 0102', work_station_id: 'WS-9' });
+      expect(res.body).toMatchObject({ work_phone: '+1 555 0102', work_station_id: 'WS-9', restricted_fields: PERSONAL_FIELDS });
+      expect(res.body).not.toHaveProperty('birthday');
+    });
+
+    it('refuses a manager pay grade, status and fields other than contact ones on their own record', async () => {
+      const res = await patch(org.manager, org.manager.employeeId, { pay_grade: '1', status: 'Terminated', birthday: '1970-01-01', ssn_num: 'X' });
+
+      expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['pay_grade', 'status', 'birthday', 'ssn_num']);
+      expect(await columnOf(org.manager.employeeId, 'status')).toBe('Active');
+    });
+
+    it('refuses an employee their own personal fields other than contact ones', async () => {
+      const res = await patch(org.outsider, org.outsider.employeeId, { birthday: '1990-01-01', ssn_num: '123', city: 'Oslo' });
+
+      expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['birthday', 'ssn_num']);
+      expect(await columnOf(org.outsider.employeeId, 'city')).not.toBe('Oslo');
+    });
+
+    it('lets every role send back a record as read, with its changes: fields it may not write but sends unchanged are no change', async () => {
+      for (const [user, id, change] of [
+        [org.manager, org.report.employeeId, { work_phone: '+1 555 0177' }],
+        [org.outsider, org.outsider.employeeId, { city: 'Bergen' }],
+        [org.manager, org.manager.employeeId, { work_email: 'mona.round@example.com' }],
+      ] as const) {
+        const read = (await get(user, id)).body;
+
+        const res = await put(user, id, { ...read, ...change });
+
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ ...read, ...change, updated_at: expect.any(String) });
+      }
+    });
+
+    it('refuses a field sent back changed that the role may not write', async () => {
+      const read = (await get(org.manager, org.report.employeeId)).body;
+
+      const res = await put(org.manager, org.report.employeeId, { ...read, first_name: 'Renamed', work_phone: '+1 555 0188' });
+
+      expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['first_name']);
+      expect(await columnOf(org.report.employeeId, 'work_phone')).not.toBe('+1 555 0188');
+    });
+
+    it('refuses a manager a personal field of a report even with its stored value, so the answer cannot confirm a guess', async () => {
+      await t.db('employees').where({ id: org.report.employeeId }).update({ birthday: '1991-03-04', city: 'Turin' });
+      const stored = await t.db('employees').where({ id: org.report.employeeId }).first('birthday', 'city');
+
+      const res = await patch(org.manager, org.report.employeeId, { birthday: stored.birthday, city: stored.city });
+
+      expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['birthday', 'city']);
     });
 
     it('lets a manager change work fields and own contact fields of their own record', async () => {

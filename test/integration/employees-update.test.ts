@@ -144,6 +144,28 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       expect(res.body).toMatchObject({ status: 'Terminated', termination_date: '2026-02-28' });
     });
 
+    it('terminates and re-activates a record read, changed and sent back whole (termination_date null, then the old date)', async () => {
+      const id = await createEmployee(t, { joined_date: '2020-01-01' });
+      const read = (await as(admin).get(id)).body;
+
+      const terminated = await as(admin).put(id, { ...read, status: 'Terminated' });
+      const reactivated = await as(admin).put(id, { ...terminated.body, status: 'Active' });
+
+      const today = new Intl.DateTimeFormat('en-CA', { timeZone: read.timezone }).format(t.clock.now());
+      expect(read.termination_date).toBeNull();
+      expect(terminated.body).toMatchObject({ status: 'Terminated', termination_date: today });
+      expect(reactivated.body).toMatchObject({ status: 'Active', termination_date: null });
+    });
+
+    it('answers 422 to clearing the termination date of a terminated employee, and writes nothing', async () => {
+      const id = await createEmployee(t, { status: 'Terminated', termination_date: '2024-01-01' });
+
+      const res = await as(admin).patch(id, { termination_date: null, work_phone: '+1 555 0000' });
+
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'termination_date', message: 'must be set while the status is Terminated' }]);
+      expect(await t.db('employees').where({ id }).first('termination_date', 'work_phone')).toEqual({ termination_date: '2024-01-01', work_phone: null });
+    });
+
     it('re-activation by an admin clears the termination date and does not restore tokens', async () => {
       const user = await createUser(t, 'employee');
       await as(admin).patch(user.employeeId, { status: 'Terminated' });
@@ -160,6 +182,9 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
     it('deletes, answers {"id"}, revokes the user\'s tokens, unlinks the user, clears references and is audited', async () => {
       const user = await createUser(t, 'manager');
       const report = await createEmployee(t, { supervisor_id: user.employeeId, approver1_id: user.employeeId, indirect_supervisors: `["${user.employeeId}","7"]` });
+      const untouched = await createEmployee(t, { indirect_supervisors: `["${user.employeeId}1"]` });
+      t.clock.advance(5_000);
+      const since = t.clock.now().toISOString();
 
       const res = await as(admin).delete(user.employeeId);
 
@@ -174,6 +199,22 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
         indirect_supervisors: '["7"]',
       });
       expect(await auditOf(user.employeeId)).toEqual([{ action: 'delete', actor: admin.username, fields: [], changes: expect.any(Object) }]);
+      // The employees that pointed at them changed too: audited, and found by a sync from before the delete.
+      expect(await auditOf(report)).toEqual([
+        {
+          action: 'update',
+          actor: admin.username,
+          fields: ['supervisor', 'approver1', 'indirect_supervisors'],
+          changes: {
+            supervisor: { from: user.employeeId, to: null },
+            approver1: { from: user.employeeId, to: null },
+            indirect_supervisors: { from: `["${user.employeeId}","7"]`, to: '["7"]' },
+          },
+        },
+      ]);
+      expect(await auditOf(untouched)).toEqual([]);
+      const synced = await request(t.app).get(t.api(`/employees?updated_since=${encodeURIComponent(since)}`)).auth(admin.token, { type: 'bearer' });
+      expect(synced.body.data.map((row: { id: string }) => Number(row.id))).toEqual([report]);
       expectProblem(await as(admin).get(user.employeeId), 404, 'not_found');
       expectProblem(await as(admin).delete(user.employeeId), 404, 'not_found');
     });
