@@ -58,14 +58,19 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     expect(res.body.department).toEqual({ type: 'Department', id: department.body.id, display: newName });
   });
 
-  it('answers 409 in_use when deleting a row employees still use, and deletes nothing', async () => {
-    const jobTitle = await as(admin).post('/job-titles', { name: unique('Used title ') });
-    await createEmployee(t, { job_title_id: Number(jobTitle.body.id) });
+  it.each([
+    ['/job-titles', 'job_titles', 'job_title_id'],
+    ['/departments', 'departments', 'department_id'],
+    ['/pay-grades', 'pay_grades', 'pay_grade_id'],
+    ['/employment-statuses', 'employment_statuses', 'employment_status_id'],
+  ])('answers 409 in_use when deleting a row of %s employees still use, and deletes nothing', async (path, table, column) => {
+    const row = await as(admin).post(path, { name: unique('Used ') });
+    await createEmployee(t, { [column]: Number(row.body.id) });
 
-    const res = await as(admin).delete(`/job-titles/${jobTitle.body.id}`);
+    const res = await as(admin).delete(`${path}/${row.body.id}`);
 
     expectProblem(res, 409, 'in_use');
-    expect(await t.db('job_titles').where({ id: Number(jobTitle.body.id) }).first('id')).toBeDefined();
+    expect(await t.db(table).where({ id: Number(row.body.id) }).first('id')).toBeDefined();
   });
 
   it('answers 409 duplicate for a name already in use', async () => {
