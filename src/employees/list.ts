@@ -1,17 +1,17 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import type { Caller } from '../auth/caller';
+import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
-import type { Clock } from '../clock';
-import { TtlCache } from '../ttl-cache';
-import { offsetOf, paginationFields } from '../http/pagination';
-import { whereVisible } from './access';
 import { ForbiddenError } from '../errors';
+import { idSchema } from '../http/field-schemas';
+import { offsetOf, paginationFields } from '../http/pagination';
+import { isCalendarDate, parseIsoInstant } from '../time';
+import { TtlCache } from '../ttl-cache';
+import { whereVisible } from './access';
 import { EMPLOYEE_STATUSES, PERSONAL_FIELDS } from './fields';
 import { type EmployeeRecord, selectEmployees, toEmployeeRecord } from './repository';
-import { idSchema } from '../http/field-schemas';
-import { isCalendarDate, parseIsoInstant } from '../time';
 
 const SORT_FIELDS = ['id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at'] as const;
 const MAX_FILTER_VALUES = 100;

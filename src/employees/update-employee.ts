@@ -44,7 +44,7 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   // A record read, changed to Terminated and sent back carries termination_date null: today.
   // Read, changed to Active and sent back, it carries the old date: cleared, unless changed.
   if (terminating && (columns.termination_date ?? null) === null) columns.termination_date = todayIn(timezone, now);
-  if (reactivating && sameValue(columns.termination_date ?? existing.termination_date, existing.termination_date)) columns.termination_date = null;
+  if (reactivating && sameValue(existing.termination_date, columns.termination_date ?? existing.termination_date)) columns.termination_date = null;
 
   const changed = changedFields(existing, columns);
   if (changed.length === 0) return existing;
@@ -78,7 +78,9 @@ function changedFields(existing: EmployeeRecord, columns: Partial<EmployeeColumn
   });
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
-  return String(a) === String(b);
+/** Whether a stored value and a sent one are the same; a zero date (rows imported from IceHrm) is null, as it is answered. */
+function sameValue(stored: unknown, sent: unknown): boolean {
+  const a = typeof stored === 'string' && stored.startsWith('0000-00-00') ? null : stored;
+  if (a === null || a === undefined || sent === null || sent === undefined) return (a ?? null) === (sent ?? null);
+  return String(a) === String(sent);
 }

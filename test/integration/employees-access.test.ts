@@ -191,6 +191,24 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       }
     });
 
+    it('lets an employee send back their record imported from IceHrm with zero dates, which read as null', async () => {
+      const id = org.outsider.employeeId;
+      await t.db.transaction(async (trx) => {
+        // The server's MySQL sessions refuse zero dates (NO_ZERO_DATE); an import by other means may not.
+        const mode = dialect === 'mysql' ? (await trx.raw('SELECT @@SESSION.sql_mode AS mode'))[0][0].mode : undefined;
+        if (mode !== undefined) await trx.raw("SET SESSION sql_mode = ''");
+        await trx('employees').where({ id }).update({ joined_date: '0000-00-00', confirmation_date: '0000-00-00' });
+        if (mode !== undefined) await trx.raw('SET SESSION sql_mode = ?', [mode]);
+      });
+      const read = (await get(org.outsider, id)).body;
+
+      const res = await put(org.outsider, id, { ...read, postal_code: '0150' });
+
+      expect(read).toMatchObject({ joined_date: null, confirmation_date: null });
+      expect(res.status).toBe(200);
+      expect(res.body.postal_code).toBe('0150');
+    });
+
     it('refuses a field sent back changed that the role may not write', async () => {
       const read = (await get(org.manager, org.report.employeeId)).body;
 
