@@ -21,14 +21,17 @@ export interface WriteContext {
 /**
  * PUT and PATCH: only the sent fields change, null clears (CONTRACT §6). Order of refusals: 404
  * for an invisible record, 403 for fields the caller may not change, 422 for invalid values.
- * Terminating revokes the tokens of the employee's users in the same transaction.
+ * Only the fields whose value changes are written, so a record sent back whole never writes back
+ * what it was read with over a change made meanwhile. Terminating revokes the tokens of the
+ * employee's users in the same transaction.
  */
 export async function updateEmployee(db: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
   const { caller, now } = context;
   const existing = await findVisibleEmployee(db, caller, id);
+  const stored = asStored(existing);
   const { values, errors } = parseEmployeeInput(body, id);
   const columns = toEmployeeColumns(values);
-  const changing = new Set<string>([...changedFields(existing, columns), ...errors.map((error) => error.field.split('.')[0] as string)]);
+  const changing = new Set<string>([...changedFields(stored, columns), ...errors.map((error) => error.field.split('.')[0] as string)]);
   assertMayWriteFields(caller, existing, Object.keys(body), (field) => changing.has(field));
 
   const timezone = values.timezone ?? existing.timezone;
@@ -36,7 +39,7 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   const terminating = existing.status !== 'Terminated' && columns.status === 'Terminated';
   const reactivating = existing.status === 'Terminated' && columns.status === 'Active';
   const staysTerminated = existing.status === 'Terminated' && !reactivating;
-  if (staysTerminated && 'termination_date' in columns && columns.termination_date === null) {
+  if (staysTerminated && 'termination_date' in columns && columns.termination_date === null && stored.termination_date !== null) {
     errors.push({ field: 'termination_date', message: 'must be set while the status is Terminated' });
   }
   if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
@@ -44,14 +47,15 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   // A record read, changed to Terminated and sent back carries termination_date null: today.
   // Read, changed to Active and sent back, it carries the old date: cleared, unless changed.
   if (terminating && (columns.termination_date ?? null) === null) columns.termination_date = todayIn(timezone, now);
-  if (reactivating && sameValue(existing.termination_date, columns.termination_date ?? existing.termination_date)) columns.termination_date = null;
+  if (reactivating && sameValue(stored.termination_date, columns.termination_date ?? stored.termination_date)) columns.termination_date = null;
 
-  const changed = changedFields(existing, columns);
+  const changed = changedFields(stored, columns);
   if (changed.length === 0) return existing;
+  const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   return db.transaction(async (trx) => {
     await trx('employees')
       .where({ id })
-      .update({ ...columns, updated_at: toSqlDateTime(now) });
+      .update({ ...update, updated_at: toSqlDateTime(now) });
     if (terminating) await revokeTokensOfEmployee(trx, id, now);
     await writeAudit(
       trx,
@@ -70,17 +74,32 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   });
 }
 
+/**
+ * The stored values as the API would store them if they were sent. Rows imported from IceHrm may
+ * hold a zero date, '' or an id list spelt otherwise (numbers, duplicates, spaces); each reads
+ * as what it means, so sending it back is no change. A value the input rules refuse is kept as
+ * it is.
+ */
+function asStored(existing: EmployeeRecord): Partial<EmployeeColumns> {
+  const asSent = Object.fromEntries(EMPLOYEE_FIELDS.map((field) => [field, existing[columnOf(field) as keyof EmployeeColumns]]));
+  const { values, errors } = parseEmployeeInput(asSent, existing.id);
+  const stored = { ...existing, ...toEmployeeColumns(values) } as Partial<EmployeeColumns>;
+  for (const error of errors) {
+    const column = columnOf(error.field.split('.')[0] as EmployeeField) as keyof EmployeeColumns;
+    Object.assign(stored, { [column]: existing[column] });
+  }
+  return stored;
+}
+
 /** The fields whose stored value the update changes. */
-function changedFields(existing: EmployeeRecord, columns: Partial<EmployeeColumns>): EmployeeField[] {
+function changedFields(stored: Partial<EmployeeColumns>, columns: Partial<EmployeeColumns>): EmployeeField[] {
   return EMPLOYEE_FIELDS.filter((field) => {
     const column = columnOf(field) as keyof EmployeeColumns;
-    return column in columns && !sameValue(existing[column], columns[column]);
+    return column in columns && !sameValue(stored[column], columns[column]);
   });
 }
 
-/** Whether a stored value and a sent one are the same; a zero date (rows imported from IceHrm) is null, as it is answered. */
-function sameValue(stored: unknown, sent: unknown): boolean {
-  const a = typeof stored === 'string' && stored.startsWith('0000-00-00') ? null : stored;
-  if (a === null || a === undefined || sent === null || sent === undefined) return (a ?? null) === (sent ?? null);
-  return String(a) === String(sent);
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === null || a === undefined || b === null || b === undefined) return (a ?? null) === (b ?? null);
+  return String(a) === String(b);
 }

@@ -1,6 +1,7 @@
 import request from 'supertest';
+import * as rules from '../../src/employees/rules';
 import { testDialects } from '../helpers/databases';
-import { createOrg, type Org, type TestUser } from '../helpers/factories';
+import { createEmployee, createOrg, type Org, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -148,10 +149,12 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
     });
 
     it('lets an admin change any field of their own record', async () => {
-      const res = await patch(org.admin, org.admin.employeeId, { pay_grade: null, status: 'Active', birthday: '1975-05-05', job_title: null });
+      const [payGrade] = (await t.db('pay_grades').insert({ name: unique('Own grade ') })).map(Number);
+
+      const res = await patch(org.admin, org.admin.employeeId, { pay_grade: payGrade, birthday: '1975-05-05', first_name: 'Ada', ssn_num: '078-05-1120' });
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ birthday: '1975-05-05', status: 'Active' });
+      expect(res.body).toMatchObject({ pay_grade: { id: String(payGrade) }, birthday: '1975-05-05', first_name: 'Ada', ssn_num: '078-05-1120' });
     });
 
     it('lets a manager change work fields of a report, answering the record without its personal fields', async () => {
@@ -191,13 +194,19 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       }
     });
 
-    it('lets an employee send back their record imported from IceHrm with zero dates, which read as null', async () => {
+    it('lets an employee send back their record as imported from IceHrm (zero dates, "", an id list of numbers), and writes none of it', async () => {
       const id = org.outsider.employeeId;
+      const imported = {
+        joined_date: '0000-00-00',
+        confirmation_date: '0000-00-00',
+        middle_name: '',
+        indirect_supervisors: `[${org.manager.employeeId}, ${org.manager.employeeId}]`,
+      };
       await t.db.transaction(async (trx) => {
         // The server's MySQL sessions refuse zero dates (NO_ZERO_DATE); an import by other means may not.
         const mode = dialect === 'mysql' ? (await trx.raw('SELECT @@SESSION.sql_mode AS mode'))[0][0].mode : undefined;
         if (mode !== undefined) await trx.raw("SET SESSION sql_mode = ''");
-        await trx('employees').where({ id }).update({ joined_date: '0000-00-00', confirmation_date: '0000-00-00' });
+        await trx('employees').where({ id }).update(imported);
         if (mode !== undefined) await trx.raw('SET SESSION sql_mode = ?', [mode]);
       });
       const read = (await get(org.outsider, id)).body;
@@ -207,6 +216,38 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(read).toMatchObject({ joined_date: null, confirmation_date: null });
       expect(res.status).toBe(200);
       expect(res.body.postal_code).toBe('0150');
+      expect(await t.db('employees').where({ id }).first(Object.keys(imported))).toEqual(imported);
+    });
+
+    it('writes only what a request changes: a whole record sent by a manager does not undo a termination made meanwhile', async () => {
+      const id = await createEmployee(t, { supervisor_id: org.manager.employeeId, first_name: 'Tess' });
+      const read = (await get(org.manager, id)).body;
+      const checkRules = rules.checkEmployeeRules;
+      // An admin's termination commits between the manager's request reading the record and writing it.
+      const spy = jest.spyOn(rules, 'checkEmployeeRules').mockImplementationOnce(async (...args) => {
+        await t.db('employees').where({ id }).update({ status: 'Terminated', termination_date: '2026-01-02' });
+        return checkRules(...args);
+      });
+
+      const res = await put(org.manager, id, { ...read, work_phone: '+1 555 0166' });
+      spy.mockRestore();
+
+      expect(res.status).toBe(200);
+      expect(await t.db('employees').where({ id }).first('status', 'termination_date', 'work_phone')).toEqual({
+        status: 'Terminated',
+        termination_date: '2026-01-02',
+        work_phone: '+1 555 0166',
+      });
+    });
+
+    it('lets a manager send back a terminated report whose termination date is unset, as imported', async () => {
+      const id = await createEmployee(t, { supervisor_id: org.manager.employeeId, status: 'Terminated', termination_date: null });
+      const read = (await get(org.manager, id)).body;
+
+      const res = await put(org.manager, id, { ...read, work_phone: '+1 555 0155' });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'Terminated', termination_date: null, work_phone: '+1 555 0155' });
     });
 
     it('refuses a field sent back changed that the role may not write', async () => {
