@@ -40,19 +40,19 @@ function identityOf(employee: EmployeeRecord) {
 
 async function detachFromOthers(db: Db, id: number, context: WriteContext): Promise<void> {
   const columns = POINTING_FIELDS.map(columnOf);
-  const listed = `"${id}"`; // indirect_supervisors is a JSON array of id strings
   const rows: Array<Partial<EmployeeColumns> & { id: number }> = await db('employees')
     .whereNot({ id })
     .andWhere((pointing) => {
       for (const column of columns) pointing.orWhere(column, id);
-      pointing.orWhere('indirect_supervisors', 'like', `%${listed}%`);
+      // A superset (the digits may be part of another id); listedIds decides.
+      pointing.orWhere('indirect_supervisors', 'like', `%${id}%`);
     })
     .select('id', ...columns, 'indirect_supervisors');
   for (const row of rows) {
     const after: Partial<EmployeeColumns> = {};
     const fields = POINTING_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
     for (const field of fields) Object.assign(after, { [columnOf(field)]: null });
-    const indirect = row.indirect_supervisors ? (JSON.parse(row.indirect_supervisors) as string[]) : [];
+    const indirect = listedIds(row.indirect_supervisors ?? null);
     if (indirect.includes(String(id))) {
       const remaining = indirect.filter((entry) => entry !== String(id));
       after.indirect_supervisors = remaining.length === 0 ? null : JSON.stringify(remaining);
@@ -67,5 +67,19 @@ async function detachFromOthers(db: Db, id: number, context: WriteContext): Prom
       { action: 'update', entityType: 'employee', entityId: row.id, fields, changes: valueChanges(row, after, fields) },
       { caller: context.caller, requestId: context.requestId, now: context.now },
     );
+  }
+}
+
+/**
+ * The ids an indirect_supervisors value lists, as strings. Written by the API it is a JSON array
+ * of id strings; an imported one may list numbers. Anything else lists nothing.
+ */
+function listedIds(value: string | null): string[] {
+  if (value === null) return [];
+  try {
+    const ids: unknown = JSON.parse(value);
+    return Array.isArray(ids) ? [...new Set(ids.map(String))] : [];
+  } catch {
+    return [];
   }
 }

@@ -218,6 +218,20 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       expectProblem(await as(admin).get(user.employeeId), 404, 'not_found');
       expectProblem(await as(admin).delete(user.employeeId), 404, 'not_found');
     });
+
+    it('clears an id list spelt with numbers, as imported, and leaves a malformed one as it is', async () => {
+      const gone = await createEmployee(t);
+      const listing = await createEmployee(t, { indirect_supervisors: `[${gone}, 7]` });
+      const malformed = await createEmployee(t, { supervisor_id: gone, indirect_supervisors: `not json ${gone}` });
+
+      expect((await as(admin).delete(gone)).status).toBe(200);
+
+      expect(await t.db('employees').where({ id: listing }).first('indirect_supervisors')).toEqual({ indirect_supervisors: '["7"]' });
+      expect(await t.db('employees').where({ id: malformed }).first('supervisor_id', 'indirect_supervisors')).toEqual({
+        supervisor_id: null,
+        indirect_supervisors: `not json ${gone}`,
+      });
+    });
   });
 
   describe('the audit trail', () => {
