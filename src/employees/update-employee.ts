@@ -3,14 +3,16 @@ import { revokeTokensOfEmployee } from '../auth/token-repository';
 import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
-import { ValidationError } from '../errors';
+import { type FieldError, ValidationError } from '../errors';
 import { todayIn } from '../time';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
 import { type EmployeeColumns, type EmployeeRecord, findEmployeeById } from './repository';
 import { checkEmployeeRules } from './rules';
-import { byFieldOrder, parseEmployeeInput } from './schemas';
+import { byFieldOrder, type EmployeeValues, parseEmployeeInput } from './schemas';
+
+const KNOWN_FIELDS = new Set<string>(EMPLOYEE_FIELDS);
 
 export interface WriteContext {
   caller: Caller;
@@ -21,7 +23,9 @@ export interface WriteContext {
 /**
  * PUT and PATCH: only the sent fields change, null clears (CONTRACT §6). Order of refusals: 404
  * for an invisible record, 403 for fields the caller may not change, 422 for invalid values.
- * Only the fields whose value changes are written, so a record sent back whole never writes back
+ * A field sent with the value it has is no change: it is neither refused nor checked again (a
+ * record sent back whole works, even when an import left a value the rules would now refuse),
+ * and only the fields whose value changes are written, so a record sent back whole never writes
  * what it was read with over a change made meanwhile. Terminating revokes the tokens of the
  * employee's users in the same transaction.
  */
@@ -29,27 +33,30 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   const { caller, now } = context;
   const existing = await findVisibleEmployee(db, caller, id);
   const stored = asStored(existing);
-  const { values, errors } = parseEmployeeInput(body, id);
+  const parsed = parseEmployeeInput(body, id);
+  const values = parsed.values;
+  const errors = parsed.errors.filter((error) => !sentAsStored(body, existing, fieldOf(error)));
+  const timezone = values.timezone ?? existing.timezone;
+
+  // A record read, changed to Terminated and sent back carries termination_date null: today.
+  // Read, changed to Active and sent back, it carries the old date: cleared, unless changed.
+  const terminating = existing.status !== 'Terminated' && values.status === 'Terminated';
+  const reactivating = existing.status === 'Terminated' && values.status === 'Active';
+  if (terminating && (values.termination_date ?? null) === null) values.termination_date = todayIn(timezone, now);
+  if (reactivating && sameValue(stored.termination_date, values.termination_date ?? stored.termination_date)) values.termination_date = null;
+
   const columns = toEmployeeColumns(values);
-  const changing = new Set<string>([...changedFields(stored, columns), ...errors.map((error) => error.field.split('.')[0] as string)]);
+  const changed = changedFields(stored, columns);
+  const changing = new Set<string>([...changed, ...errors.map(fieldOf)]);
   assertMayWriteFields(caller, existing, Object.keys(body), (field) => changing.has(field));
 
-  const timezone = values.timezone ?? existing.timezone;
-  errors.push(...(await checkEmployeeRules(db, values, { existing, now, timezone })));
-  const terminating = existing.status !== 'Terminated' && columns.status === 'Terminated';
-  const reactivating = existing.status === 'Terminated' && columns.status === 'Active';
-  const staysTerminated = existing.status === 'Terminated' && !reactivating;
-  if (staysTerminated && 'termination_date' in columns && columns.termination_date === null && stored.termination_date !== null) {
+  const changedValues = Object.fromEntries(changed.map((field) => [field, values[field]])) as EmployeeValues;
+  errors.push(...(await checkEmployeeRules(db, changedValues, { existing: stored, now, timezone })));
+  if (existing.status === 'Terminated' && !reactivating && changed.includes('termination_date') && columns.termination_date === null) {
     errors.push({ field: 'termination_date', message: 'must be set while the status is Terminated' });
   }
   if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
 
-  // A record read, changed to Terminated and sent back carries termination_date null: today.
-  // Read, changed to Active and sent back, it carries the old date: cleared, unless changed.
-  if (terminating && (columns.termination_date ?? null) === null) columns.termination_date = todayIn(timezone, now);
-  if (reactivating && sameValue(stored.termination_date, columns.termination_date ?? stored.termination_date)) columns.termination_date = null;
-
-  const changed = changedFields(stored, columns);
   if (changed.length === 0) return existing;
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   return db.transaction(async (trx) => {
@@ -75,24 +82,37 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
 }
 
 /**
- * The stored values as the API would store them if they were sent. Rows imported from IceHrm may
+ * The stored record as the API would store it if it were sent. Rows imported from IceHrm may
  * hold a zero date, '' or an id list spelt otherwise (numbers, duplicates, spaces); each reads
- * as what it means, so sending it back is no change. A value the input rules refuse is kept as
- * it is.
+ * as what it means, as it is answered, so sending it back is no change. A value the input rules
+ * refuse is kept as it is.
  */
-function asStored(existing: EmployeeRecord): Partial<EmployeeColumns> {
+function asStored(existing: EmployeeRecord): EmployeeRecord {
   const asSent = Object.fromEntries(EMPLOYEE_FIELDS.map((field) => [field, existing[columnOf(field) as keyof EmployeeColumns]]));
   const { values, errors } = parseEmployeeInput(asSent, existing.id);
-  const stored = { ...existing, ...toEmployeeColumns(values) } as Partial<EmployeeColumns>;
+  const stored = { ...existing, ...toEmployeeColumns(values) };
   for (const error of errors) {
-    const column = columnOf(error.field.split('.')[0] as EmployeeField) as keyof EmployeeColumns;
+    const column = columnOf(fieldOf(error) as EmployeeField) as keyof EmployeeColumns;
     Object.assign(stored, { [column]: existing[column] });
   }
   return stored;
 }
 
+/** Whether `field` was sent exactly as it is stored: an invalid value left by an import, sent back untouched. */
+function sentAsStored(body: Record<string, unknown>, existing: EmployeeRecord, field: string): boolean {
+  if (!KNOWN_FIELDS.has(field) || !Object.hasOwn(body, field)) return false;
+  const sent = body[field];
+  const value = existing[columnOf(field as EmployeeField) as keyof EmployeeColumns];
+  return typeof sent === 'string' && typeof value === 'string' && sent === value;
+}
+
+/** The field a field error is about ("indirect_supervisors.0" is about indirect_supervisors). */
+function fieldOf(error: FieldError): string {
+  return error.field.split('.')[0] as string;
+}
+
 /** The fields whose stored value the update changes. */
-function changedFields(stored: Partial<EmployeeColumns>, columns: Partial<EmployeeColumns>): EmployeeField[] {
+function changedFields(stored: EmployeeRecord, columns: Partial<EmployeeColumns>): EmployeeField[] {
   return EMPLOYEE_FIELDS.filter((field) => {
     const column = columnOf(field) as keyof EmployeeColumns;
     return column in columns && !sameValue(stored[column], columns[column]);

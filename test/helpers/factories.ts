@@ -20,6 +20,19 @@ export async function createEmployee(t: TestApp, overrides: Partial<EmployeeColu
 }
 
 /** The columns of an active employee with a unique code and name and nothing else set. */
+/**
+ * Overwrites columns of an employee with values an import from IceHrm may have left, which the
+ * API itself never writes: zero dates (the server's MySQL sessions refuse them), '', odd id lists.
+ */
+export async function storeAsImported(t: TestApp, id: number | null, columns: Record<string, unknown>): Promise<void> {
+  await t.db.transaction(async (trx) => {
+    const mode = t.dialect === 'mysql' ? (await trx.raw('SELECT @@SESSION.sql_mode AS mode'))[0][0].mode : undefined;
+    if (mode !== undefined) await trx.raw("SET SESSION sql_mode = ''");
+    await trx('employees').where({ id }).update(columns);
+    if (mode !== undefined) await trx.raw('SET SESSION sql_mode = ?', [mode]);
+  });
+}
+
 export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): EmployeeColumns {
   return {
     employee_id: unique('E'),
