@@ -6,9 +6,11 @@ import type { NamedTable, NameLookup } from '../lookups/reference-names';
 import { seesPersonalFields } from './access';
 import { COUNTRY, EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
 import { type EmployeeRecord, type EmployeeReferenceField } from './repository';
+import { REQUIRED_ON_CREATE } from './schemas';
 
 const DATE_FIELDS = new Set<EmployeeField>(['birthday', 'joined_date', 'confirmation_date', 'termination_date']);
 const PERSONAL = new Set<EmployeeField>(PERSONAL_FIELDS);
+const REQUIRED = new Set<EmployeeField>(REQUIRED_ON_CREATE);
 const NAMED_REFERENCES = (Object.keys(REFERENCE_FIELDS) as ReferenceFieldName[]).filter(
   (field) => REFERENCE_FIELDS[field].table !== 'employees',
 );
@@ -96,5 +98,30 @@ function writerOf(field: EmployeeField): ValueWriter {
       return value === null || value.startsWith('0000') ? 'null' : quote(value);
     };
   }
-  return (record) => quote(record[field as keyof EmployeeRecord]);
+  if (field === 'indirect_supervisors') {
+    return (record) => {
+      const value = record.indirect_supervisors;
+      return value === null || value === '' ? 'null' : quote(asIdList(value));
+    };
+  }
+  if (REQUIRED.has(field)) return (record) => quote(record[field as keyof EmployeeRecord]);
+  // Optional text is never answered as "" (CONTRACT §5.1); rows imported from IceHrm may hold it.
+  return (record) => {
+    const value = record[field as keyof EmployeeRecord];
+    return value === '' ? 'null' : quote(value);
+  };
+}
+
+/**
+ * indirect_supervisors as the API writes it, a JSON array of id strings: an imported list of
+ * numbers or with duplicates is answered so too. A value that is not such a list is answered as it is.
+ */
+function asIdList(value: string): string | null {
+  try {
+    const ids: unknown = JSON.parse(value);
+    if (!Array.isArray(ids)) return value;
+    return ids.length === 0 ? null : JSON.stringify([...new Set(ids.map(String))]);
+  } catch {
+    return value;
+  }
 }

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
-import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
+import { toSqlDateTime } from '../../src/db/sql-time';
+import { createEmployee, createUser, storeAsImported, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -157,6 +158,36 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       expect(reactivated.body).toMatchObject({ status: 'Active', termination_date: null });
     });
 
+    it('re-hires from a record sent back whole with a later joined_date: the old termination date goes, it is not checked', async () => {
+      const id = await createEmployee(t, { joined_date: '2019-01-01', status: 'Terminated', termination_date: '2020-05-01' });
+      const read = (await as(admin).get(id)).body;
+
+      const res = await as(admin).put(id, { ...read, status: 'Active', joined_date: '2023-01-01' });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ status: 'Active', joined_date: '2023-01-01', termination_date: null });
+    });
+
+    it('checks dates against what a zero date means (no date), not against its text', async () => {
+      const id = await createEmployee(t, { status: 'Terminated', joined_date: '2019-01-01' });
+      await storeAsImported(t, id, { termination_date: '0000-00-00' });
+
+      const res = await as(admin).patch(id, { joined_date: '2020-01-01' });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ joined_date: '2020-01-01', termination_date: null });
+    });
+
+    it('answers 422 to terminating, without a date, someone who joins after today, and writes nothing', async () => {
+      const id = await createEmployee(t, { joined_date: '2099-01-01' });
+
+      const res = await as(admin).patch(id, { status: 'Terminated' });
+      const dated = await as(admin).patch(id, { status: 'Terminated', termination_date: '2099-01-01' });
+
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'termination_date', message: 'must not be before joined_date' }]);
+      expect(dated.body).toMatchObject({ status: 'Terminated', termination_date: '2099-01-01' });
+    });
+
     it('answers 422 to clearing the termination date of a terminated employee, and writes nothing', async () => {
       const id = await createEmployee(t, { status: 'Terminated', termination_date: '2024-01-01' });
 
@@ -224,9 +255,16 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       const listing = await createEmployee(t, { indirect_supervisors: `[${gone}, 7]` });
       const malformed = await createEmployee(t, { supervisor_id: gone, indirect_supervisors: `not json ${gone}` });
 
+      t.clock.advance(5_000);
       expect((await as(admin).delete(gone)).status).toBe(200);
 
       expect(await t.db('employees').where({ id: listing }).first('indirect_supervisors')).toEqual({ indirect_supervisors: '["7"]' });
+      expect(await auditOf(listing)).toEqual([
+        { action: 'update', actor: admin.username, fields: ['indirect_supervisors'], changes: { indirect_supervisors: { from: `[${gone}, 7]`, to: '["7"]' } } },
+      ]);
+      expect((await auditOf(malformed)).map((entry) => entry.fields)).toEqual([['supervisor']]);
+      const moved = await t.db('employees').whereIn('id', [listing, malformed]).select('updated_at');
+      expect(moved.map((row) => row.updated_at)).toEqual([toSqlDateTime(t.clock.now()), toSqlDateTime(t.clock.now())]);
       expect(await t.db('employees').where({ id: malformed }).first('supervisor_id', 'indirect_supervisors')).toEqual({
         supervisor_id: null,
         indirect_supervisors: `not json ${gone}`,

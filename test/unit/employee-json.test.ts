@@ -45,7 +45,9 @@ describe('toEmployeeJson', () => {
         const parsed = JSON.parse(json) as Record<string, unknown>;
 
         expect(json).toBe(JSON.stringify(parsed));
-        expect(parsed).toMatchObject({ employee_id: value, first_name: value, ssn_num: value, address1: value });
+        // Optional text is never answered as "" (CONTRACT §5.1); required text is answered as stored.
+        const optional = value === '' ? null : value;
+        expect(parsed).toMatchObject({ employee_id: value, first_name: value, ssn_num: optional, address1: optional });
         expect(parsed.supervisor).toEqual({ type: 'Employee', id: '5', display: name });
         expect(parsed.department).toEqual({ type: 'Department', id: '2', display: name });
       }),
