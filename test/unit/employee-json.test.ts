@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Caller } from '../../src/auth/caller';
-import { PERSONAL_FIELDS } from '../../src/employees/fields';
+import { EMPLOYEE_FIELDS, PERSONAL_FIELDS } from '../../src/employees/fields';
 import { toEmployeeJson } from '../../src/employees/output';
 import type { EmployeeRecord } from '../../src/employees/repository';
 import type { NameLookup } from '../../src/lookups/reference-names';
@@ -9,27 +9,51 @@ import { employeeColumns } from '../helpers/factories';
 const admin: Caller = { userId: 1, username: 'admin', role: 'admin', employeeId: null, tokenId: 't1' };
 const colleague: Caller = { userId: 2, username: 'colleague', role: 'employee', employeeId: 99, tokenId: 't2' };
 
+/** The text fields answered as stored, "" as null for the optional ones. */
+const REQUIRED_TEXT = ['employee_id', 'first_name', 'status', 'timezone'] as const;
+const OPTIONAL_TEXT = [
+  'middle_name',
+  'gender',
+  'marital_status',
+  'ssn_num',
+  'nic_num',
+  'other_id',
+  'driving_license',
+  'work_station_id',
+  'address1',
+  'address2',
+  'city',
+  'postal_code',
+  'home_phone',
+  'mobile_phone',
+  'work_phone',
+  'work_email',
+  'private_email',
+] as const;
+
 function record(text: string, name: string): EmployeeRecord {
+  const texts = Object.fromEntries([...REQUIRED_TEXT, ...OPTIONAL_TEXT].map((field) => [field, text]));
   return {
     ...employeeColumns({
-      employee_id: text,
-      first_name: text,
+      ...texts,
       last_name: 'Last',
       nationality_id: 3,
       birthday: '0000-00-00',
-      ssn_num: text,
-      address1: text,
+      employment_status_id: 4,
+      job_title_id: 5,
+      pay_grade_id: 6,
+      province_id: 8,
+      approver2_id: 9,
       country_code: 'US',
       joined_date: '2024-02-29',
       supervisor_id: 5,
       indirect_supervisors: '["5"]',
       department_id: 2,
-      timezone: 'Europe/Berlin',
     }),
     id: 7,
     created_at: '2026-01-02 03:04:05.678',
     updated_at: '2026-01-02 03:04:05.678',
-    employeeNames: { supervisor: name, approver1: null, approver2: null, approver3: null },
+    employeeNames: { supervisor: name, approver1: null, approver2: 'Ann Lee', approver3: null },
   };
 }
 
@@ -46,8 +70,8 @@ describe('toEmployeeJson', () => {
 
         expect(json).toBe(JSON.stringify(parsed));
         // Optional text is never answered as "" (CONTRACT §5.1); required text is answered as stored.
-        const optional = value === '' ? null : value;
-        expect(parsed).toMatchObject({ employee_id: value, first_name: value, ssn_num: optional, address1: optional });
+        for (const field of REQUIRED_TEXT) expect(parsed[field]).toBe(value);
+        for (const field of OPTIONAL_TEXT) expect(parsed[field]).toBe(value === '' ? null : value);
         expect(parsed.supervisor).toEqual({ type: 'Employee', id: '5', display: name });
         expect(parsed.department).toEqual({ type: 'Department', id: '2', display: name });
       }),
@@ -58,8 +82,7 @@ describe('toEmployeeJson', () => {
   it('writes the whole read shape in its order, zero dates as null and instants in ISO-8601', () => {
     const parsed = JSON.parse(toEmployeeJson(record('E1', 'Sam Boss'), admin, names('Sales'))) as Record<string, unknown>;
 
-    expect(Object.keys(parsed).slice(0, 6)).toEqual(['id', 'employee_id', 'first_name', 'middle_name', 'last_name', 'nationality']);
-    expect(Object.keys(parsed).slice(-3)).toEqual(['timezone', 'created_at', 'updated_at']);
+    expect(Object.keys(parsed)).toEqual(['id', ...EMPLOYEE_FIELDS, 'created_at', 'updated_at']);
     expect(parsed).toMatchObject({
       id: '7',
       nationality: { type: 'Nationality', id: '3', display: null },
@@ -67,7 +90,14 @@ describe('toEmployeeJson', () => {
       joined_date: '2024-02-29',
       country: { type: 'Country', code: 'US', display: null },
       indirect_supervisors: '["5"]',
+      employment_status: { type: 'EmploymentStatus', id: '4', display: null },
+      job_title: { type: 'JobTitle', id: '5', display: null },
+      pay_grade: { type: 'PayGrade', id: '6', display: null },
+      province: { type: 'Province', id: '8', display: null },
+      department: { type: 'Department', id: '2', display: 'Sales' },
+      supervisor: { type: 'Employee', id: '5', display: 'Sam Boss' },
       approver1: null,
+      approver2: { type: 'Employee', id: '9', display: 'Ann Lee' },
       created_at: '2026-01-02T03:04:05.678Z',
     });
     expect(parsed).not.toHaveProperty('restricted_fields');
@@ -76,7 +106,8 @@ describe('toEmployeeJson', () => {
   it('leaves out personal fields for another employee, and lists them in restricted_fields', () => {
     const parsed = JSON.parse(toEmployeeJson(record('E1', 'Sam Boss'), colleague, names('Sales'))) as Record<string, unknown>;
 
-    for (const field of PERSONAL_FIELDS) expect(parsed).not.toHaveProperty(field);
+    const personal = new Set<string>(PERSONAL_FIELDS);
+    expect(Object.keys(parsed)).toEqual(['id', ...EMPLOYEE_FIELDS.filter((field) => !personal.has(field)), 'created_at', 'updated_at', 'restricted_fields']);
     expect(parsed.restricted_fields).toEqual([...PERSONAL_FIELDS]);
     expect(parsed).toMatchObject({ id: '7', first_name: 'E1', department: { type: 'Department', id: '2', display: 'Sales' } });
   });
