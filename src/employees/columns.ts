@@ -13,6 +13,21 @@ export function toEmployeeColumns(values: EmployeeValues): Partial<EmployeeColum
   return columns as Partial<EmployeeColumns>;
 }
 
+/**
+ * The ids a stored indirect_supervisors value lists, as strings without duplicates, or undefined
+ * when it is not a list. The API stores a JSON array of id strings; an import from IceHrm may
+ * have stored numbers, duplicates or something else.
+ */
+export function storedIdList(value: string | null): string[] | undefined {
+  if (value === null || value === '') return [];
+  try {
+    const ids: unknown = JSON.parse(value);
+    return Array.isArray(ids) ? [...new Set(ids.map(String))] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const PERSONAL = new Set<string>(PERSONAL_FIELDS);
 
 /** Before/after of changed fields, leaving out personal fields' values (names only). */

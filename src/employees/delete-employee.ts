@@ -3,13 +3,10 @@ import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
-import { valueChanges } from './columns';
+import { storedIdList, valueChanges } from './columns';
 import { columnOf, type EmployeeField } from './fields';
-import { type EmployeeColumns, type EmployeeRecord } from './repository';
+import { EMPLOYEE_REFERENCE_FIELDS, type EmployeeColumns, type EmployeeRecord } from './repository';
 import type { WriteContext } from './update-employee';
-
-/** The fields through which another employee can point at this one. */
-const POINTING_FIELDS: readonly EmployeeField[] = ['supervisor', 'approver1', 'approver2', 'approver3'];
 
 /**
  * Deletes an employee (admins only), in one transaction: revokes the tokens of their users, clears
@@ -39,20 +36,20 @@ function identityOf(employee: EmployeeRecord) {
 }
 
 async function detachFromOthers(db: Db, id: number, context: WriteContext): Promise<void> {
-  const columns = POINTING_FIELDS.map(columnOf);
+  const columns = EMPLOYEE_REFERENCE_FIELDS.map(columnOf);
   const rows: Array<Partial<EmployeeColumns> & { id: number }> = await db('employees')
     .whereNot({ id })
     .andWhere((pointing) => {
       for (const column of columns) pointing.orWhere(column, id);
-      // A superset (the digits may be part of another id); listedIds decides.
+      // A superset (the digits may be part of another id); the parsed list decides.
       pointing.orWhere('indirect_supervisors', 'like', `%${id}%`);
     })
     .select('id', ...columns, 'indirect_supervisors');
   for (const row of rows) {
     const after: Partial<EmployeeColumns> = {};
-    const fields = POINTING_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
+    const fields: EmployeeField[] = EMPLOYEE_REFERENCE_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
     for (const field of fields) Object.assign(after, { [columnOf(field)]: null });
-    const indirect = listedIds(row.indirect_supervisors ?? null);
+    const indirect = storedIdList(row.indirect_supervisors ?? null) ?? [];
     if (indirect.includes(String(id))) {
       const remaining = indirect.filter((entry) => entry !== String(id));
       after.indirect_supervisors = remaining.length === 0 ? null : JSON.stringify(remaining);
@@ -67,19 +64,5 @@ async function detachFromOthers(db: Db, id: number, context: WriteContext): Prom
       { action: 'update', entityType: 'employee', entityId: row.id, fields, changes: valueChanges(row, after, fields) },
       { caller: context.caller, requestId: context.requestId, now: context.now },
     );
-  }
-}
-
-/**
- * The ids an indirect_supervisors value lists, as strings. Written by the API it is a JSON array
- * of id strings; an imported one may list numbers. Anything else lists nothing.
- */
-function listedIds(value: string | null): string[] {
-  if (value === null) return [];
-  try {
-    const ids: unknown = JSON.parse(value);
-    return Array.isArray(ids) ? [...new Set(ids.map(String))] : [];
-  } catch {
-    return [];
   }
 }

@@ -4,6 +4,7 @@ import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instance';
 import type { NamedTable, NameLookup } from '../lookups/reference-names';
 import { seesPersonalFields } from './access';
+import { storedIdList } from './columns';
 import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
 import { type EmployeeRecord } from './repository';
 
@@ -123,12 +124,7 @@ function country(code: string | null, names: NameLookup): string {
  * list is answered as it is.
  */
 function idList(value: string | null): string {
-  if (value === null || value === '') return 'null';
-  try {
-    const ids: unknown = JSON.parse(value);
-    if (!Array.isArray(ids)) return quote(value);
-    return ids.length === 0 ? 'null' : quote(JSON.stringify([...new Set(ids.map(String))]));
-  } catch {
-    return quote(value);
-  }
+  const ids = storedIdList(value);
+  if (ids === undefined) return quote(value);
+  return ids.length === 0 ? 'null' : quote(JSON.stringify(ids));
 }
