@@ -1,24 +1,29 @@
-import cors from '@fastify/cors';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { registerAttendanceRoutes } from './attendance/routes';
-import { requireBearer } from './auth/require-bearer';
-import { registerTokenRoutes } from './auth/token-routes';
+import cors from 'cors';
+import express, { type Express, Router } from 'express';
+import { attendanceRoutes } from './attendance/routes';
+import { requireBearer, signedTokenOf } from './auth/require-bearer';
+import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
-import { registerEchoRoutes } from './echo/routes';
-import { registerEmployeeRoutes } from './employees/routes';
-import { NotFoundError, ServiceUnavailableError } from './errors';
-import { answerClientError } from './http/client-error';
+import { docsRoutes } from './docs/routes';
+import { echoRoutes } from './echo/routes';
+import { employeeRoutes } from './employees/routes';
+import { ServiceUnavailableError } from './errors';
 import { errorHandler } from './http/error-handler';
-import { acceptJsonBodiesOnly } from './http/json-body';
+import { acceptBodies } from './http/json-body';
 import { notFound } from './http/not-found';
+import { refuseMalformedPaths } from './http/paths';
+import { requestTimeout } from './http/request-timeout';
+import type { Routes, ServedRoute } from './http/routes';
+import { sendJson } from './http/send';
 import { securityHeaders } from './http/security-headers';
+import { resolveInstance } from './instances/resolve-instance';
 import type { InstanceSource } from './instances/source';
-import { AccessLog, type Logger, requestIdFor } from './logger';
-import { registerLookupRoutes } from './lookups/routes';
+import { type Logger, requestLogging } from './logger';
+import { lookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
-import { registerDocsRoutes } from './openapi/routes';
-import { type RateLimitStore, registerRateLimits } from './rate-limits/limits';
+import { buildOpenApiDocument } from './openapi';
+import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
 
 export interface AppDependencies {
@@ -33,107 +38,114 @@ export interface AppDependencies {
 }
 
 /** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
-export function createApp(deps: AppDependencies): FastifyInstance {
+export function createApp(deps: AppDependencies): Express {
   const { config } = deps;
-  const handleError = errorHandler({ bodyLimitBytes: config.bodyLimitBytes });
-  const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
-    logController: new AccessLog(),
-    genReqId: requestIdFor,
-    requestIdHeader: false,
-    // Never `true`: only the configured proxies may set the client address (TRUST_PROXY).
-    trustProxy: config.trustProxy,
-    bodyLimit: config.bodyLimitBytes,
-    handlerTimeout: config.requestTimeoutMs,
-    routerOptions: { ignoreTrailingSlash: true },
-    // A request Node's parser refuses (unknown method, broken request line) never reaches Fastify,
-    // and a path Fastify cannot route (broken percent-encoding, an over-long segment) is refused
-    // before any hook runs: both get the same problem body as every other error.
-    clientErrorHandler: answerClientError,
-    frameworkErrors: (error, request, reply) => {
-      reply.header('X-Request-Id', request.id).header('Cache-Control', 'no-store');
-      return handleError(error, request, reply);
-    },
-  });
-  app.decorateRequest('instance', null);
-  app.decorateRequest('caller', null);
-  app.decorateRequest('callerEmployee', null);
-  acceptJsonBodiesOnly(app);
-  const security = securityHeaders();
-  app.addHook('onRequest', async (request, reply) => {
-    reply.headers(security).header('X-Request-Id', request.id);
-  });
-  if (deps.metrics) {
-    const { metrics } = deps;
-    app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
-  }
-  app.setErrorHandler(handleError);
-  app.setNotFoundHandler(notFound);
+  const cloud = config.deployment === 'cloud';
+  const base = cloud ? `${config.cloudBasePath}/:instance` : config.basePath;
+  const app = express();
+  // Nothing a client could use to fingerprint the framework; no ETags (every answer is no-store);
+  // only the configured proxies may set the client address (TRUST_PROXY; never `true`).
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  // Node's querystring: flat keys (filters[x] is a key of its own, refused as unknown), no objects.
+  app.set('query parser', 'simple');
+  app.set('trust proxy', config.trustProxy);
+
+  // 1. The request id, the client address and the access-log line; the metrics.
+  app.use(requestLogging(deps.logger));
+  if (deps.metrics) app.use(deps.metrics.observe(base));
+  // 2. Security headers, the same on every response; a deadline for every request.
+  app.use(securityHeaders());
+  app.use(requestTimeout(config.requestTimeoutMs));
+  app.use(refuseMalformedPaths);
   // Cross-origin browser access only for the configured origins (CORS_ORIGINS); none by default.
   if (config.corsOrigins.length > 0) {
-    app.register(cors, {
-      origin: config.corsOrigins,
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
-      exposedHeaders: ['Location', 'X-Request-Id', 'Retry-After', 'RateLimit', 'RateLimit-Policy', 'Idempotent-Replayed'],
-      maxAge: 600,
-    });
+    app.use(
+      cors({
+        origin: config.corsOrigins,
+        methods: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
+        allowedHeaders: 'Authorization, Content-Type, Idempotency-Key, X-Request-Id',
+        exposedHeaders: 'Location, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed',
+        maxAge: 600,
+        optionsSuccessStatus: 204,
+      }),
+    );
   }
 
   // Health checks sit outside the base path and the settings gate (CONTRACT §1). In cloud mode
   // readiness is the control database's: instance databases open on demand.
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async () => {
+  app.get('/healthz', (_req, res) => sendJson(res, { status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
     try {
       await deps.instances.checkReady();
     } catch {
       throw new ServiceUnavailableError();
     }
-    return { status: 'ready' };
+    sendJson(res, { status: 'ready' });
   });
 
-  const prefix = config.deployment === 'cloud' ? `${config.cloudBasePath}/:instance` : config.basePath;
-  app.register(async (api) => registerApi(api, deps), { prefix });
+  const api = apiRouter(deps);
+  app.use(base, api.router);
+  routesOf.set(app, api.served);
+  // 9. Unknown paths outside the base, and every error, answered with a problem body.
+  app.use(notFound);
+  app.use(errorHandler({ bodyLimitBytes: config.bodyLimitBytes }));
   return app;
 }
 
 /**
- * Everything under the base path. A request meets, in order: its instance (cloud: 404 for an
- * unknown one), the body rules (415, 413, 400 while Fastify reads it), the settings gate, the rate
- * limits, bearer authentication (skipped by public routes), then its route or the not-found handler.
+ * Everything under the base path, in the order a request meets it. `served` lists its routes
+ * (tests and the docs check read it).
  */
-async function registerApi(api: FastifyInstance, { config, clock, instances, rateLimitStore }: AppDependencies): Promise<void> {
+function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDependencies): { router: Router; served: ServedRoute[] } {
   const cloud = config.deployment === 'cloud';
-  api.addHook('onRequest', async (request: FastifyRequest, reply) => {
-    // Responses carry personal data: no shared or private cache may keep them (CONTRACT §8).
-    reply.header('Cache-Control', 'no-store');
-    const name = cloud ? (request.params as { instance?: string }).instance : undefined;
-    const lease = await instances.acquire(name);
-    if (!lease) {
-      // The same answer for a malformed and an unregistered name: nothing else is revealed.
-      throw new NotFoundError({ code: 'instance_not_found', title: 'No such instance', detail: 'There is no instance by this name' });
+  const api = Router({ mergeParams: true });
+  const served: ServedRoute[] = [];
+  const mount = (...features: Routes[]) => {
+    for (const feature of features) {
+      api.use(feature.prefix, feature.router);
+      served.push(...feature.served);
     }
-    // 'close' comes once the response is sent or the client went away: the instance's database
-    // may then be closed to make room for another. A client that gave up while this request
-    // waited for its instance has already closed: release now, or the lease would never end.
-    if (reply.raw.destroyed) {
-      lease.release();
-      return reply.send();
-    }
-    reply.raw.once('close', lease.release);
-    request.instance = lease.instance;
-  });
-  api.addHook('preValidation', requireApiEnabled);
-  const rateLimits = await registerRateLimits(api, { limits: config.rateLimit, store: rateLimitStore, clock });
-  api.addHook('preValidation', rateLimits.enforce);
-  api.addHook('preValidation', requireBearer(clock));
+  };
 
-  // CONTRACT §3: echo is public only when self-hosted.
-  registerEchoRoutes(api, { public: !cloud });
-  registerTokenRoutes(api, { clock, login: rateLimits.login });
-  registerDocsRoutes(api, { config });
-  registerEmployeeRoutes(api, { clock });
-  registerLookupRoutes(api, { clock });
-  registerAttendanceRoutes(api, { clock });
-  api.setNotFoundHandler(notFound);
+  // 2. Answers carry personal data: no shared or private cache may keep them (CONTRACT §8).
+  api.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  // 3. The instance (cloud: 404 for an unknown one).
+  api.use(resolveInstance(instances, { cloud }));
+  // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
+  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'] }));
+  // 5. The settings gate: 403 api_disabled while the API is off.
+  api.use(requireApiEnabled);
+  // 6. Rate limits: per token when one is correctly signed, else per client address.
+  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedTokenOf: signedTokenOf(clock) });
+  api.use(rateLimits.perRequest);
+  // Public routes: no token needed (echo only when self-hosted, CONTRACT §3).
+  mount(oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }));
+  if (!cloud) mount(echoRoutes());
+  // 7. Every other route needs a bearer token, and so does an unknown path: without a token
+  // the API's routes cannot be probed.
+  const features = [
+    ...(cloud ? [echoRoutes()] : []),
+    employeeRoutes({ clock }),
+    ...attendanceRoutes({ clock }),
+    ...lookupRoutes({ clock }),
+    tokenRoutes({ clock }),
+  ];
+  const callerEmployeeAt = new Set(features.flatMap((feature) => feature.served.filter((route) => route.callerEmployee).map((route) => route.path)));
+  api.use(requireBearer(clock, { callerEmployeeAt }));
+  // 8. One router per feature and prefix: a request meets only the routes under its own prefix.
+  mount(...features);
+  // 9. A path under the base that no route serves.
+  api.use(notFound);
+  return { router: api, served };
+}
+
+const routesOf = new WeakMap<Express, ServedRoute[]>();
+
+/** The routes an app serves, as patterns under its base path, with their methods. */
+export function servedRoutes(app: Express): readonly ServedRoute[] {
+  return routesOf.get(app) ?? [];
 }

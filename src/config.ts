@@ -33,7 +33,7 @@ export interface Config {
   metricsHost: string;
   /** A request not answered by then gets 503 (a hung database must not hang its clients). */
   requestTimeoutMs: number;
-  /** Fastify's `trustProxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
+  /** Express's `trust proxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
   trustProxy: string[];
   /** Server processes sharing the port (node:cluster); 1 runs no cluster. */
   workers: number;
@@ -73,7 +73,7 @@ const envSchema = z.object({
   TRUST_PROXY: z
     .string()
     .refine((value) => value.trim().toLowerCase() !== 'true', 'must list the proxies to trust, not "true"')
-    // Fastify trusts nobody for a hop count (it cannot tell a proxy from a client); say so.
+    // A hop count trusts whatever is that many hops away, proxy or client: ask for the proxies.
     .refine((value) => !/^\s*\d+\s*$/.test(value), 'must list proxy addresses or subnets; a hop count cannot tell a proxy from a client')
     .refine(
       (value) => /^\s*\d+\s*$/.test(value) || parseTrustProxy(value).every(isProxySpec),

@@ -3,11 +3,9 @@ import { signingKeyFrom } from './auth/tokens';
 import type { Clock } from './clock';
 import type { Db } from './db/connect';
 import { migrateToLatest } from './db/migrate';
-import { EmployeeListCache } from './employees/list';
 import { toSqlDateTime } from './db/sql-time';
 import { ReferenceNames } from './lookups/reference-names';
 import { SettingsCache } from './settings/cache';
-
 import { readSetting, SETTING } from './settings/repository';
 
 /**
@@ -23,8 +21,6 @@ export interface Instance {
   settings: SettingsCache;
   /** Names of the reference tables, for the `display` of reference objects. */
   referenceNames: ReferenceNames;
-  /** What recent employee lists learnt: totals and page starts (see employees/list.ts). */
-  employeeLists: EmployeeListCache;
   /** Signs and verifies this instance's tokens (HS256). */
   signingKey: KeyObject;
 }
@@ -41,7 +37,6 @@ export async function openInstance(
     db,
     settings: new SettingsCache(db, options.clock),
     referenceNames: new ReferenceNames(db, options.clock),
-    employeeLists: new EmployeeListCache(options.clock),
     signingKey: signingKeyFrom(options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()))),
   };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
+import { pinoHttp } from 'pino-http';
 import type { Config } from './config';
 
 export type { Logger };
@@ -27,26 +28,43 @@ export function requestIdFor(req: IncomingMessage): string {
 }
 
 /**
- * One access-log line per request, when it completes. Only method, path (no query string: it may
- * hold search terms), status, duration and client address: never headers, tokens or bodies.
+ * The first middleware: the request's id (echoed in X-Request-Id), its client address as the
+ * trusted proxies report it (read once), and, through pino-http, `req.log` (a logger that adds
+ * the request id) and one access-log line when the response is done. That line holds only the
+ * method, the path (no query string: it may hold search terms), the status, the time taken and the
+ * client address: never headers, tokens or bodies.
  */
-export class AccessLog extends LogController {
-  constructor() {
-    super({ requestIdLogLabel: 'requestId' });
-  }
-
-  override incomingRequest(): void {}
-
-  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // Flat fields: Fastify's own serializers would reshape objects named req and res.
-    const entry = {
+export function requestLogging(logger: Logger): RequestHandler {
+  const entry = (req: IncomingMessage, res: ServerResponse, responseTime: number) => {
+    const request = req as Request;
+    return {
       method: request.method,
-      path: request.url.split('?')[0],
-      statusCode: reply.statusCode,
-      remoteAddress: request.ip,
-      responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      path: request.originalUrl.split('?')[0],
+      statusCode: res.statusCode,
+      remoteAddress: request.clientIp,
+      responseTime,
     };
-    if (error || reply.statusCode >= 500) request.log.error(entry, 'request completed');
-    else request.log.info(entry, 'request completed');
-  }
+  };
+  const log = pinoHttp({
+    logger,
+    genReqId: (req, res) => {
+      const id = requestIdFor(req);
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customAttributeKeys: { reqId: 'requestId' },
+    quietReqLogger: true,
+    quietResLogger: true,
+    wrapSerializers: false,
+    serializers: { req: () => undefined, res: () => undefined },
+    customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    customSuccessMessage: () => 'request completed',
+    customErrorMessage: () => 'request completed',
+    customSuccessObject: (req, res, value: { responseTime: number }) => entry(req, res, value.responseTime),
+    customErrorObject: (req, res, _error, value: { responseTime: number }) => entry(req, res, value.responseTime),
+  });
+  return (req, res, next) => {
+    req.clientIp = req.ip ?? '';
+    log(req, res, next);
+  };
 }

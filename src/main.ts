@@ -1,8 +1,9 @@
 import cluster from 'node:cluster';
 import dotenv from 'dotenv';
-import type { FastifyInstance } from 'fastify';
+import type { Server } from 'node:http';
 import { createApp } from './app';
-import { createFirstAdmin, type FirstAdmin } from './auth/first-admin';
+import { createServer } from './http/server';
+import { createFirstAdmin, type FirstAdmin } from './instances/first-admin';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { type Db, openDatabase } from './db/connect';
@@ -57,17 +58,17 @@ async function main(): Promise<void> {
 
   const { opened, notes } = await prepare(config);
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
-  const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
-  await app.listen({ port: config.port, host: config.host });
+  const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
+  await listen(server, config);
   const metricsServer = metrics && (await listenForMetrics(config, logger, register));
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal((signal) =>
-    stop(app, logger, signal, async () => {
+    stop(server, logger, signal, async () => {
       metricsServer?.close();
       await opened.close();
     }),
   );
-  announce(config, logger, portOf(app, config), notes);
+  announce(config, logger, portOf(server, config), notes);
 }
 
 /** The Prometheus listener on METRICS_PORT (its own port: never the API's). */
@@ -232,14 +233,14 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   const opened = open(config);
   // Counted in the process-wide registry, which the primary's AggregatorRegistry collects.
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
-  const app = createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics });
-  await app.listen({ port: config.port, host: config.host });
+  const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
+  await listen(server, config);
   onShutdownSignal(async (signal) => {
-    await stop(app, logger, signal, opened.close);
+    await stop(server, logger, signal, opened.close);
     // The IPC channel to the primary is the last thing keeping a worker alive.
     process.disconnect?.();
   });
-  const message: ListeningMessage = { type: 'hrm:listening', port: portOf(app, config) };
+  const message: ListeningMessage = { type: 'hrm:listening', port: portOf(server, config) };
   process.send?.(message);
 }
 
@@ -303,8 +304,18 @@ function cloudStartMessage(apiUrl: string, { instanceCount, databaseUnavailable 
   return lines.join('\n');
 }
 
-function portOf(app: FastifyInstance, config: Config): number {
-  const address = app.server.address();
+function listen(server: Server, config: Config): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function portOf(server: Server, config: Config): number {
+  const address = server.address();
   return typeof address === 'object' && address !== null ? address.port : config.port;
 }
 
@@ -320,7 +331,7 @@ function onShutdownSignal(handler: (signal: string) => Promise<void>): void {
   process.on('SIGINT', once);
 }
 
-async function stop(app: FastifyInstance, logger: Logger, signal: string, closeDatabases: () => Promise<void>): Promise<void> {
+async function stop(server: Server, logger: Logger, signal: string, closeDatabases: () => Promise<void>): Promise<void> {
   logger.info({ signal }, 'shutting down');
   const forced = setTimeout(() => {
     logger.error('in-flight requests did not finish in time; exiting');
@@ -330,8 +341,8 @@ async function stop(app: FastifyInstance, logger: Logger, signal: string, closeD
   // Stop accepting connections, let in-flight requests finish, then close the pools. A
   // keep-alive connection whose request finishes after this point would stay open until its
   // client leaves, holding the close up: such connections are closed as soon as they go idle.
-  const sweep = setInterval(() => app.server.closeIdleConnections(), 50);
-  await app.close();
+  const sweep = setInterval(() => server.closeIdleConnections(), 50);
+  await new Promise<void>((resolve) => server.close(() => resolve()));
   clearInterval(sweep);
   await closeDatabases();
   logger.info('stopped');

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import { canSeeEmployee, type EmployeeRelation, isDirectReport, isSelf } from '../employees/access';
 import { ForbiddenError, NotFoundError } from '../errors';
 

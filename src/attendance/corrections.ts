@@ -1,4 +1,4 @@
-import type { Db } from '../db/connect';
+import type { Knex } from 'knex';
 import { fromSqlDateTime, toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { NotFoundError, ValidationError } from '../errors';
 import { wallClockIn } from '../time';
@@ -15,7 +15,7 @@ import {
 } from './repository';
 import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
-import { type AttendanceWriteContext, attendanceChanges, auditAttendance, inTransaction } from './writes';
+import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
 
 const NO_SUCH_RECORD = 'No such attendance record';
 
@@ -23,51 +23,49 @@ const NO_SUCH_RECORD = 'No such attendance record';
  * POST /attendance: a complete (closed) record, for admins and for managers on their direct
  * reports. Same rules as punches; wall-clock times are read in the employee's zone.
  */
-export async function createAttendance(db: Db, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function createAttendance(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
   const { values, errors } = parseNewRecord(body);
   if (values.employee === undefined) throw new ValidationError(errors);
   const employeeId = values.employee;
-  return inTransaction(db, async (trx) => {
-    const employee = await lockAttendanceEmployee(trx, employeeId);
-    if (!employee) throw new NotFoundError({ detail: 'No such employee' });
-    assertAttendanceAccess(context.caller, employee, 'correct', 'No such employee');
+  const employee = await lockAttendanceEmployee(trx, employeeId);
+  if (!employee) throw new NotFoundError({ detail: 'No such employee' });
+  assertAttendanceAccess(context.caller, employee, 'correct', 'No such employee');
 
-    const inTime = values.in_time && resolveTime(values.in_time, employee.timezone, 'in_time', errors);
-    const outTime = values.out_time && resolveTime(values.out_time, employee.timezone, 'out_time', errors);
-    if (inTime && outTime) {
-      const checkFuture = { inTime: true, outTime: true };
-      errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
-    }
-    const position = {
-      latitude: values.latitude ?? null,
-      longitude: values.longitude ?? null,
-      out_latitude: values.out_latitude ?? null,
-      out_longitude: values.out_longitude ?? null,
-    };
-    errors.push(...checkPositions(position));
-    if (errors.length > 0 || !inTime || !outTime) throw new ValidationError(errors);
+  const inTime = values.in_time && resolveTime(values.in_time, employee.timezone, 'in_time', errors);
+  const outTime = values.out_time && resolveTime(values.out_time, employee.timezone, 'out_time', errors);
+  if (inTime && outTime) {
+    const checkFuture = { inTime: true, outTime: true };
+    errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
+  }
+  const position = {
+    latitude: values.latitude ?? null,
+    longitude: values.longitude ?? null,
+    out_latitude: values.out_latitude ?? null,
+    out_longitude: values.out_longitude ?? null,
+  };
+  errors.push(...checkPositions(position));
+  if (errors.length > 0 || !inTime || !outTime) throw new ValidationError(errors);
 
-    const now = toSqlDateTime(context.now);
-    const columns: AttendanceColumns = {
-      employee_id: employee.id,
-      in_time_utc: toSqlDateTimeSeconds(inTime),
-      in_time_local: wallClockIn(employee.timezone, inTime),
-      out_time_utc: toSqlDateTimeSeconds(outTime),
-      out_time_local: wallClockIn(employee.timezone, outTime),
-      timezone: employee.timezone,
-      note: values.note ?? null,
-      out_note: values.out_note ?? null,
-      ...position,
-      in_ip: null,
-      out_ip: null,
-      created_at: now,
-      updated_at: now,
-    };
-    const id = await insertAttendance(trx, columns);
-    await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
-    await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
-    return { id, ...columns, employeeDisplay: employee.display };
-  });
+  const now = toSqlDateTime(context.now);
+  const columns: AttendanceColumns = {
+    employee_id: employee.id,
+    in_time_utc: toSqlDateTimeSeconds(inTime),
+    in_time_local: wallClockIn(employee.timezone, inTime),
+    out_time_utc: toSqlDateTimeSeconds(outTime),
+    out_time_local: wallClockIn(employee.timezone, outTime),
+    timezone: employee.timezone,
+    note: values.note ?? null,
+    out_note: values.out_note ?? null,
+    ...position,
+    in_ip: null,
+    out_ip: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const id = await insertAttendance(trx, columns);
+  await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
+  await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
+  return { id, ...columns, employeeDisplay: employee.display };
 }
 
 /**
@@ -77,75 +75,71 @@ export async function createAttendance(db: Db, body: Record<string, unknown>, co
  * Wall-clock times are read in the record's zone. Setting out_time to null reopens the record.
  */
 export async function correctAttendance(
-  db: Db,
+  trx: Knex.Transaction,
   target: { id: number; employeeId: number | undefined },
   body: Record<string, unknown>,
   context: AttendanceWriteContext,
 ): Promise<AttendanceRecord> {
   const { id } = target;
-  return inTransaction(db, async (trx) => {
-    const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
-    const existing = employee && (await findAttendanceOf(trx, employee.id, id));
-    if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
-    assertAttendanceAccess(context.caller, employee, 'correct', NO_SUCH_RECORD);
+  const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
+  const existing = employee && (await findAttendanceOf(trx, employee.id, id));
+  if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
+  assertAttendanceAccess(context.caller, employee, 'correct', NO_SUCH_RECORD);
 
-    const { values, errors } = parseCorrection(body, id);
-    if (values.employee !== undefined && values.employee !== employee.id) {
-      errors.push({ field: 'employee', message: "must be the record's employee: a record does not move to another employee" });
-    }
-    const zone = existing.timezone;
-    const inTime = values.in_time ? resolveTime(values.in_time, zone, 'in_time', errors) : fromSqlDateTime(existing.in_time_utc);
-    const outTime =
-      values.out_time === undefined
-        ? existing.out_time_utc === null
-          ? null
-          : fromSqlDateTime(existing.out_time_utc)
-        : values.out_time && resolveTime(values.out_time, zone, 'out_time', errors);
-    const timesSent = values.in_time !== undefined || values.out_time !== undefined;
-    if (timesSent && inTime && outTime !== undefined) {
-      const checkFuture = { inTime: values.in_time !== undefined, outTime: values.out_time !== undefined };
-      errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
-    }
-    const { id: _id, ...before } = existing;
-    const position = {
-      latitude: values.latitude === undefined ? before.latitude : values.latitude,
-      longitude: values.longitude === undefined ? before.longitude : values.longitude,
-      out_latitude: values.out_latitude === undefined ? before.out_latitude : values.out_latitude,
-      out_longitude: values.out_longitude === undefined ? before.out_longitude : values.out_longitude,
-    };
-    errors.push(...checkPositions(position));
-    if (errors.length > 0 || !inTime || outTime === undefined) throw new ValidationError(errors);
+  const { values, errors } = parseCorrection(body, id);
+  if (values.employee !== undefined && values.employee !== employee.id) {
+    errors.push({ field: 'employee', message: "must be the record's employee: a record does not move to another employee" });
+  }
+  const zone = existing.timezone;
+  const inTime = values.in_time ? resolveTime(values.in_time, zone, 'in_time', errors) : fromSqlDateTime(existing.in_time_utc);
+  const outTime =
+    values.out_time === undefined
+      ? existing.out_time_utc === null
+        ? null
+        : fromSqlDateTime(existing.out_time_utc)
+      : values.out_time && resolveTime(values.out_time, zone, 'out_time', errors);
+  const timesSent = values.in_time !== undefined || values.out_time !== undefined;
+  if (timesSent && inTime && outTime !== undefined) {
+    const checkFuture = { inTime: values.in_time !== undefined, outTime: values.out_time !== undefined };
+    errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
+  }
+  const { id: _id, ...before } = existing;
+  const position = {
+    latitude: values.latitude === undefined ? before.latitude : values.latitude,
+    longitude: values.longitude === undefined ? before.longitude : values.longitude,
+    out_latitude: values.out_latitude === undefined ? before.out_latitude : values.out_latitude,
+    out_longitude: values.out_longitude === undefined ? before.out_longitude : values.out_longitude,
+  };
+  errors.push(...checkPositions(position));
+  if (errors.length > 0 || !inTime || outTime === undefined) throw new ValidationError(errors);
 
-    const columns: AttendanceColumns = {
-      ...before,
-      in_time_utc: toSqlDateTimeSeconds(inTime),
-      in_time_local: wallClockIn(zone, inTime),
-      out_time_utc: outTime && toSqlDateTimeSeconds(outTime),
-      out_time_local: outTime && wallClockIn(zone, outTime),
-      note: values.note === undefined ? before.note : values.note,
-      out_note: values.out_note === undefined ? before.out_note : values.out_note,
-      ...position,
-    };
-    if (attendanceChanges(before, columns).fields.length === 0) return { ...existing, employeeDisplay: employee.display };
+  const columns: AttendanceColumns = {
+    ...before,
+    in_time_utc: toSqlDateTimeSeconds(inTime),
+    in_time_local: wallClockIn(zone, inTime),
+    out_time_utc: outTime && toSqlDateTimeSeconds(outTime),
+    out_time_local: outTime && wallClockIn(zone, outTime),
+    note: values.note === undefined ? before.note : values.note,
+    out_note: values.out_note === undefined ? before.out_note : values.out_note,
+    ...position,
+  };
+  if (attendanceChanges(before, columns).fields.length === 0) return { ...existing, employeeDisplay: employee.display };
 
-    columns.updated_at = toSqlDateTime(context.now);
-    await guardOneOpenRecord(() => updateAttendance(trx, id, columns));
-    await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
-    await auditAttendance(trx, { action: 'update', id, employeeId: employee.id, before, after: columns }, context);
-    return { id, ...columns, employeeDisplay: employee.display };
-  });
+  columns.updated_at = toSqlDateTime(context.now);
+  await guardOneOpenRecord(() => updateAttendance(trx, id, columns));
+  await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
+  await auditAttendance(trx, { action: 'update', id, employeeId: employee.id, before, after: columns }, context);
+  return { id, ...columns, employeeDisplay: employee.display };
 }
 
 /** DELETE /attendance/{id}: admins only. */
-export async function deleteAttendanceRecord(db: Db, id: number, context: AttendanceWriteContext): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    const found = await findAttendance(trx, id);
-    if (!found) throw new NotFoundError({ detail: NO_SUCH_RECORD });
-    assertAttendanceAccess(context.caller, found.employee, 'delete', NO_SUCH_RECORD);
-    const { id: _id, employeeDisplay: _display, ...before } = found.record;
-    await deleteAttendance(trx, id);
-    await auditAttendance(trx, { action: 'delete', id, employeeId: found.employee.id, before, after: {} }, context);
-  });
+export async function deleteAttendanceRecord(trx: Knex.Transaction, id: number, context: AttendanceWriteContext): Promise<void> {
+  const found = await findAttendance(trx, id);
+  if (!found) throw new NotFoundError({ detail: NO_SUCH_RECORD });
+  assertAttendanceAccess(context.caller, found.employee, 'delete', NO_SUCH_RECORD);
+  const { id: _id, employeeDisplay: _display, ...before } = found.record;
+  await deleteAttendance(trx, id);
+  await auditAttendance(trx, { action: 'delete', id, employeeId: found.employee.id, before, after: {} }, context);
 }
 
 function checkPositions(position: {

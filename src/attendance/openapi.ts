@@ -10,7 +10,7 @@ import {
   pageSchema,
   problems,
   referenceSchema,
-} from '../openapi/common';
+} from '../http/openapi';
 import {
   attendanceListQuery,
   attendanceSummaryQuery,

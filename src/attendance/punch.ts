@@ -1,5 +1,5 @@
-import type { Caller } from '../auth/caller';
-import type { Db } from '../db/connect';
+import type { Caller } from '../caller';
+import type { Knex } from 'knex';
 import { fromSqlDateTime, toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { type FieldError, NotFoundError, ValidationError } from '../errors';
 import { wallClockIn } from '../time';
@@ -15,52 +15,50 @@ import {
 } from './repository';
 import { assertNotOverlapping, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
-import { type AttendanceWriteContext, auditAttendance, inTransaction } from './writes';
+import { type AttendanceWriteContext, auditAttendance } from './writes';
 
 /**
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,
  * 404/403 (access), 422 (values), 409 already_punched_in (the database's unique index) or overlap.
  */
-export async function punchIn(db: Db, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function punchIn(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
   const { values, errors } = parsePunchIn(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
-  return inTransaction(db, async (trx) => {
-    const { employee, latest } = punchable(await lockAttendanceEmployeeWithLatestRecord(trx, employeeId), context.caller);
-    const inTime = values.time ? resolveTime(values.time, employee.timezone, 'in_time', errors) : wholeSecond(context.now);
-    if (inTime) {
-      const checkFuture = { inTime: true, outTime: false };
-      errors.push(...checkTimes({ inTime, outTime: null }, { now: context.now, settings: context.settings, checkFuture }));
-    }
-    const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
-    if (errors.length > 0 || !inTime) throw new ValidationError(errors);
+  const { employee, latest } = punchable(await lockAttendanceEmployeeWithLatestRecord(trx, employeeId), context.caller);
+  const inTime = values.time ? resolveTime(values.time, employee.timezone, 'in_time', errors) : wholeSecond(context.now);
+  if (inTime) {
+    const checkFuture = { inTime: true, outTime: false };
+    errors.push(...checkTimes({ inTime, outTime: null }, { now: context.now, settings: context.settings, checkFuture }));
+  }
+  const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
+  errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+  if (errors.length > 0 || !inTime) throw new ValidationError(errors);
 
-    const now = toSqlDateTime(context.now);
-    const columns: AttendanceColumns = {
-      employee_id: employee.id,
-      in_time_utc: toSqlDateTimeSeconds(inTime),
-      in_time_local: wallClockIn(employee.timezone, inTime),
-      out_time_utc: null,
-      out_time_local: null,
-      timezone: employee.timezone,
-      note: values.note ?? null,
-      out_note: null,
-      ...position,
-      out_latitude: null,
-      out_longitude: null,
-      in_ip: context.ip,
-      out_ip: null,
-      created_at: now,
-      updated_at: now,
-    };
-    // Rule 3 before the insert: with the employee's row locked, no other write of theirs can come
-    // between. An open latest record is left to rule 1, so that the insert fails as
-    // already_punched_in, as it would with a check after the insert.
-    if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
-    const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
-    await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
-    return { id, ...columns, employeeDisplay: employee.display };
-  });
+  const now = toSqlDateTime(context.now);
+  const columns: AttendanceColumns = {
+    employee_id: employee.id,
+    in_time_utc: toSqlDateTimeSeconds(inTime),
+    in_time_local: wallClockIn(employee.timezone, inTime),
+    out_time_utc: null,
+    out_time_local: null,
+    timezone: employee.timezone,
+    note: values.note ?? null,
+    out_note: null,
+    ...position,
+    out_latitude: null,
+    out_longitude: null,
+    in_ip: context.ip,
+    out_ip: null,
+    created_at: now,
+    updated_at: now,
+  };
+  // Rule 3 before the insert: with the employee's row locked, no other write of theirs can come
+  // between. An open latest record is left to rule 1, so that the insert fails as
+  // already_punched_in, as it would with a check after the insert.
+  if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
+  const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
+  await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
+  return { id, ...columns, employeeDisplay: employee.display };
 }
 
 /**
@@ -68,41 +66,39 @@ export async function punchIn(db: Db, body: Record<string, unknown>, context: At
  * out_note, so the punch-in note stays (rule 6). A wall-clock out_time is read in the record's
  * zone, the zone its in_time is shown in.
  */
-export async function punchOut(db: Db, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function punchOut(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
   const { values, errors } = parsePunchOut(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
-  return inTransaction(db, async (trx) => {
-    const { employee, open } = punchable(await lockAttendanceEmployeeWithOpenRecord(trx, employeeId), context.caller);
-    if (errors.length > 0) throw new ValidationError(errors);
-    if (!open) throw notPunchedIn();
+  const { employee, open } = punchable(await lockAttendanceEmployeeWithOpenRecord(trx, employeeId), context.caller);
+  if (errors.length > 0) throw new ValidationError(errors);
+  if (!open) throw notPunchedIn();
 
-    const outTime = values.time ? resolveTime(values.time, open.timezone, 'out_time', errors) : wholeSecond(context.now);
-    const inTime = fromSqlDateTime(open.in_time_utc);
-    if (outTime) {
-      const checkFuture = { inTime: false, outTime: true };
-      errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
-    }
-    const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
-    if (errors.length > 0 || !outTime) throw new ValidationError(errors);
+  const outTime = values.time ? resolveTime(values.time, open.timezone, 'out_time', errors) : wholeSecond(context.now);
+  const inTime = fromSqlDateTime(open.in_time_utc);
+  if (outTime) {
+    const checkFuture = { inTime: false, outTime: true };
+    errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
+  }
+  const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
+  errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+  if (errors.length > 0 || !outTime) throw new ValidationError(errors);
 
-    const { id, ...before } = open;
-    const columns: AttendanceColumns = {
-      ...before,
-      out_time_utc: toSqlDateTimeSeconds(outTime),
-      out_time_local: wallClockIn(open.timezone, outTime),
-      out_note: values.note ?? null,
-      out_latitude: position.latitude,
-      out_longitude: position.longitude,
-      out_ip: context.ip,
-      updated_at: toSqlDateTime(context.now),
-    };
-    // No overlap check: an open record counts as lasting until further notice and overlaps
-    // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
-    await updateAttendance(trx, id, columns);
-    await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
-    return { id, ...columns, employeeDisplay: employee.display };
-  });
+  const { id, ...before } = open;
+  const columns: AttendanceColumns = {
+    ...before,
+    out_time_utc: toSqlDateTimeSeconds(outTime),
+    out_time_local: wallClockIn(open.timezone, outTime),
+    out_note: values.note ?? null,
+    out_latitude: position.latitude,
+    out_longitude: position.longitude,
+    out_ip: context.ip,
+    updated_at: toSqlDateTime(context.now),
+  };
+  // No overlap check: an open record counts as lasting until further notice and overlaps
+  // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
+  await updateAttendance(trx, id, columns);
+  await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
+  return { id, ...columns, employeeDisplay: employee.display };
 }
 
 /** The employee punched for: the one sent, else the caller's own. */

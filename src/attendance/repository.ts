@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import { type Db, dialectOf } from '../db/connect';
 import { parameter, preparedQuery, preparedWrite } from '../db/prepared';
 import { whereVisible } from '../employees/access';

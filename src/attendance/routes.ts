@@ -1,13 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
 import { NotFoundError } from '../errors';
-import { callerOf, instanceOf } from '../http/context';
+import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { optionalJsonObject, requireJsonObject } from '../http/json-body';
 import { toPage } from '../http/pagination';
-import { param, pathId } from '../http/params';
+import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
-import { route } from '../http/routes';
-import { runWrite } from '../idempotency/idempotent';
+import { Routes } from '../http/routes';
+import { sendJson } from '../http/send';
+import { sendWrite } from '../http/write';
 import { isCalendarDate, todayIn, wallClockIn } from '../time';
 import { assertAttendanceAccess } from './access';
 import { correctAttendance, createAttendance, deleteAttendanceRecord } from './corrections';
@@ -18,129 +19,127 @@ import { attendanceListQuery, attendanceSummaryQuery, employeeAttendanceQuery } 
 import { summarizeAttendance } from './summary';
 import type { AttendanceWriteContext } from './writes';
 
-export function registerAttendanceRoutes(app: FastifyInstance, { clock }: { clock: Clock }): void {
-  const writeContext = async (request: FastifyRequest): Promise<AttendanceWriteContext> => ({
-    caller: callerOf(request),
+/**
+ * Attendance, under three prefixes: the records (/attendance), an employee's records and summary
+ * (/employees/{id}/attendance), and IceHrm's paths for the same (/employee/{id}/...).
+ */
+export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
+  const writeContext = async (req: Request): Promise<AttendanceWriteContext> => ({
+    caller: callerOf(req),
     now: clock.now(),
-    requestId: request.id,
-    ip: request.ip,
-    settings: await instanceOf(request).settings.get(),
+    requestId: requestIdOf(req),
+    ip: req.clientIp,
+    settings: await instanceOf(req).settings.get(),
   });
   /** `<base>/attendance/<id>`, from the path of a request under `<base>/attendance`. */
-  const recordLocation = (request: FastifyRequest, id: number) => {
-    const path = request.url.split('?')[0] ?? '';
-    return `${path.slice(0, path.lastIndexOf('/attendance'))}/attendance/${id}`;
-  };
+  const recordLocation = (req: Request, id: number) => `${req.baseUrl}/${id}`;
   /** The employee of a path, when the caller may see their attendance; else 404 as if missing. */
-  const visibleEmployee = async (request: FastifyRequest): Promise<AttendanceEmployee> => {
-    const id = pathId(param(request.params, 'id'), 'employee');
-    const employee = await findAttendanceEmployee(instanceOf(request).db, id);
+  const visibleEmployee = async (req: Request): Promise<AttendanceEmployee> => {
+    const id = pathId(req.params.id, 'employee');
+    const employee = await findAttendanceEmployee(instanceOf(req).db, id);
     if (!employee) throw new NotFoundError({ detail: 'No such employee' });
-    assertAttendanceAccess(callerOf(request), employee, 'read', 'No such employee');
+    assertAttendanceAccess(callerOf(req), employee, 'read', 'No such employee');
     return employee;
   };
 
-  // Before /attendance/:id, so that a reader of this list sees the fixed paths first (Fastify's
-  // router would prefer them anyway).
-  route(app, '/attendance/punch-in', {
-    post: async (request, reply) => {
-      const body = optionalJsonObject(request);
-      const context = await writeContext(request);
-      return runWrite(request, reply, clock, async (db) => {
-        const record = await punchIn(db, body, context);
-        return { status: 201, headers: { Location: recordLocation(request, record.id) }, body: toAttendanceResponse(record) };
-      });
-    },
-  });
-
-  route(app, '/attendance/punch-out', {
-    post: async (request, reply) => {
-      const body = optionalJsonObject(request);
-      const context = await writeContext(request);
-      return runWrite(request, reply, clock, async (db) => ({ status: 200, body: toAttendanceResponse(await punchOut(db, body, context)) }));
-    },
-  });
-
-  route(app, '/attendance', {
-    get: async (request) => {
-      const query = parseQuery(attendanceListQuery, request.query);
-      const criteria = { visibleTo: callerOf(request), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
-      const { records, total } = await listAttendance(instanceOf(request).db, criteria, query);
-      return toPage(records.map(toAttendanceResponse), total, query.page, query.limit);
-    },
-    post: async (request, reply) => {
-      const body = requireJsonObject(request);
-      const context = await writeContext(request);
-      return runWrite(request, reply, clock, async (db) => {
-        const record = await createAttendance(db, body, context);
-        return { status: 201, headers: { Location: recordLocation(request, record.id) }, body: toAttendanceResponse(record) };
-      });
-    },
-  });
-
-  const correct = async (request: FastifyRequest, reply: FastifyReply) => {
-    const id = pathId(param(request.params, 'id'), 'attendance record');
-    const body = requireJsonObject(request);
-    const context = await writeContext(request);
+  const correct = async (req: Request, res: Response) => {
+    const id = pathId(req.params.id, 'attendance record');
+    const body = requireJsonObject(req);
+    const context = await writeContext(req);
     // Read before the write's transaction: the transaction must lock the employee first.
-    const employeeId = await findAttendanceEmployeeId(instanceOf(request).db, id);
-    return runWrite(request, reply, clock, async (db) => ({
+    const employeeId = await findAttendanceEmployeeId(instanceOf(req).db, id);
+    await sendWrite(req, res, context.now, async (trx) => ({
       status: 200,
-      body: toAttendanceResponse(await correctAttendance(db, { id, employeeId }, body, context)),
+      body: toAttendanceResponse(await correctAttendance(trx, { id, employeeId }, body, context)),
     }));
   };
 
-  route(app, '/attendance/:id', {
-    get: async (request) => {
-      const id = pathId(param(request.params, 'id'), 'attendance record');
-      const found = await findAttendance(instanceOf(request).db, id);
-      if (!found) throw new NotFoundError({ detail: 'No such attendance record' });
-      assertAttendanceAccess(callerOf(request), found.employee, 'read', 'No such attendance record');
-      return toAttendanceResponse(found.record);
-    },
-    put: correct,
-    patch: correct,
-    delete: async (request, reply) => {
-      const id = pathId(param(request.params, 'id'), 'attendance record');
-      const context = await writeContext(request);
-      return runWrite(request, reply, clock, async (db) => {
-        await deleteAttendanceRecord(db, id, context);
-        return { status: 200, body: { id: String(id) } };
-      });
-    },
-  });
+  const records = new Routes('/attendance')
+    // Before /:id, so that a reader of this list sees the fixed paths first.
+    .route('/punch-in', {
+      post: async (req, res) => {
+        const body = optionalJsonObject(req);
+        const context = await writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => {
+          const record = await punchIn(trx, body, context);
+          return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
+        });
+      },
+    })
+    .route('/punch-out', {
+      post: async (req, res) => {
+        const body = optionalJsonObject(req);
+        const context = await writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: toAttendanceResponse(await punchOut(trx, body, context)) }));
+      },
+    })
+    .route('/', {
+      get: async (req, res) => {
+        const query = parseQuery(attendanceListQuery, req.query);
+        const criteria = { visibleTo: callerOf(req), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
+        const { records, total } = await listAttendance(instanceOf(req).db, criteria, query);
+        sendJson(res, toPage(records.map(toAttendanceResponse), total, query.page, query.limit));
+      },
+      post: async (req, res) => {
+        const body = requireJsonObject(req);
+        const context = await writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => {
+          const record = await createAttendance(trx, body, context);
+          return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
+        });
+      },
+    })
+    .route('/:id', {
+      get: async (req, res) => {
+        const id = pathId(req.params.id, 'attendance record');
+        const found = await findAttendance(instanceOf(req).db, id);
+        if (!found) throw new NotFoundError({ detail: 'No such attendance record' });
+        assertAttendanceAccess(callerOf(req), found.employee, 'read', 'No such attendance record');
+        sendJson(res, toAttendanceResponse(found.record));
+      },
+      put: correct,
+      patch: correct,
+      delete: async (req, res) => {
+        const id = pathId(req.params.id, 'attendance record');
+        const context = await writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => {
+          await deleteAttendanceRecord(trx, id, context);
+          return { status: 200, body: { id: String(id) } };
+        });
+      },
+    });
 
-  const employeeAttendance = async (request: FastifyRequest) => {
-    const employee = await visibleEmployee(request);
-    const query = parseQuery(employeeAttendanceQuery, request.query);
+  const employeeAttendance = async (req: Request, res: Response) => {
+    const employee = await visibleEmployee(req);
+    const query = parseQuery(employeeAttendanceQuery, req.query);
     const criteria = { employeeId: employee.id, from: query.from, to: query.to };
-    const { records, total } = await listAttendance(instanceOf(request).db, criteria, query);
-    return toPage(records.map(toAttendanceResponse), total, query.page, query.limit);
+    const { records, total } = await listAttendance(instanceOf(req).db, criteria, query);
+    sendJson(res, toPage(records.map(toAttendanceResponse), total, query.page, query.limit));
   };
-  route(app, '/employees/:id/attendance', { get: employeeAttendance });
-  // IceHrm's path.
-  route(app, '/employee/:id/attendance', { get: employeeAttendance });
 
-  route(app, '/employees/:id/attendance/summary', {
-    get: async (request) => {
-      const employee = await visibleEmployee(request);
-      const range = parseQuery(attendanceSummaryQuery, request.query);
-      return summarizeAttendance(instanceOf(request).db, employee, range, clock.now());
+  const ofEmployee = new Routes('/employees/:id/attendance').route('/', { get: employeeAttendance }).route('/summary', {
+    get: async (req, res) => {
+      const employee = await visibleEmployee(req);
+      const range = parseQuery(attendanceSummaryQuery, req.query);
+      sendJson(res, await summarizeAttendance(instanceOf(req).db, employee, range, clock.now()));
     },
   });
 
-  route(app, '/employee/:id/open-punch-in/:date', {
-    get: async (request) => {
-      const employee = await visibleEmployee(request);
+  // IceHrm's paths.
+  const iceHrm = new Routes('/employee/:id').route('/attendance', { get: employeeAttendance }).route('/open-punch-in/:date', {
+    get: async (req, res) => {
+      const employee = await visibleEmployee(req);
       const now = clock.now();
-      const date = openPunchDate(param(request.params, 'date'), employee, now);
+      const date = openPunchDate(req.params.date, employee, now);
       // The open record, if it began on or before that date: a night shift that began yesterday
       // is still the open punch-in today (IceHrm matches the in_time date exactly).
-      const open = await findOpenAttendance(instanceOf(request).db, employee.id);
+      const open = await findOpenAttendance(instanceOf(req).db, employee.id);
       const record = open && open.in_time_local.slice(0, 10) <= date ? { ...open, employeeDisplay: employee.display } : undefined;
-      return { attendance: record ? toAttendanceResponse(record) : null, time: wallClockIn(employee.timezone, now) };
+      sendJson(res, { attendance: record ? toAttendanceResponse(record) : null, time: wallClockIn(employee.timezone, now) });
     },
   });
+
+  return [records, ofEmployee, iceHrm];
 }
 
 /** `today` (in the employee's zone) or a date; anything else names nothing: 404. */

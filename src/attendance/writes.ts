@@ -1,5 +1,4 @@
-import type { Knex } from 'knex';
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { utcIso } from './output';
@@ -15,12 +14,6 @@ export interface AttendanceWriteContext {
   /** The client's address (behind the configured proxies), stored as in_ip / out_ip. */
   ip: string;
   settings: AttendanceSettings;
-}
-
-/** Runs `work` in the caller's transaction (runWrite's, under an Idempotency-Key) or in a new one. */
-export function inTransaction<T>(db: Db, work: (trx: Db) => Promise<T>): Promise<T> {
-  if ((db as Knex.Transaction).isTransaction) return work(db);
-  return db.transaction((trx) => work(trx));
 }
 
 /** Fields whose values the audit keeps; positions and addresses are recorded by name only. */

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { parameter, preparedWrite } from '../db/prepared';
 import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
@@ -43,7 +43,22 @@ const insertAuditRow = preparedWrite((db) =>
 
 /** Writes one audit row; call it with the transaction of the change it records. */
 export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContext): Promise<void> {
-  const row: Record<(typeof AUDIT_COLUMNS)[number], unknown> = {
+  const row = auditRow(entry, context);
+  await insertAuditRow(db, AUDIT_COLUMNS.map((column) => row[column]));
+}
+
+/** Rows per INSERT of writeAudits: 10 columns each stay far below SQLite's limit on bound values. */
+const AUDIT_BATCH = 500;
+
+/** Writes the audit rows of one change touching several entities, a few hundred per statement. */
+export async function writeAudits(db: Db, entries: AuditEntry[], context: AuditContext): Promise<void> {
+  for (let start = 0; start < entries.length; start += AUDIT_BATCH) {
+    await db('audit_log').insert(entries.slice(start, start + AUDIT_BATCH).map((entry) => auditRow(entry, context)));
+  }
+}
+
+function auditRow(entry: AuditEntry, context: AuditContext): Record<(typeof AUDIT_COLUMNS)[number], unknown> {
+  return {
     occurred_at: toSqlDateTime(context.now),
     actor_user_id: context.caller?.userId ?? null,
     actor_username: context.caller?.username ?? null,
@@ -55,7 +70,6 @@ export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContex
     changes: entry.changes && Object.keys(entry.changes).length > 0 ? JSON.stringify(entry.changes) : null,
     request_id: context.requestId ?? null,
   };
-  await insertAuditRow(db, AUDIT_COLUMNS.map((column) => row[column]));
 }
 
 export interface AuditRow {

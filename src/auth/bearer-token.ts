@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import type { Instance } from '../instance';
 import { type AccessTokenClaims, TokenRejectedError, verifyAccessToken } from './tokens';
 
@@ -11,26 +11,24 @@ export type BearerToken =
   | { kind: 'rejected'; reason: string }
   | { kind: 'signed'; claims: AccessTokenClaims };
 
-const checked = new WeakMap<FastifyRequest, BearerToken>();
+const checked = new WeakMap<Request, BearerToken>();
 
 /**
  * Reads and verifies the bearer token once per request: the rate limiter (which keys on the
  * token) and authentication (which then checks its row) both ask.
  */
-export function bearerToken(request: FastifyRequest, instance: Instance, now: Date): BearerToken {
-  let result = checked.get(request);
+export function bearerToken(req: Request, instance: Instance, now: Date): BearerToken {
+  let result = checked.get(req);
   if (!result) {
-    result = readBearer(request, instance, now);
-    checked.set(request, result);
+    result = readBearer(req, instance, now);
+    checked.set(req, result);
   }
   return result;
 }
 
-function readBearer(request: FastifyRequest, instance: Instance, now: Date): BearerToken {
-  const header = request.headers.authorization;
-  if (header === undefined) {
-    return { kind: 'missing', inQueryString: typeof (request.query as Record<string, unknown>).access_token === 'string' };
-  }
+function readBearer(req: Request, instance: Instance, now: Date): BearerToken {
+  const header = req.headers.authorization;
+  if (header === undefined) return { kind: 'missing', inQueryString: /[?&]access_token=/.test(req.originalUrl) };
   const token = BEARER.exec(header)?.[1];
   if (!token) return { kind: 'malformed' };
   try {

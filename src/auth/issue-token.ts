@@ -1,6 +1,6 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import type { Db } from '../db/connect';
-import { insertToken } from './token-repository';
+import { insertToken } from '../users/token-repository';
 import { signAccessToken } from './tokens';
 
 /** IceHrm's token lifetime, and ours unless a shorter or longer one is asked for. */

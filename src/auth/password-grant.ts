@@ -1,6 +1,6 @@
 import type { Instance } from '../instance';
-import { hashPassword, verifyPassword } from './passwords';
-import { findLoginUser, type LoginUser } from './user-repository';
+import { hashPassword, verifyPassword } from '../users/passwords';
+import { findLoginUser, type LoginUser } from '../users/user-repository';
 
 // Compared against when the user does not exist, so that answering takes as long either way.
 let decoyHash: Promise<string> | undefined;

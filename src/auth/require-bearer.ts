@@ -1,27 +1,32 @@
-import type { FastifyRequest } from 'fastify';
+import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
 import { UnauthorizedError } from '../errors';
 import { instanceOf } from '../http/context';
-import { findTokenPrincipal, touchToken } from './token-repository';
+import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Bearer authentication (CONTRACT §3). A token passes when its signature and expiry are valid
- * and its row exists, is not revoked or expired, and its user may still sign in. Every failure is
- * 401 with a WWW-Authenticate challenge; the detail says why, the status never differs.
+ * Bearer authentication (CONTRACT §3): every request that reaches it needs a token, except OPTIONS,
+ * which only lists a path's methods (public routes are mounted in front of it). For the paths in
+ * `callerEmployeeAt` (under the base path, without parameters) the caller's employee record is
+ * read with the token, in the same query. A token passes
+ * when its signature and expiry are valid and its row exists, is not revoked or expired, and its
+ * user may still sign in. Every failure is 401 with a WWW-Authenticate challenge; the detail says
+ * why, the status never differs.
  */
-export function requireBearer(clock: Clock) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (request.routeOptions.config.public) return;
-    const instance = instanceOf(request);
+export function requireBearer(clock: Clock, options: { callerEmployeeAt: ReadonlySet<string> }): RequestHandler {
+  const { callerEmployeeAt } = options;
+  return async (req, _res, next) => {
+    if (req.method === 'OPTIONS') return next();
+    const instance = instanceOf(req);
     const reject = (detail: string, tokenSent = true): never => {
       throw new UnauthorizedError({ realm: instance.realm, tokenSent, detail });
     };
 
     const now = clock.now();
-    const token = bearerToken(request, instance, now);
+    const token = bearerToken(req, instance, now);
     switch (token.kind) {
       case 'missing':
         if (token.inQueryString) reject('Tokens in the query string are not accepted; send Authorization: Bearer <token>');
@@ -33,8 +38,8 @@ export function requireBearer(clock: Clock) {
     }
     const { claims } = token;
 
-    const { callerEmployee } = request.routeOptions.config;
-    const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee: callerEmployee === true });
+    const withEmployee = callerEmployeeAt.size > 0 && callerEmployeeAt.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
+    const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee });
     if (!principal || String(principal.userId) !== claims.sub) return reject('The token is not valid');
     if (principal.revoked) return reject('The token has been revoked');
     if (principal.expiresAt.getTime() <= now.getTime()) return reject('The token has expired');
@@ -45,13 +50,22 @@ export function requireBearer(clock: Clock) {
     if (principal.lastUsedAt === null || now.getTime() - principal.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
       await touchToken(instance.db, principal.tokenId, now);
     }
-    request.caller = {
+    req.caller = {
       userId: principal.userId,
       username: principal.username,
       role: principal.role,
       employeeId: principal.employeeId,
       tokenId: principal.tokenId,
     };
-    request.callerEmployee = principal.employee ?? null;
+    req.callerEmployee = principal.employee;
+    next();
+  };
+}
+
+/** The id of the request's token when it is correctly signed for its instance: what the rate limits key on. */
+export function signedTokenOf(clock: Clock): (req: Request) => string | undefined {
+  return (req) => {
+    const token = bearerToken(req, instanceOf(req), clock.now());
+    return token.kind === 'signed' ? token.claims.jti : undefined;
   };
 }

@@ -1,20 +1,20 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Request } from 'express';
 import { z } from 'zod';
 import type { Clock } from '../clock';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors';
 import { callerOf, instanceOf } from '../http/context';
 import { optionalJsonObject } from '../http/json-body';
 import { offsetOf, paginationFields, toPage } from '../http/pagination';
-import { param } from '../http/params';
 import { fieldErrorsOf, parseBody, parseQuery } from '../http/parse';
-import { route } from '../http/routes';
-import { runWrite } from '../idempotency/idempotent';
+import { Routes } from '../http/routes';
+import { sendJson } from '../http/send';
+import { sendWrite } from '../http/write';
 import type { LoginAttempts } from '../rate-limits/limits';
-import type { Role } from './caller';
+import type { Role } from '../caller';
+import { findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
+import { findUserByUsername } from '../users/user-repository';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
 import { authenticatePassword } from './password-grant';
-import { findTokenOwner, listTokensOfUser, revokeToken } from './token-repository';
-import { findUserByUsername } from './user-repository';
 
 const MAX_LIFETIME_SECONDS = 10 * 365 * 86400;
 
@@ -47,96 +47,90 @@ function tokenResponse(issued: { id: string; token: string; expiresAt: Date }, r
 }
 
 /**
- * Tokens for users themselves (CONTRACT §3): sign in with a password (POST /oauth/token), rotate
- * a token (POST /tokens), see and revoke their tokens (GET /tokens, DELETE /tokens/{id}). Admins
- * may list and revoke anyone's.
+ * POST /oauth/token: a user signs in with their password (CONTRACT §3, RFC 6749 §4.3) and gets a
+ * token. Public (app.ts mounts it before requireBearer); takes JSON or form bodies.
  */
-export function registerTokenRoutes(app: FastifyInstance, { clock, login }: { clock: Clock; login: LoginAttempts }): void {
-  // The OAuth token endpoint takes form bodies too (RFC 6749 §4.3.2): a parser for this path only.
-  app.register(async (oauth) => {
-    oauth.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
-    route(
-      oauth,
-      '/oauth/token',
-      {
-        post: async (request, reply) => {
-          const grant = parseGrant(request);
-          await login.assertMayTry(request, grant.username);
-          const instance = instanceOf(request);
-          const user = await authenticatePassword(instance, grant.username, grant.password);
-          if (!user) {
-            await login.recordFailure(request, grant.username);
-            throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
-          }
-          const now = clock.now();
-          const issued = await issueToken(instance.db, instance.signingKey, { userId: user.id, name: 'password grant', now });
-          return reply.header('Pragma', 'no-cache').send(tokenResponse(issued, user.role, now));
-        },
-      },
-      { public: true },
-    );
-  });
-
-  route(app, '/tokens', {
-    post: async (request, reply) => {
-      const caller = callerOf(request);
-      const body = parseBody(rotateSchema, optionalJsonObject(request));
-      const instance = instanceOf(request);
-      return runWrite(request, reply, clock, async (db) => {
-        const now = clock.now();
-        const issued = await issueToken(db, instance.signingKey, {
-          userId: caller.userId,
-          name: body.name ?? 'rotated',
-          now,
-          lifetimeSeconds: body.expires_in ?? DEFAULT_TOKEN_LIFETIME_SECONDS,
-        });
-        // Rotation: the token that asked stops working.
-        await revokeToken(db, caller.tokenId, now);
-        return { status: 201, body: tokenResponse(issued, caller.role, now) };
-      });
-    },
-    get: async (request) => {
-      const caller = callerOf(request);
-      const query = parseQuery(listQuery, request.query);
-      const { db } = instanceOf(request);
-      let userId = caller.userId;
-      if (query.username !== undefined && query.username.toLowerCase() !== caller.username.toLowerCase()) {
-        if (caller.role !== 'admin') throw new ForbiddenError({ detail: "Only admins may list other users' tokens" });
-        const user = await findUserByUsername(db, query.username);
-        if (!user) throw new NotFoundError({ detail: 'No such user' });
-        userId = user.id;
-      }
-      const now = clock.now().toISOString();
-      const tokens = (await listTokensOfUser(db, userId)).map((token) => ({
-        ...token,
-        state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
-        current: token.id === caller.tokenId,
-      }));
-      const offset = offsetOf(query.page, query.limit);
-      return toPage(tokens.slice(offset, offset + query.limit), tokens.length, query.page, query.limit);
-    },
-  });
-
-  route(app, '/tokens/:id', {
-    delete: async (request, reply) => {
-      const caller = callerOf(request);
-      const tokenId = String(param(request.params, 'id'));
-      const { db } = instanceOf(request);
-      // Someone else's token is as missing as an unknown one, except to admins.
-      const owner = /^[0-9a-f-]{36}$/.test(tokenId) ? await findTokenOwner(db, tokenId) : undefined;
-      if (owner === undefined || (owner !== caller.userId && caller.role !== 'admin')) throw new NotFoundError({ detail: 'No such token' });
-      return runWrite(request, reply, clock, async (trx) => {
-        await revokeToken(trx, tokenId, clock.now());
-        return { status: 200, body: { id: tokenId } };
-      });
+export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttempts }): Routes {
+  return new Routes('/oauth/token').route('/', {
+    post: async (req, res) => {
+      const grant = parseGrant(req);
+      const attempt = await login.attempt(req, grant.username);
+      const instance = instanceOf(req);
+      const user = await authenticatePassword(instance, grant.username, grant.password);
+      if (!user) throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
+      await attempt.succeeded();
+      const now = clock.now();
+      const issued = await issueToken(instance.db, instance.signingKey, { userId: user.id, name: 'password grant', now });
+      res.setHeader('Pragma', 'no-cache');
+      sendJson(res, tokenResponse(issued, user.role, now));
     },
   });
 }
 
-function parseGrant(request: FastifyRequest): z.output<typeof passwordGrantSchema> {
-  const result = passwordGrantSchema.safeParse(request.body ?? {});
+/**
+ * Tokens for users themselves (CONTRACT §3): rotate a token (POST /tokens), see and revoke their
+ * tokens (GET /tokens, DELETE /tokens/{id}). Admins may list and revoke anyone's.
+ */
+export function tokenRoutes({ clock }: { clock: Clock }): Routes {
+  return new Routes('/tokens')
+    .route('/', {
+      post: async (req, res) => {
+        const caller = callerOf(req);
+        const body = parseBody(rotateSchema, optionalJsonObject(req));
+        const instance = instanceOf(req);
+        const now = clock.now();
+        await sendWrite(req, res, now, async (trx) => {
+          const issued = await issueToken(trx, instance.signingKey, {
+            userId: caller.userId,
+            name: body.name ?? 'rotated',
+            now,
+            lifetimeSeconds: body.expires_in ?? DEFAULT_TOKEN_LIFETIME_SECONDS,
+          });
+          // Rotation: the token that asked stops working.
+          await revokeToken(trx, caller.tokenId, now);
+          return { status: 201, body: tokenResponse(issued, caller.role, now) };
+        });
+      },
+      get: async (req, res) => {
+        const caller = callerOf(req);
+        const query = parseQuery(listQuery, req.query);
+        const { db } = instanceOf(req);
+        let userId = caller.userId;
+        if (query.username !== undefined && query.username.toLowerCase() !== caller.username.toLowerCase()) {
+          if (caller.role !== 'admin') throw new ForbiddenError({ detail: "Only admins may list other users' tokens" });
+          const user = await findUserByUsername(db, query.username);
+          if (!user) throw new NotFoundError({ detail: 'No such user' });
+          userId = user.id;
+        }
+        const now = clock.now().toISOString();
+        const tokens = (await listTokensOfUser(db, userId)).map((token) => ({
+          ...token,
+          state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
+          current: token.id === caller.tokenId,
+        }));
+        const offset = offsetOf(query.page, query.limit);
+        sendJson(res, toPage(tokens.slice(offset, offset + query.limit), tokens.length, query.page, query.limit));
+      },
+    })
+    .route('/:id', {
+      delete: async (req, res) => {
+        const caller = callerOf(req);
+        const tokenId = String(req.params.id);
+        const { db } = instanceOf(req);
+        // Someone else's token is as missing as an unknown one, except to admins.
+        const owner = /^[0-9a-f-]{36}$/.test(tokenId) ? await findTokenOwner(db, tokenId) : undefined;
+        if (owner === undefined || (owner !== caller.userId && caller.role !== 'admin')) throw new NotFoundError({ detail: 'No such token' });
+        const now = clock.now();
+        await sendWrite(req, res, now, async (trx) => {
+          await revokeToken(trx, tokenId, now);
+          return { status: 200, body: { id: tokenId } };
+        });
+      },
+    });
+}
+
+function parseGrant(req: Request): z.output<typeof passwordGrantSchema> {
+  const result = passwordGrantSchema.safeParse(req.body ?? {});
   if (!result.success) {
     const errors = fieldErrorsOf(result.error);
     throw new BadRequestError({ code: 'invalid_request', detail: errors.map((e) => `${e.field} ${e.message}`).join('; '), errors });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { issueToken } from '../auth/issue-token';
-import { listTokensOfUser, revokeToken } from '../auth/token-repository';
-import { findUserByUsername, type User } from '../auth/user-repository';
+import { listTokensOfUser, revokeToken } from '../users/token-repository';
+import { findUserByUsername, type User } from '../users/user-repository';
 import { CliError, type CliContext } from './context';
 import { formatTable } from './table';
 

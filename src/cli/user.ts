@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
-import { type Role, ROLES } from '../auth/caller';
-import { hashPassword } from '../auth/passwords';
-import { findUserByUsername, insertUser, setPasswordHash } from '../auth/user-repository';
+import { type Role, ROLES } from '../caller';
+import { hashPassword } from '../users/passwords';
+import { findUserByUsername, insertUser, setPasswordHash } from '../users/user-repository';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { findEmployeeById } from '../employees/repository';
 import { CliError, type CliContext } from './context';

@@ -45,7 +45,7 @@ export function dialectOf(db: Db): Dialect {
 
 function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
   if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
-  return knex({
+  const db = knex({
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
@@ -64,6 +64,27 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
       },
     },
   });
+  withImmediateTransactions(db);
+  return db;
+}
+
+/**
+ * Begins every SQLite transaction with BEGIN IMMEDIATE. Every transaction here writes (a write
+ * runs whole in one, from its first read: src/idempotency/idempotent.ts), and a deferred one
+ * that reads first fails with SQLITE_BUSY_SNAPSHOT, at once, when another process commits
+ * between that read and its first write. IMMEDIATE takes the write lock at the start instead,
+ * waiting for another process's write like any statement does. Knex has no setting for it, so
+ * each new transaction's `begin` is replaced (nested ones use savepoints and never begin).
+ */
+function withImmediateTransactions(db: Db): void {
+  type Transaction = { begin(connection: unknown): unknown; query(connection: unknown, sql: string): unknown };
+  const client = db.client as { transaction(...args: unknown[]): Transaction };
+  const transaction = client.transaction.bind(client);
+  client.transaction = (...args) => {
+    const trx = transaction(...args);
+    trx.begin = (connection) => trx.query(connection, 'BEGIN IMMEDIATE;');
+    return trx;
+  };
 }
 
 function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefined): Db {

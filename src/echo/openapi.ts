@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, problems } from '../openapi/common';
+import { COMMON_PROBLEMS, problems } from '../http/openapi';
 
 export function describeEcho(registry: OpenAPIRegistry, options: { public: boolean }): void {
   registry.registerPath({

@@ -1,18 +1,14 @@
 import { randomInt } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { route } from '../http/routes';
+import { Routes } from '../http/routes';
+import { sendText } from '../http/send';
 
 /**
- * GET /echo: proves routing works and the API is enabled (IceHrm's "Echo <number>"). It needs no
- * token when self-hosted (CONTRACT §3); cloud mode registers it as a protected route.
+ * GET /echo: proves routing works and the API is enabled (IceHrm's "Echo <number>"). Public when
+ * self-hosted, behind a token in cloud mode (CONTRACT §3): app.ts mounts it before or after
+ * requireBearer.
  */
-export function registerEchoRoutes(app: FastifyInstance, options: { public: boolean }): void {
-  route(
-    app,
-    '/echo',
-    {
-      get: async (_request, reply) => reply.type('text/plain; charset=utf-8').send(`Echo ${randomInt(1, 2 ** 31)}`),
-    },
-    { public: options.public },
-  );
+export function echoRoutes(): Routes {
+  return new Routes('/echo').route('/', {
+    get: (_req, res) => sendText(res, 200, 'text/plain; charset=utf-8', `Echo ${randomInt(1, 2 ** 31)}`),
+  });
 }

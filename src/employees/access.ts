@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { ForbiddenError, type FieldError, NotFoundError } from '../errors';
 import { EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS } from './fields';

@@ -1,9 +1,10 @@
-import type { Caller } from '../auth/caller';
+import type { Knex } from 'knex';
 import { writeAudit } from '../audit/repository';
-import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { todayIn } from '../time';
+import type { Caller } from '../caller';
+import { assertMayCreateEmployees } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS } from './fields';
 import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, insertEmployee } from './repository';
@@ -48,17 +49,20 @@ const EMPTY_EMPLOYEE: Omit<EmployeeColumns, 'employee_id' | 'first_name' | 'last
 };
 
 /**
- * Validates a create body (every invalid field at once) and inserts the employee. A duplicate
- * employee_id is left to the unique index, which the error handler answers with 409.
+ * Validates a create body (every invalid field at once) and inserts the employee with its audit
+ * row, in the write's transaction `trx`. Only admins create employees through the API; the
+ * installation itself (the first admin's record: no caller) may too. A duplicate employee_id
+ * is left to the unique index, which the error handler answers with 409.
  */
 export async function createEmployee(
-  db: Db,
+  trx: Knex.Transaction,
   body: Record<string, unknown>,
   context: { now: Date; defaultTimezone: string; caller: Caller | undefined; requestId: string | undefined },
 ): Promise<EmployeeRecord> {
+  if (context.caller) assertMayCreateEmployees(context.caller);
   const { values, errors } = parseEmployeeInput(body);
   const timezone = values.timezone ?? context.defaultTimezone;
-  errors.push(...(await checkEmployeeRules(db, values, { now: context.now, timezone })));
+  errors.push(...(await checkEmployeeRules(trx, values, { now: context.now, timezone })));
   if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
 
   const columns = { ...EMPTY_EMPLOYEE, ...toEmployeeColumns(values), timezone } as EmployeeColumns;
@@ -66,16 +70,14 @@ export async function createEmployee(
     columns.termination_date = todayIn(timezone, context.now);
   }
   const now = toSqlDateTime(context.now);
-  return db.transaction(async (trx) => {
-    const id = await insertEmployee(trx, { ...columns, created_at: now, updated_at: now });
-    const fields = EMPLOYEE_FIELDS.filter((field) => columns[columnOf(field) as keyof EmployeeColumns] !== null);
-    await writeAudit(
-      trx,
-      { action: 'create', entityType: 'employee', entityId: id, fields, changes: valueChanges({}, columns, fields) },
-      { caller: context.caller, requestId: context.requestId, now: context.now },
-    );
-    const created = await findEmployeeById(trx, id);
-    if (!created) throw new Error(`Employee ${id} vanished inside its own transaction`);
-    return created;
-  });
+  const id = await insertEmployee(trx, { ...columns, created_at: now, updated_at: now });
+  const fields = EMPLOYEE_FIELDS.filter((field) => columns[columnOf(field) as keyof EmployeeColumns] !== null);
+  await writeAudit(
+    trx,
+    { action: 'create', entityType: 'employee', entityId: id, fields, changes: valueChanges({}, columns, fields) },
+    { caller: context.caller, requestId: context.requestId, now: context.now },
+  );
+  const created = await findEmployeeById(trx, id);
+  if (!created) throw new Error(`Employee ${id} vanished inside its own transaction`);
+  return created;
 }

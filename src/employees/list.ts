@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import type { Caller } from '../auth/caller';
+import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';

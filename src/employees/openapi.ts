@@ -11,7 +11,7 @@ import {
   pageSchema,
   problems,
   referenceSchema,
-} from '../openapi/common';
+} from '../http/openapi';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
 import { listEmployeesQuery } from './list';
 import { employeeWriteSchema } from './schemas';

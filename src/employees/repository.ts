@@ -1,50 +1,11 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
-import { REFERENCE_FIELDS } from './fields';
+import { toSqlDateTime } from '../db/sql-time';
+import { type EmployeeColumns, storedIdList } from './columns';
+import { columnOf, type EmployeeField, REFERENCE_FIELDS } from './fields';
 
-/** Column values of an `employees` row as written (ids as numbers, dates as YYYY-MM-DD). */
-export interface EmployeeColumns {
-  employee_id: string;
-  first_name: string;
-  middle_name: string | null;
-  last_name: string;
-  nationality_id: number | null;
-  birthday: string | null;
-  gender: string | null;
-  marital_status: string | null;
-  ssn_num: string | null;
-  nic_num: string | null;
-  other_id: string | null;
-  driving_license: string | null;
-  employment_status_id: number | null;
-  job_title_id: number | null;
-  pay_grade_id: number | null;
-  work_station_id: string | null;
-  address1: string | null;
-  address2: string | null;
-  city: string | null;
-  country_code: string | null;
-  province_id: number | null;
-  postal_code: string | null;
-  home_phone: string | null;
-  mobile_phone: string | null;
-  work_phone: string | null;
-  work_email: string | null;
-  private_email: string | null;
-  joined_date: string | null;
-  confirmation_date: string | null;
-  supervisor_id: number | null;
-  /** JSON array of employee-id strings, as on the wire. */
-  indirect_supervisors: string | null;
-  department_id: number | null;
-  termination_date: string | null;
-  status: string;
-  approver1_id: number | null;
-  approver2_id: number | null;
-  approver3_id: number | null;
-  timezone: string;
-}
+export type { EmployeeColumns } from './columns';
 
 /** The employee fields whose reference points at another employee. */
 export const EMPLOYEE_REFERENCE_FIELDS = ['supervisor', 'approver1', 'approver2', 'approver3'] as const;
@@ -110,6 +71,79 @@ export async function findEmployeeById(db: Db, id: number): Promise<EmployeeReco
 export async function insertEmployee(db: Db, columns: EmployeeColumns & { created_at: string; updated_at: string }): Promise<number> {
   const [id] = await db('employees').insert(columns);
   return Number(id);
+}
+
+/** Writes changed columns of an employee, and its new updated_at. */
+export async function updateEmployeeRow(db: Db, id: number, columns: Partial<EmployeeColumns>, now: Date): Promise<void> {
+  await db('employees')
+    .where({ id })
+    .update({ ...columns, updated_at: toSqlDateTime(now) });
+}
+
+export async function deleteEmployeeRow(db: Db, id: number): Promise<void> {
+  await db('employees').where({ id }).delete();
+}
+
+/** An employee whose references to a deleted employee were cleared: which fields, and their values. */
+export interface DetachedEmployee {
+  id: number;
+  fields: EmployeeField[];
+  before: Partial<EmployeeColumns>;
+  after: Partial<EmployeeColumns>;
+}
+
+/**
+ * Clears every reference other employees hold to employee `id` (supervisor, approvers, and the
+ * id in indirect_supervisors, also when an import stored numbers), with a new updated_at, in one
+ * UPDATE; returns what changed, for the audit. A stored list that is not JSON is left as it is.
+ */
+export async function detachEmployee(db: Db, id: number, now: Date): Promise<DetachedEmployee[]> {
+  const columns = EMPLOYEE_REFERENCE_FIELDS.map(columnOf);
+  const rows: Array<Partial<EmployeeColumns> & { id: number }> = await db('employees')
+    .whereNot({ id })
+    .andWhere((pointing) => {
+      for (const column of columns) pointing.orWhere(column, id);
+      // A superset (the digits may be part of another id); the parsed list decides.
+      pointing.orWhere('indirect_supervisors', 'like', `%${id}%`);
+    })
+    .select('id', ...columns, 'indirect_supervisors');
+  const detached: DetachedEmployee[] = [];
+  for (const row of rows) {
+    const fields: EmployeeField[] = EMPLOYEE_REFERENCE_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
+    const after: Partial<EmployeeColumns> = Object.fromEntries(fields.map((field) => [columnOf(field), null]));
+    const indirect = storedIdList(row.indirect_supervisors ?? null) ?? [];
+    if (indirect.includes(String(id))) {
+      const remaining = indirect.filter((entry) => entry !== String(id));
+      after.indirect_supervisors = remaining.length === 0 ? null : JSON.stringify(remaining);
+      fields.push('indirect_supervisors');
+    }
+    if (fields.length > 0) detached.push({ id: row.id, fields, before: row, after });
+  }
+  if (detached.length === 0) return detached;
+
+  const lists = detached.filter((employee) => employee.after.indirect_supervisors !== undefined);
+  const update: Record<string, unknown> = { updated_at: toSqlDateTime(now) };
+  for (const column of columns) update[column] = db.raw('CASE WHEN ?? = ? THEN NULL ELSE ?? END', [column, id, column]);
+  if (lists.length > 0) {
+    update.indirect_supervisors = db.raw(`CASE ${lists.map(() => 'WHEN id = ? THEN ?').join(' ')} ELSE indirect_supervisors END`, [
+      ...lists.flatMap((employee) => [employee.id, employee.after.indirect_supervisors ?? null]),
+    ]);
+  }
+  await db('employees')
+    .whereIn(
+      'id',
+      detached.map((employee) => employee.id),
+    )
+    .update(update);
+  return detached;
+}
+
+/** Revokes every token of the users linked to an employee (termination, deletion). */
+export async function revokeTokensOfEmployee(db: Db, employeeId: number, now: Date): Promise<number> {
+  return db('api_tokens')
+    .whereIn('user_id', db('users').select('id').where({ employee_id: employeeId }))
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now) });
 }
 
 /** The ids among `ids` that exist in `table`. */

@@ -1,93 +1,123 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
-import { callerEmployeeOf, callerOf, instanceOf } from '../http/context';
-import { runWrite } from '../idempotency/idempotent';
+import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
-import { sendJsonText } from '../http/json-text';
 import { toPageJson } from '../http/pagination';
-import { pathId, param } from '../http/params';
+import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
-import { route } from '../http/routes';
-import { assertMayCreateEmployees, findVisibleEmployee } from './access';
+import { Routes } from '../http/routes';
+import { sendJsonText } from '../http/send';
+import { sendWrite } from '../http/write';
+import type { Instance } from '../instance';
+import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
-import { assertMayFilter, listEmployees, listEmployeesQuery } from './list';
+import { assertMayFilter, EmployeeListCache, listEmployees, listEmployeesQuery } from './list';
 import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse } from './output';
 import type { EmployeeRecord } from './repository';
 import { updateEmployee } from './update-employee';
 
-export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock: Clock }): void {
-  // `db` is the write's transaction when there is one: the names are read on it if need be.
-  const respond = async (request: FastifyRequest, employee: EmployeeRecord, db?: Db) =>
-    toEmployeeResponse(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee], db));
-  const send = async (request: FastifyRequest, reply: FastifyReply, employee: EmployeeRecord) =>
-    sendJsonText(reply, toEmployeeJson(employee, callerOf(request), await employeeReferenceNames(instanceOf(request), [employee])));
-  const writeContext = (request: FastifyRequest) => ({ caller: callerOf(request), now: clock.now(), requestId: request.id });
+declare global {
+  namespace Express {
+    interface Request {
+      /**
+       * The caller's employee record, read by requireBearer in the same query as the token for
+       * the routes that declare `callerEmployee` (GET /employees/me); undefined otherwise, and for
+       * a user without one.
+       */
+      callerEmployee: EmployeeRecord | undefined;
+    }
+  }
+}
 
-  // Before /employees/:id, so "me" is never taken for an id.
-  route(
-    app,
-    '/employees/me',
-    {
-      get: async (request, reply) => {
-        const employee = callerEmployeeOf(request);
-        if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-        return send(request, reply, employee);
-      },
-    },
-    { callerEmployee: true },
-  );
+/** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
+export function employeeRoutes({ clock }: { clock: Clock }): Routes {
+  // What recent lists learnt, per instance (see EmployeeListCache); forgotten when this process writes.
+  const listCaches = new WeakMap<Instance, EmployeeListCache>();
+  const listCacheOf = (instance: Instance) => {
+    let cache = listCaches.get(instance);
+    if (!cache) listCaches.set(instance, (cache = new EmployeeListCache(clock)));
+    return cache;
+  };
+  const forgetLists = (req: Request) => () => listCacheOf(instanceOf(req)).clear();
 
-  route(app, '/employees', {
-    get: async (request, reply) => {
-      const query = parseQuery(listEmployeesQuery, request.query);
-      const caller = callerOf(request);
-      assertMayFilter(caller, query);
-      const instance = instanceOf(request);
-      const { records, total, hasMore } = await listEmployees(instance.db, caller, query, instance.employeeLists);
-      const names = await employeeReferenceNames(instance, records);
-      const items = records.map((record) => toEmployeeJson(record, caller, names));
-      return sendJsonText(reply, toPageJson(items, total, query.page, hasMore));
-    },
-    post: async (request, reply) => {
-      assertMayCreateEmployees(callerOf(request));
-      const body = requireJsonObject(request);
-      const { defaultTimezone } = await instanceOf(request).settings.get();
-      return runWrite(request, reply, clock, async (db) => {
-        const employee = await createEmployee(db, body, { ...writeContext(request), defaultTimezone });
-        instanceOf(request).employeeLists.clear();
-        const collection = request.url.split('?')[0]?.replace(/\/+$/, '');
-        return { status: 201, headers: { Location: `${collection}/${employee.id}` }, body: await respond(request, employee, db) };
-      });
-    },
-  });
-
-  const update = async (request: FastifyRequest, reply: Parameters<typeof runWrite>[1]) => {
-    const id = pathId(param(request.params, 'id'), 'employee');
-    const body = requireJsonObject(request);
-    return runWrite(request, reply, clock, async (db) => {
-      const employee = await updateEmployee(db, id, body, writeContext(request));
-      instanceOf(request).employeeLists.clear();
-      return { status: 200, body: await respond(request, employee, db) };
-    });
+  // `db` is the write's transaction: the reference names are read on it if need be.
+  const respond = async (req: Request, employee: EmployeeRecord, db: Db) =>
+    toEmployeeResponse(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee], db));
+  const send = async (req: Request, res: Response, employee: EmployeeRecord) =>
+    sendJsonText(res, toEmployeeJson(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee])));
+  const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+  const update = async (req: Request, res: Response) => {
+    const id = pathId(req.params.id, 'employee');
+    const body = requireJsonObject(req);
+    const context = writeContext(req);
+    await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: await respond(req, await updateEmployee(trx, id, body, context), trx) }), forgetLists(req));
   };
 
-  route(app, '/employees/:id', {
-    get: async (request, reply) => {
-      const id = pathId(param(request.params, 'id'), 'employee');
-      return send(request, reply, await findVisibleEmployee(instanceOf(request).db, callerOf(request), id));
-    },
-    put: update,
-    patch: update,
-    delete: async (request, reply) => {
-      const id = pathId(param(request.params, 'id'), 'employee');
-      return runWrite(request, reply, clock, async (db) => {
-        await deleteEmployee(db, id, writeContext(request));
-        instanceOf(request).employeeLists.clear();
-        return { status: 200, body: { id: String(id) } };
-      });
-    },
-  });
+  return (
+    new Routes('/employees')
+      // Before /:id, so that "me" is never taken for an id.
+      .route(
+        '/me',
+        {
+          get: async (req, res) => {
+            const employee = req.callerEmployee;
+            if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
+            await send(req, res, employee);
+          },
+        },
+        { callerEmployee: true },
+      )
+      .route('/', {
+        get: async (req, res) => {
+          const query = parseQuery(listEmployeesQuery, req.query);
+          const caller = callerOf(req);
+          assertMayFilter(caller, query);
+          const instance = instanceOf(req);
+          const { records, total, hasMore } = await listEmployees(instance.db, caller, query, listCacheOf(instance));
+          const names = await employeeReferenceNames(instance, records);
+          const items = records.map((record) => toEmployeeJson(record, caller, names));
+          sendJsonText(res, toPageJson(items, total, query.page, hasMore));
+        },
+        post: async (req, res) => {
+          const body = requireJsonObject(req);
+          const { defaultTimezone } = await instanceOf(req).settings.get();
+          const context = { ...writeContext(req), defaultTimezone };
+          await sendWrite(
+            req,
+            res,
+            context.now,
+            async (trx) => {
+              const employee = await createEmployee(trx, body, context);
+              return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}` }, body: await respond(req, employee, trx) };
+            },
+            forgetLists(req),
+          );
+        },
+      })
+      .route('/:id', {
+        get: async (req, res) => {
+          const id = pathId(req.params.id, 'employee');
+          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id));
+        },
+        put: update,
+        patch: update,
+        delete: async (req, res) => {
+          const id = pathId(req.params.id, 'employee');
+          const context = writeContext(req);
+          await sendWrite(
+            req,
+            res,
+            context.now,
+            async (trx) => {
+              await deleteEmployee(trx, id, context);
+              return { status: 200, body: { id: String(id) } };
+            },
+            forgetLists(req),
+          );
+        },
+      })
+  );
 }

@@ -1,14 +1,12 @@
-import type { Caller } from '../auth/caller';
-import { revokeTokensOfEmployee } from '../auth/token-repository';
+import type { Knex } from 'knex';
 import { writeAudit } from '../audit/repository';
-import type { Db } from '../db/connect';
-import { toSqlDateTime } from '../db/sql-time';
 import { type FieldError, ValidationError } from '../errors';
+import type { Caller } from '../caller';
 import { todayIn } from '../time';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
-import { type EmployeeColumns, type EmployeeRecord, findEmployeeById } from './repository';
+import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, revokeTokensOfEmployee, updateEmployeeRow } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, type EmployeeValues, parseEmployeeInput } from './schemas';
 
@@ -27,11 +25,11 @@ export interface WriteContext {
  * record sent back whole works, even when an import left a value the rules would now refuse),
  * and only the fields whose value changes are written, so a record sent back whole never writes
  * what it was read with over a change made meanwhile. Terminating revokes the tokens of the
- * employee's users in the same transaction.
+ * employee's users, in the write's transaction `trx` like everything here.
  */
-export async function updateEmployee(db: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
+export async function updateEmployee(trx: Knex.Transaction, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
   const { caller, now } = context;
-  const existing = await findVisibleEmployee(db, caller, id);
+  const existing = await findVisibleEmployee(trx, caller, id);
   const stored = asStored(existing);
   const parsed = parseEmployeeInput(body, id);
   const values = parsed.values;
@@ -51,7 +49,7 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
   assertMayWriteFields(caller, existing, Object.keys(body), (field) => changing.has(field));
 
   const changedValues = Object.fromEntries(changed.map((field) => [field, values[field]])) as EmployeeValues;
-  errors.push(...(await checkEmployeeRules(db, changedValues, { existing: stored, now, timezone })));
+  errors.push(...(await checkEmployeeRules(trx, changedValues, { existing: stored, now, timezone })));
   if (existing.status === 'Terminated' && !reactivating && changed.includes('termination_date') && columns.termination_date === null) {
     errors.push({ field: 'termination_date', message: 'must be set while the status is Terminated' });
   }
@@ -59,26 +57,22 @@ export async function updateEmployee(db: Db, id: number, body: Record<string, un
 
   if (changed.length === 0) return existing;
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
-  return db.transaction(async (trx) => {
-    await trx('employees')
-      .where({ id })
-      .update({ ...update, updated_at: toSqlDateTime(now) });
-    if (terminating) await revokeTokensOfEmployee(trx, id, now);
-    await writeAudit(
-      trx,
-      {
-        action: terminating ? 'terminate' : reactivating ? 'reactivate' : 'update',
-        entityType: 'employee',
-        entityId: id,
-        fields: changed,
-        changes: valueChanges(existing, columns, changed),
-      },
-      { caller, requestId: context.requestId, now },
-    );
-    const updated = await findEmployeeById(trx, id);
-    if (!updated) throw new Error(`Employee ${id} vanished inside its own transaction`);
-    return updated;
-  });
+  await updateEmployeeRow(trx, id, update, now);
+  if (terminating) await revokeTokensOfEmployee(trx, id, now);
+  await writeAudit(
+    trx,
+    {
+      action: terminating ? 'terminate' : reactivating ? 'reactivate' : 'update',
+      entityType: 'employee',
+      entityId: id,
+      fields: changed,
+      changes: valueChanges(existing, columns, changed),
+    },
+    { caller, requestId: context.requestId, now },
+  );
+  const updated = await findEmployeeById(trx, id);
+  if (!updated) throw new Error(`Employee ${id} vanished inside its own transaction`);
+  return updated;
 }
 
 /**

@@ -1,31 +1,39 @@
-import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../auth/caller';
-import type { EmployeeRecord } from '../employees/repository';
+import type { Request } from 'express';
 import type { Instance } from '../instance';
+import type { Caller } from '../caller';
 
-// Per-request state, set by hooks and read by handlers. Declared as request decorators (set to
-// null in app.ts, so every request object has the same shape) and read through accessors that
-// fail loudly when a handler runs without the hook that should have set them.
-declare module 'fastify' {
-  interface FastifyRequest {
-    instance: Instance | null;
-    caller: Caller | null;
-    callerEmployee: EmployeeRecord | null;
+// Per-request state, set by the middleware in front of the routers and read by handlers through
+// accessors that fail loudly when a handler runs without the middleware that should have set it.
+// The HTTP server creates every request with these fields already present (src/http/server.ts),
+// so all requests share one shape.
+declare global {
+  namespace Express {
+    interface Request {
+      /** The instance the request is for: resolveInstance. */
+      instance: Instance | undefined;
+      /** The user behind the bearer token: requireBearer. */
+      caller: Caller | undefined;
+      /** The client address as the trusted proxies report it (TRUST_PROXY), read once. */
+      clientIp: string;
+    }
+    interface Locals {
+      /** The matched route's pattern under the API base (e.g. /employees/:id), set by route(). */
+      route?: string;
+    }
   }
 }
 
-export function instanceOf(request: FastifyRequest): Instance {
-  if (!request.instance) throw new Error('No instance on this request: the instance hook did not run');
+export function instanceOf(request: Request): Instance {
+  if (!request.instance) throw new Error('No instance on this request: resolveInstance did not run');
   return request.instance;
 }
 
-export function callerOf(request: FastifyRequest): Caller {
+export function callerOf(request: Request): Caller {
   if (!request.caller) throw new Error('No caller on this request: requireBearer did not run');
   return request.caller;
 }
 
-/** The caller's employee record, loaded by authentication for routes that declare `callerEmployee`. */
-export function callerEmployeeOf(request: FastifyRequest): EmployeeRecord | undefined {
-  if (!request.routeOptions.config.callerEmployee) throw new Error('This route did not ask authentication for the caller employee');
-  return request.callerEmployee ?? undefined;
+/** The request's id (X-Request-Id): the caller's when sane, else a new UUID (see logger.ts). */
+export function requestIdOf(request: Request): string {
+  return String(request.id);
 }

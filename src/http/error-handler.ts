@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { ErrorRequestHandler, Request, Response } from 'express';
 import { asUniqueViolation, isForeignKeyViolation, isUnavailableError } from '../db/constraint-errors';
 import {
   AppError,
@@ -8,6 +8,7 @@ import {
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
 } from '../errors';
+import { requestIdOf } from './context';
 import { sendProblem } from './problem';
 
 /** Fields whose uniqueness a client can violate: codes, usernames, reference names. */
@@ -27,19 +28,28 @@ class InternalError extends AppError {
 }
 
 /**
- * The only error handler. Every failure reaches it; it decides the status and problem body and
- * logs unexpected errors once. Nothing from a driver, a stack or SQL reaches the client.
+ * The only error handler: every failure reaches it (Express 5 passes rejected handlers on). It
+ * decides the status and problem body and logs unexpected errors once. Nothing from a driver, a
+ * stack or SQL reaches the client.
  */
-export function errorHandler(options: { bodyLimitBytes: number }) {
-  return (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const appError = toAppError(error, options);
-    if (!appError) {
-      request.log.error({ err: error }, 'unexpected error');
-    } else if (appError.status >= 500) {
-      request.log.warn({ err: error, code: appError.code }, 'request failed');
-    }
-    return sendProblem(reply, appError ?? new InternalError(), request.id);
-  };
+export function errorHandler(options: { bodyLimitBytes: number }): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => renderError(error, req, res, options);
+}
+
+/** Answers `error` with its problem body, or ends the response if an answer was already begun. */
+export function renderError(error: unknown, req: Request, res: Response, options: { bodyLimitBytes: number }): void {
+  const appError = toAppError(error, options);
+  if (!appError) {
+    req.log.error({ err: error }, 'unexpected error');
+  } else if (appError.status >= 500) {
+    req.log.warn({ err: error, code: appError.code }, 'request failed');
+  }
+  // A response already on its way (a request timed out, then its handler failed) cannot change.
+  if (res.headersSent) {
+    if (!res.writableEnded) res.destroy();
+    return;
+  }
+  sendProblem(res, appError ?? new InternalError(), requestIdOf(req));
 }
 
 /** The client-facing error for anything thrown; undefined means "unexpected: answer 500". */
@@ -64,26 +74,26 @@ export function toAppError(error: unknown, options: { bodyLimitBytes: number }):
   return undefined;
 }
 
-/** Errors Fastify raises while reading a request (media type, size, JSON syntax, URL). */
+/**
+ * Errors raised while reading a request: the body parser's (http-errors with a `type`) and the
+ * router's, which fails to decode a percent-encoded path parameter with a 400 URIError.
+ */
 function asRequestError(error: unknown, bodyLimitBytes: number): AppError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { code } = error as Partial<FastifyError>;
-  switch (code) {
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new UnsupportedMediaTypeError();
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+  const { type, status } = error as { type?: unknown; status?: unknown };
+  switch (type) {
+    case 'entity.too.large':
       return new PayloadTooLargeError(bodyLimitBytes);
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      // Also a body with "__proto__" or "constructor.prototype" keys, refused as unsafe.
+    case 'entity.parse.failed':
       return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
-    case 'FST_ERR_HANDLER_TIMEOUT':
-      return new ServiceUnavailableError({ detail: 'The request took too long (the database may be unavailable); try again shortly' });
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-    case 'FST_ERR_BAD_URL':
+    case 'charset.unsupported':
+    case 'encoding.unsupported':
+      return new UnsupportedMediaTypeError();
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
       return new BadRequestError({ detail: 'The request is malformed' });
-    case 'FST_ERR_MAX_PARAM_LENGTH':
-      return new AppError(414, { code: 'uri_too_long', title: 'URI too long' }, { detail: 'A path segment is longer than any id or key' });
-    default:
-      return undefined;
   }
+  if (error instanceof URIError && status === 400) return new BadRequestError({ detail: 'The request is malformed' });
+  return undefined;
 }

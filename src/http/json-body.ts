@@ -1,23 +1,73 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import express, { type Request, type RequestHandler } from 'express';
+import sjson from 'secure-json-parse';
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors';
 
 /** No body the API takes nests deeper than a few levels; deeper ones could exhaust the stack of recursive code. */
 const MAX_JSON_DEPTH = 32;
 
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+
 /**
- * JSON is the only body the API reads: any other declared type is refused by Fastify with 415.
- * An empty body declared as JSON counts as no body (clients often send the header on a bare POST).
+ * Request bodies under the base path: JSON (express.json, strict: an object or an array), at most
+ * `limitBytes`, nested at most 32 levels, without `__proto__` or `constructor.prototype` keys. A
+ * body of any other type is refused at once with 415, before the settings gate and the token
+ * (a client learns nothing of the API by sending one); form bodies only where `formPaths` says
+ * (the OAuth token endpoint, RFC 6749 §4.3). An empty body declared as JSON counts as no body:
+ * clients often send the header on a bare POST.
  */
-export function acceptJsonBodiesOnly(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
-    if (text === '') done(null, undefined);
-    else if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-      done(new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels` }), undefined);
-    } else parseJson(request, text, done);
+export function acceptBodies(options: { limitBytes: number; formPaths: readonly string[] }): RequestHandler {
+  const emptyBodies = new WeakSet<Request>();
+  const json = express.json({
+    limit: options.limitBytes,
+    strict: true,
+    verify: (req, _res, raw) => {
+      if (raw.length === 0) emptyBodies.add(req as Request);
+      else checkJsonText(raw.toString('utf8'));
+    },
   });
+  const form = express.urlencoded({ limit: options.limitBytes, extended: false, parameterLimit: 20 });
+  const formPaths = new Set(options.formPaths);
+  return (req, res, next) => {
+    if (!hasBody(req)) return next();
+    const type = req.headers['content-type'] ?? '';
+    if (JSON_TYPE.test(type)) {
+      return json(req, res, (error?: unknown) => {
+        if (emptyBodies.has(req)) req.body = undefined;
+        next(error);
+      });
+    }
+    if (FORM_TYPE.test(type) && formPaths.has(withoutTrailingSlashes(req.path))) return form(req, res, next);
+    next(new UnsupportedMediaTypeError());
+  };
+}
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+}
+
+function withoutTrailingSlashes(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/**
+ * Refuses JSON text the parser would take but the API must not: nested deeper than the limit,
+ * or with keys that would reach an object's prototype once merged into another object.
+ */
+function checkJsonText(text: string): void {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels` });
+  }
+  if (text.includes('__proto__') || text.includes('constructor')) {
+    try {
+      sjson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    } catch (error) {
+      // Broken JSON is left to the parser, which says so; a poisoned key is refused here.
+      if (error instanceof SyntaxError && /prototype/.test(error.message)) {
+        throw new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
+      }
+    }
+  }
 }
 
 /** Whether JSON text opens more than `limit` arrays or objects inside one another (strings skipped). */
@@ -38,15 +88,15 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-function isJsonRequest(request: FastifyRequest): boolean {
-  const type = request.headers['content-type'];
-  return typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type);
+function isJsonRequest(req: Request): boolean {
+  const type = req.headers['content-type'];
+  return typeof type === 'string' && JSON_TYPE.test(type);
 }
 
 /** The parsed JSON object body of an endpoint that requires one (CONTRACT §6: else 415). */
-export function requireJsonObject(request: FastifyRequest): Record<string, unknown> {
-  if (!isJsonRequest(request)) throw new UnsupportedMediaTypeError();
-  const body: unknown = request.body;
+export function requireJsonObject(req: Request): Record<string, unknown> {
+  if (!isJsonRequest(req)) throw new UnsupportedMediaTypeError();
+  const body: unknown = req.body;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new BadRequestError({ code: 'invalid_body', detail: 'The request body must be a JSON object' });
   }
@@ -54,7 +104,7 @@ export function requireJsonObject(request: FastifyRequest): Record<string, unkno
 }
 
 /** The JSON object body of an endpoint whose body is optional ({} when none was sent). */
-export function optionalJsonObject(request: FastifyRequest): Record<string, unknown> {
-  if (request.body === undefined) return {};
-  return requireJsonObject(request);
+export function optionalJsonObject(req: Request): Record<string, unknown> {
+  if (req.body === undefined) return {};
+  return requireJsonObject(req);
 }

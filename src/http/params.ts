@@ -10,8 +10,3 @@ export function pathId(value: unknown, what: string): number {
   }
   return Number(value);
 }
-
-/** The value of path parameter `name`. */
-export function param(params: unknown, name: string): unknown {
-  return (params as Record<string, unknown> | undefined)?.[name];
-}

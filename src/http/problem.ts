@@ -1,16 +1,16 @@
-import type { FastifyReply } from 'fastify';
+import type { Response } from 'express';
 import type { AppError } from '../errors';
+import { sendText } from './send';
 
 /**
  * Writes an RFC 9457 problem body (CONTRACT §7). `error` repeats it in IceHrm's shape, a list of
  * lists of {code, message}, so that old clients which read only that member still see the cause.
  */
-export function sendProblem(reply: FastifyReply, error: AppError, requestId: string): FastifyReply {
-  return reply
-    .code(error.status)
-    .headers(error.headers)
-    .type('application/problem+json; charset=utf-8')
-    .send(problemBody(error, requestId));
+export function sendProblem(res: Response, error: AppError, requestId: string): void {
+  // Outside the base path too: an error is never worth keeping in a cache.
+  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  sendText(res, error.status, 'application/problem+json; charset=utf-8', problemBody(error, requestId));
 }
 
 /** The problem body of an error, as JSON text. */

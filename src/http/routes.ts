@@ -1,50 +1,59 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors';
 
-export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+export type Handler = (req: Request, res: Response) => Promise<void> | void;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** What a route asks of the hooks in front of it; read by them from `request.routeOptions.config`. */
+const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** What a route asks of the middleware in front of it. */
 export interface RouteNeeds {
-  /** No bearer token needed (self-hosted GET /echo). */
-  public?: boolean;
   /**
    * Authentication loads the caller's own employee record with the token, in the same query
-   * (read it with callerEmployeeOf): one database round trip for GET /employees/me.
+   * (read it with callerEmployeeOf): one database round trip for GET /employees/me. Only for
+   * paths without parameters.
    */
   callerEmployee?: boolean;
 }
 
-declare module 'fastify' {
-  interface FastifyContextConfig extends RouteNeeds {}
+/** A path the API serves (a pattern under the base path, e.g. /employees/:id), its methods and needs. */
+export interface ServedRoute extends RouteNeeds {
+  path: string;
+  methods: string[];
 }
 
-const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
-
 /**
- * Registers a path with its handlers, answering 405 with `Allow` for the other methods (CONTRACT
- * §6). HEAD is served by the GET handler (Fastify adds it); OPTIONS lists the methods.
+ * The routes of a feature under one path prefix: an express.Router that app.ts mounts at `prefix`,
+ * so that a request meets only the routes under its own prefix. Every path answers the methods it
+ * has handlers for, HEAD with its GET handler, OPTIONS with 204 and `Allow`, and any other method
+ * with 405 and `Allow` (CONTRACT §6).
  */
-export function route(app: FastifyInstance, url: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): void {
-  const given = METHODS.filter((method) => handlers[method]);
-  const allowed = given.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
-  for (const method of given) {
-    app.route({ method: method.toUpperCase() as HTTPMethods, url, handler: handlers[method] as Handler, config: needs });
+export class Routes {
+  readonly router = Router({ mergeParams: true });
+  readonly served: ServedRoute[] = [];
+
+  constructor(readonly prefix: string) {}
+
+  route(path: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): this {
+    const pattern = path === '/' ? this.prefix : `${this.prefix}${path}`;
+    const given = METHODS.filter((method) => handlers[method]);
+    const allowed = given.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
+    this.served.push({ path: pattern, methods: allowed, ...needs });
+    const named = (handler: Handler): Handler => (req, res) => {
+      // The pattern, never the path with its ids: the access log's metrics label by it.
+      res.locals.route = pattern;
+      return handler(req, res);
+    };
+    const route = this.router.route(path);
+    for (const method of given) route[method](named(handlers[method] as Handler));
+    route.all(
+      named((req, res) => {
+        if (req.method !== 'OPTIONS') throw new MethodNotAllowedError(allowed);
+        res.setHeader('Allow', [...allowed, 'OPTIONS'].join(', '));
+        res.statusCode = 204;
+        res.end();
+      }),
+    );
+    return this;
   }
-  const others = METHODS.filter((method) => !handlers[method]).map((method) => method.toUpperCase());
-  if (!handlers.get) others.push('HEAD');
-  app.route({
-    method: others as HTTPMethods[],
-    url,
-    config: needs,
-    handler: async () => {
-      throw new MethodNotAllowedError(allowed);
-    },
-  });
-  app.route({
-    method: 'OPTIONS',
-    url,
-    config: { ...needs, public: true },
-    handler: async (_request, reply) => reply.header('Allow', [...allowed, 'OPTIONS'].join(', ')).code(204).send(),
-  });
 }

@@ -1,13 +1,23 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import helmet from 'helmet';
+
+/** Sets helmet's headers, worked out once (below), on every response. */
+export function securityHeaders(): RequestHandler {
+  const headers = Object.entries(helmetHeaders());
+  return (_req, res, next) => {
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
 
 /**
  * The headers helmet sets, worked out once. They are the same on every response, and running
- * helmet's middleware per request (what @fastify/helmet does) re-parses the CSP directives and
+ * helmet's middleware per request re-parses the CSP directives and
  * renames every option each time. An API answers JSON: nothing may be framed, run or loaded
  * from its responses (the docs page sets its own CSP).
  */
-export function securityHeaders(): Readonly<Record<string, string>> {
+function helmetHeaders(): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string | number | readonly string[]) {

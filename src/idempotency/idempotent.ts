@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock';
+import type { Knex } from 'knex';
 import { asUniqueViolation } from '../db/constraint-errors';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
-import { callerOf, instanceOf } from '../http/context';
-import { sendJsonText } from '../http/json-text';
 import {
   completeClaim,
   findIdempotencyRecord,
@@ -24,6 +21,22 @@ export interface WriteResult {
   body: unknown;
 }
 
+/** A write's answer as it goes out: its body as JSON text, and whether it is a replay. */
+export interface WriteAnswer {
+  status: number;
+  headers: Record<string, string>;
+  json: string;
+  replayed: boolean;
+}
+
+/** Who asks, with which key (the Idempotency-Key header, if sent), and what for (requestHashOf). */
+export interface WriteRequest {
+  userId: number;
+  key: string | undefined;
+  requestHash: string;
+  now: Date;
+}
+
 /** How long a running first request holds its key before a retry may take it over. */
 const CLAIM_LEASE_MS = 60_000;
 /** How long keys are remembered (CONTRACT §6: at least 24 hours). */
@@ -31,44 +44,33 @@ const KEY_RETENTION_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
- * Runs a write under the request's Idempotency-Key (CONTRACT §6). Without the header the write
- * just runs. With it: a retry with the same key and body gets the first response again and
- * writes nothing; the same key with another body is 422; while the first request still runs,
- * 409. The response is stored in the write's own transaction, so a write is never applied
- * without its key being completed, or the other way round. A write that fails (4xx or 5xx)
- * stores nothing and frees the key, as a request that changed nothing.
+ * Every write of the API goes through here: `write` runs in one transaction, which it is given
+ * and passes down to the repositories it calls, and the answer it returns comes back to be sent.
+ *
+ * Under an Idempotency-Key (CONTRACT §6) a retry with the same key and request gets the first
+ * answer again and writes nothing; the same key with another request is 422; while the first
+ * request still runs, 409. The answer is stored in the write's own transaction, so a write is
+ * never applied without its key being completed, or the other way round. A write that fails
+ * (4xx or 5xx) stores nothing and frees the key, as a request that changed nothing.
  */
-export async function runWrite(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  clock: Clock,
-  write: (db: Db) => Promise<WriteResult>,
-): Promise<FastifyReply> {
-  const { db } = instanceOf(request);
-  const key = request.headers['idempotency-key'];
-  if (key === undefined) return send(reply, await write(db));
-  if (typeof key !== 'string' || !KEY_PATTERN.test(key)) {
-    throw new BadRequestError({
-      code: 'invalid_idempotency_key',
-      detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
-    });
+export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx: Knex.Transaction) => Promise<WriteResult>): Promise<WriteAnswer> {
+  const answered = async (trx: Knex.Transaction) => answerOf(await write(trx));
+  if (request.key === undefined) return db.transaction(answered);
+  if (!KEY_PATTERN.test(request.key)) {
+    throw new BadRequestError({ code: 'invalid_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
   }
 
-  const userId = callerOf(request).userId;
-  const keyHash = sha256(key);
-  const requestHash = requestHashOf(request.method, request.url, request.body);
-  const now = clock.now();
+  const { userId, now } = request;
+  const keyHash = sha256(request.key);
   await purgeIdempotencyKeys(db, userId, new Date(now.getTime() - KEY_RETENTION_MS));
-
-  const claimId = await claim(db, { userId, keyHash, requestHash, now });
-  if (typeof claimId !== 'number') return replay(reply, claimId);
+  const claimId = await claim(db, { userId, keyHash, requestHash: request.requestHash, now });
+  if (typeof claimId !== 'number') return { ...claimId, json: claimId.body, replayed: true };
   try {
-    const result = await db.transaction(async (trx) => {
-      const written = await write(trx);
-      await completeClaim(trx, claimId, toStored(written));
-      return written;
+    return await db.transaction(async (trx) => {
+      const answer = await answered(trx);
+      await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
+      return answer;
     });
-    return send(reply, result);
   } catch (error) {
     await releaseClaim(db, claimId);
     throw error;
@@ -98,16 +100,8 @@ async function claim(
   throw new ConflictError({ code: 'idempotency_key_in_use', detail: 'A request with this Idempotency-Key is still running; retry later' });
 }
 
-function toStored(result: WriteResult): StoredResponse {
-  return { status: result.status, headers: result.headers ?? {}, body: JSON.stringify(result.body) };
-}
-
-function send(reply: FastifyReply, result: WriteResult): FastifyReply {
-  return reply.code(result.status).headers(result.headers ?? {}).send(result.body);
-}
-
-function replay(reply: FastifyReply, stored: StoredResponse): FastifyReply {
-  return sendJsonText(reply.code(stored.status).headers({ ...stored.headers, 'Idempotent-Replayed': 'true' }), stored.body);
+function answerOf(result: WriteResult): WriteAnswer {
+  return { status: result.status, headers: result.headers ?? {}, json: JSON.stringify(result.body), replayed: false };
 }
 
 /** What makes two requests "the same" for a key: method, path and body (key order aside). */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createFirstAdmin, type FirstAdmin } from '../auth/first-admin';
+import { createFirstAdmin, type FirstAdmin } from './first-admin';
 import type { Clock } from '../clock';
 import type { DatabaseConfig } from '../config';
 import { type Db, openDatabase } from '../db/connect';

@@ -11,7 +11,7 @@ import {
   pageSchema,
   problems,
   referenceSchema,
-} from '../openapi/common';
+} from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { LOOKUP_TABLES } from './tables';
 import { LOOKUP_WRITES } from './writes';

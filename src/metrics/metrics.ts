@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestHandler } from 'express';
 import { type AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/connect';
 
@@ -54,11 +54,22 @@ export class Metrics {
     new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numPendingAcquires()) });
   }
 
-  /** Counts a finished request; its route is the registered pattern, so ids never become labels. */
-  observe(request: FastifyRequest, reply: FastifyReply): void {
-    const labels = { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) };
-    this.requests.inc(labels);
-    this.duration.observe(labels, reply.elapsedTime / 1000);
+  /**
+   * The middleware that counts and times every request when its response is sent, labelled by
+   * the matched route's pattern under `basePattern` (the base path, `/api/:instance` in cloud
+   * mode), so that ids never become labels.
+   */
+  observe(basePattern: string): RequestHandler {
+    return (req, res, next) => {
+      const started = performance.now();
+      res.once('finish', () => {
+        const route = res.locals.route === undefined ? 'unmatched' : `${basePattern}${res.locals.route}`;
+        const labels = { method: req.method, route, status: String(res.statusCode) };
+        this.requests.inc(labels);
+        this.duration.observe(labels, (performance.now() - started) / 1000);
+      });
+      next();
+    };
   }
 }
 

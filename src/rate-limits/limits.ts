@@ -1,13 +1,14 @@
-import fastifyRateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler } from 'express';
+import { MemoryStore, type Options, rateLimit, type RateLimitInfo, type Store } from 'express-rate-limit';
 import type { Redis } from 'ioredis';
-import { bearerToken } from '../auth/bearer-token';
-import type { Clock } from '../clock';
+import { RedisStore } from 'rate-limit-redis';
 import type { Config } from '../config';
 import type { Db } from '../db/connect';
 import { RateLimitedError } from '../errors';
 import { instanceOf } from '../http/context';
-import { databaseRateLimitStore } from './database-store';
+import type { Logger } from '../logger';
+import { DatabaseStore } from './database-store';
 
 const WINDOW_MS = 60_000;
 
@@ -16,109 +17,193 @@ export type RateLimitStore = { kind: 'memory' } | { kind: 'redis'; client: Redis
 
 type Policy = 'per-token' | 'per-ip';
 
-/** Failed password sign-ins allowed per window, by what they are counted against. */
+/** Sign-in attempts allowed per window, by what they are counted against. */
 const LOGIN_WINDOW_MS = 15 * 60_000;
 const LOGIN_FAILURES = { 'user-ip': 5, user: 50, ip: 20 } as const;
 type LoginCounter = keyof typeof LOGIN_FAILURES;
 
-/** Limits on failed password sign-ins (POST /oauth/token). */
+/** Limits on password sign-ins (POST /oauth/token). */
 export interface LoginAttempts {
-  /** 429 when this username, or this client, failed too often lately. */
-  assertMayTry(request: FastifyRequest, username: string): Promise<void>;
-  recordFailure(request: FastifyRequest, username: string): Promise<void>;
+  /**
+   * Counts an attempt to sign in as `username` from this client, before its password is
+   * checked: 429 when too many failed lately. Counting first means that however many attempts
+   * arrive at once, at most the limit's number of them reach the password check. A sign-in that
+   * succeeds takes its attempt back with `succeeded`, so only failures count.
+   */
+  attempt(req: Request, username: string): Promise<{ succeeded(): Promise<void> }>;
 }
 
 export interface RateLimits {
-  /** The hook: after the settings gate, before authentication. */
-  enforce(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** The middleware: after the settings gate, before authentication. */
+  perRequest: RequestHandler;
   login: LoginAttempts;
 }
 
+export interface RateLimitOptions {
+  limits: Config['rateLimit'];
+  store: RateLimitStore;
+  logger: Logger;
+  /**
+   * The id of the request's bearer token when it is correctly signed (for this instance), else
+   * undefined. Given by app.ts from authentication, so that this module knows nothing of tokens.
+   */
+  signedTokenOf(req: Request): string | undefined;
+}
+
 /**
- * The limits of CONTRACT §8, counted by @fastify/rate-limit in `store`: per token for requests
+ * The limits of CONTRACT §8, counted by express-rate-limit in `store`: per token for requests
  * with a correctly signed token, per client address for every other request (no token, or a bad
  * one: guessing tokens is limited too). Every limited response carries the IETF `RateLimit-Policy`
- * and `RateLimit` fields; a refused one is 429 with `Retry-After`. A limit of 0 is off.
+ * and `RateLimit` fields; a refused one is 429 with `Retry-After`. A limit of 0 is off. A store
+ * that fails (Redis down) lets requests through and logs it: losing the limiter must not take the
+ * API down.
  *
- * Failed password sign-ins are counted apart, per username and client address together (5 per
+ * Password sign-ins are counted apart, per username and client address together (5 failures per
  * 15 minutes), per username (50) and per address (20): guessing is slow, and since the windows
  * end and the pair counts most, an attacker elsewhere cannot lock a user out for long.
  */
-export async function registerRateLimits(
-  app: FastifyInstance,
-  options: { limits: Config['rateLimit']; store: RateLimitStore; clock: Clock },
-): Promise<RateLimits> {
-  await app.register(fastifyRateLimit, { global: false, ...storeOptions(options.store) });
-  const keys = new WeakMap<FastifyRequest, string>();
-  const keyOf = (request: FastifyRequest) => keys.get(request) ?? request.ip;
-  const maxOf: Record<Policy, number> = { 'per-token': options.limits.perToken, 'per-ip': options.limits.perIp };
-  const limiters = {
-    'per-token': app.createRateLimit({ max: maxOf['per-token'], timeWindow: WINDOW_MS, keyGenerator: keyOf }),
-    'per-ip': app.createRateLimit({ max: maxOf['per-ip'], timeWindow: WINDOW_MS, keyGenerator: keyOf }),
+export function createRateLimits(options: RateLimitOptions): RateLimits {
+  const { limits } = options;
+  const keyOf: Record<Policy, (req: Request) => string> = {
+    'per-token': (req) => `${instanceOf(req).realm}:token:${options.signedTokenOf(req)}`,
+    'per-ip': (req) => `${instanceOf(req).realm}:ip:${req.clientIp}`,
   };
-
-  const enforce = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const instance = instanceOf(request);
-    const token = bearerToken(request, instance, options.clock.now());
-    const policy: Policy = token.kind === 'signed' ? 'per-token' : 'per-ip';
+  const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
+  const limiter = (policy: Policy): RequestHandler | undefined => {
     const max = maxOf[policy];
-    if (max === 0) return;
-    keys.set(request, `${instance.realm}:${token.kind === 'signed' ? `token:${token.claims.jti}` : `ip:${request.ip}`}`);
-    let result;
-    try {
-      result = await limiters[policy](request);
-    } catch (error) {
-      // An unreachable store must not take the API down with it: the request goes unlimited.
-      request.log.warn({ err: error }, 'rate limit store unavailable');
-      return;
-    }
-    if (result.isAllowed) return;
-    reply.header('RateLimit-Policy', `"${policy}";q=${max};w=${WINDOW_MS / 1000}`);
-    reply.header('RateLimit', `"${policy}";r=${result.remaining};t=${result.ttlInSeconds}`);
-    if (result.isExceeded) {
-      throw new RateLimitedError({
-        retryAfterSeconds: result.ttlInSeconds,
-        detail: `At most ${max} requests per minute ${policy === 'per-token' ? 'per token' : 'per client address without a valid token'}; retry in ${result.ttlInSeconds} s`,
+    if (max === 0) return undefined;
+    const fields = (info: RateLimitInfo) => {
+      const seconds = secondsUntil(info.resetTime);
+      return { policy: `"${policy}";q=${max};w=${WINDOW_MS / 1000}`, state: `"${policy}";r=${info.remaining};t=${seconds}`, seconds };
+    };
+    const limited = rateLimit({
+      windowMs: WINDOW_MS,
+      limit: max,
+      store: newStore(options.store, policy),
+      keyGenerator: keyOf[policy],
+      standardHeaders: false,
+      legacyHeaders: false,
+      passOnStoreError: true,
+      logger: storeLogger(options.logger),
+      // The key is ours (a token id or the address TRUST_PROXY settled), not express-rate-limit's.
+      validate: { xForwardedForHeader: false, keyGeneratorIpFallback: false },
+      handler: (req, res, next) => {
+        const { policy: policyField, state, seconds } = fields(infoOf(req));
+        res.setHeader('RateLimit-Policy', policyField);
+        res.setHeader('RateLimit', state);
+        const per = policy === 'per-token' ? 'per token' : 'per client address without a valid token';
+        next(new RateLimitedError({ retryAfterSeconds: seconds, detail: `At most ${max} requests per minute ${per}; retry in ${seconds} s` }));
+      },
+    });
+    return (req, res, next) =>
+      limited(req, res, (error?: unknown) => {
+        const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
+        // Not set when the store failed and the request went through unlimited.
+        if (info && !error) {
+          const { policy: policyField, state } = fields(info);
+          res.setHeader('RateLimit-Policy', policyField);
+          res.setHeader('RateLimit', state);
+        }
+        next(error);
       });
+  };
+  const perToken = limiter('per-token');
+  const perIp = limiter('per-ip');
+  const perRequest: RequestHandler = (req, res, next) => {
+    const enforce = options.signedTokenOf(req) === undefined ? perIp : perToken;
+    if (enforce) enforce(req, res, next);
+    else next();
+  };
+  return { perRequest, login: loginAttempts(options.store, options.logger) };
+}
+
+function infoOf(req: Request): RateLimitInfo {
+  const info = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit;
+  if (!info) throw new Error('express-rate-limit set no rateLimit on the request');
+  return info;
+}
+
+function secondsUntil(time: Date | undefined): number {
+  return time === undefined ? WINDOW_MS / 1000 : Math.max(1, Math.ceil((time.getTime() - Date.now()) / 1000));
+}
+
+function loginAttempts(kind: RateLimitStore, logger: Logger): LoginAttempts {
+  const counters = (Object.keys(LOGIN_FAILURES) as LoginCounter[]).map((counter) => {
+    const store = newStore(kind, `login-${counter}`);
+    // Redis's store loads its scripts here; one that fails loads them again when first used.
+    Promise.resolve(store.init?.({ windowMs: LOGIN_WINDOW_MS } as Options)).catch((error: unknown) => {
+      logger.warn({ err: error }, 'rate limit store unavailable');
+    });
+    return { counter, max: LOGIN_FAILURES[counter], store };
+  });
+  const keyFor = (counter: LoginCounter, req: Request, username: string) => {
+    const realm = instanceOf(req).realm;
+    if (counter === 'user-ip') return `${realm}:${username}|${req.clientIp}`;
+    return counter === 'user' ? `${realm}:${username}` : `${realm}:${req.clientIp}`;
+  };
+  return {
+    async attempt(req, username) {
+      const keys = counters.map(({ counter }) => keyFor(counter, req, username.toLowerCase()));
+      let counted: Array<{ totalHits: number; resetTime: Date | undefined }>;
+      try {
+        counted = await Promise.all(counters.map(({ store }, index) => store.increment(keys[index] as string)));
+      } catch (error) {
+        // As for every request: a store that fails lets the attempt through, and the log says so.
+        logger.warn({ err: error }, 'rate limit store unavailable');
+        return { succeeded: async () => undefined };
+      }
+      const blocked = counted.filter((count, index) => count.totalHits > (counters[index]?.max ?? 0));
+      if (blocked.length > 0) {
+        const retryAfterSeconds = Math.max(...blocked.map((count) => secondsUntil(count.resetTime)));
+        throw new RateLimitedError({ retryAfterSeconds, detail: `Too many failed sign-ins; retry in ${retryAfterSeconds} s` });
+      }
+      return {
+        succeeded: async () => {
+          await Promise.all(counters.map(({ store }, index) => store.decrement(keys[index] as string))).catch((error: unknown) => {
+            logger.warn({ err: error }, 'rate limit store unavailable');
+          });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * A store of `kind` for one counter (express-rate-limit wants one per limiter, and initialises
+ * it); `name` keeps the counters' counts apart where they share Redis or the database.
+ */
+function newStore(kind: RateLimitStore, name: string): Store {
+  return kind.kind === 'memory'
+    ? new MemoryStore()
+    : kind.kind === 'redis'
+      ? new RedisStore({ sendCommand: redisCommands(kind.client), prefix: `hrm-rate-limit:${name}:` })
+      : new DatabaseStore(kind.db, name);
+}
+
+/**
+ * Sends rate-limit-redis's commands. Its store loads its Lua scripts once, when it starts, and
+ * keeps a failed load for good: with Redis down at that moment the limits would stay off after
+ * Redis came back. So a script load that fails answers the script's SHA1 (what Redis answers for
+ * it) instead; once Redis is back, running the script finds it missing (NOSCRIPT), and the store
+ * loads it again.
+ */
+function redisCommands(client: Redis): (command: string, ...args: string[]) => Promise<never> {
+  return async (command, ...args) => {
+    try {
+      return (await client.call(command, ...args)) as never;
+    } catch (error) {
+      const [subcommand, script] = args;
+      if (command.toUpperCase() === 'SCRIPT' && subcommand?.toUpperCase() === 'LOAD' && script !== undefined) {
+        return createHash('sha1').update(script).digest('hex') as never;
+      }
+      throw error;
     }
   };
-  return { enforce, login: loginAttempts(app) };
 }
 
-function loginAttempts(app: FastifyInstance): LoginAttempts {
-  const usernames = new WeakMap<FastifyRequest, string>();
-  const keyFor = (counter: LoginCounter) => (request: FastifyRequest) => {
-    const user = usernames.get(request) ?? '';
-    const realm = instanceOf(request).realm;
-    if (counter === 'user-ip') return `${realm}:login:${user}|${request.ip}`;
-    return counter === 'user' ? `${realm}:login-user:${user}` : `${realm}:login-ip:${request.ip}`;
-  };
-  const counters = (Object.keys(LOGIN_FAILURES) as LoginCounter[]).map((counter) =>
-    app.createRateLimit({ max: LOGIN_FAILURES[counter], timeWindow: LOGIN_WINDOW_MS, keyGenerator: keyFor(counter) }),
-  );
+function storeLogger(logger: Logger): Options['logger'] {
   return {
-    async assertMayTry(request, username) {
-      usernames.set(request, username.toLowerCase());
-      const states = await Promise.all(counters.map((counter) => counter(request, { increment: false })));
-      const blocked = states.filter((state) => !state.isAllowed && state.remaining === 0);
-      if (blocked.length === 0) return;
-      const retryAfterSeconds = Math.max(...blocked.map((state) => (state.isAllowed ? 0 : state.ttlInSeconds)));
-      throw new RateLimitedError({ retryAfterSeconds, detail: `Too many failed sign-ins; retry in ${retryAfterSeconds} s` });
-    },
-    async recordFailure(request, username) {
-      usernames.set(request, username.toLowerCase());
-      await Promise.all(counters.map((counter) => counter(request)));
-    },
+    error: (error) => logger.warn({ err: error }, 'rate limit store unavailable'),
+    warn: (error, message) => logger.warn({ err: error }, message ?? 'rate limiter warning'),
   };
-}
-
-function storeOptions(store: RateLimitStore) {
-  switch (store.kind) {
-    case 'memory':
-      return { cache: 100_000 };
-    case 'redis':
-      return { redis: store.client, nameSpace: 'hrm-rate-limit:' };
-    case 'database':
-      return { store: databaseRateLimitStore(store.db) };
-  }
 }

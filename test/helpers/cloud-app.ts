@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import mysql from 'mysql2/promise';
 import { createApp } from '../../src/app';
+import { createServer } from '../../src/http/server';
 import { checkResponsesAgainstDocument } from './openapi-check';
 import { type Config, type DatabaseConfig, loadConfig } from '../../src/config';
 import { type Db, openDatabase } from '../../src/db/connect';
@@ -127,12 +128,12 @@ export async function startCloudTestApp(
     idleTimeoutMs: config.cloudIdleTimeoutMs,
     ...options.directory,
   });
-  const fastify = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: { kind: 'memory' } });
-  const responses = checkResponsesAgainstDocument(fastify, new RegExp(`^${config.cloudBasePath}/:instance`), 'cloud');
-  await fastify.ready();
+  const app = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: { kind: 'memory' } });
+  const responses = checkResponsesAgainstDocument(app, `${config.cloudBasePath}/:instance`, 'cloud');
+  const server = createServer(app, responses.listener);
   return {
     dialect,
-    app: fastify.server,
+    app: server,
     config,
     clock,
     control,
@@ -147,7 +148,8 @@ export async function startCloudTestApp(
       return created.admin.token;
     },
     close: async () => {
-      await fastify.close();
+      server.closeAllConnections();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       await directory.close();
       await control.drop();
       const mismatches = responses.mismatches();

@@ -1,6 +1,6 @@
-import type { Role } from '../../src/auth/caller';
+import type { Role } from '../../src/caller';
 import { issueToken } from '../../src/auth/issue-token';
-import { insertUser } from '../../src/auth/user-repository';
+import { insertUser } from '../../src/users/user-repository';
 import { toSqlDateTime } from '../../src/db/sql-time';
 import { type EmployeeColumns, insertEmployee } from '../../src/employees/repository';
 import type { TestApp } from './test-app';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { OpenApiDocument } from '../../src/openapi/document';
+import type { OpenApiDocument } from '../../src/openapi';
 
 /** One request as sent on the wire: the path is already encoded, the body is raw text. */
 export interface FuzzRequest {

@@ -1,8 +1,9 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Response } from 'express';
 import { loadConfig } from '../../src/config';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/document';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi';
 
 interface Operation {
   responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
@@ -89,27 +90,49 @@ function validateBody(checker: Checker, where: string, pointer: string, body: st
 }
 
 /**
- * Makes every response of a test app be checked against the document; `mismatches()` lists the
- * ones that do not match, and the test app fails its test file with them when it closes.
+ * Wraps a test app's request listener so that every response is checked against the document:
+ * `mismatches()` lists the ones that do not match, and the test app fails its test file with
+ * them when it closes. `base` is the app's base path pattern (`/app/api`, `/api/:instance`).
  */
 export function checkResponsesAgainstDocument(
-  app: FastifyInstance,
-  basePattern: RegExp,
+  listener: RequestListener,
+  base: string,
   deployment: 'self-hosted' | 'cloud' = 'self-hosted',
-): { mismatches(): string[] } {
+): { listener: RequestListener; mismatches(): string[] } {
   const found: string[] = [];
-  app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-    const problem = checkAgainstDocument({
-      method: request.method,
-      route: request.routeOptions.url,
-      basePattern,
-      status: reply.statusCode,
-      contentType: reply.getHeader('content-type') as string | undefined,
-      body,
-    }, deployment);
-    if (problem) found.push(problem);
-    return payload;
-  });
-  return { mismatches: () => [...new Set(found)] };
+  const basePattern = new RegExp(`^${base}`);
+  const checked: RequestListener = (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    const keep = (chunk: unknown) => {
+      if (typeof chunk === 'string') chunks.push(Buffer.from(chunk));
+      else if (Buffer.isBuffer(chunk)) chunks.push(chunk);
+    };
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      keep(chunk);
+      return write(chunk, ...rest);
+    }) as ServerResponse['write'];
+    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+      if (typeof chunk !== 'function') keep(chunk);
+      return end(chunk, ...rest);
+    }) as ServerResponse['end'];
+    res.once('finish', () => {
+      const route = (res as Response).locals?.route;
+      const problem = checkAgainstDocument(
+        {
+          method: req.method ?? 'GET',
+          route: route === undefined ? undefined : `${base}${route}`,
+          basePattern,
+          status: res.statusCode,
+          contentType: res.getHeader('content-type') as string | undefined,
+          body: Buffer.concat(chunks).toString('utf8'),
+        },
+        deployment,
+      );
+      if (problem) found.push(problem);
+    });
+    listener(req, res);
+  };
+  return { listener: checked, mismatches: () => [...new Set(found)] };
 }

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { DestinationStream } from 'pino';
-import { createApp } from '../../src/app';
+import { createApp, servedRoutes } from '../../src/app';
+import { createServer } from '../../src/http/server';
 import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
@@ -41,7 +42,7 @@ export interface TestAppOptions {
   /** Use this database (another app's) instead of a new one. */
   database?: TestDatabase;
   metrics?: Metrics;
-  /** Told of every route the app registers. */
+  /** Told of every route the app serves (its path pattern, with the base path). */
   onRoute?: (route: { method: string | string[]; url: string }) => void;
 }
 
@@ -55,11 +56,10 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
   const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
-  const fastify = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance), rateLimitStore, metrics: options.metrics });
-  const responses = checkResponsesAgainstDocument(fastify, new RegExp(`^${config.basePath}`));
-  const { onRoute } = options;
-  if (onRoute) fastify.addHook('onRoute', (route) => onRoute(route));
-  await fastify.ready();
+  const app = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance), rateLimitStore, metrics: options.metrics });
+  const responses = checkResponsesAgainstDocument(app, config.basePath);
+  const server = createServer(app, responses.listener);
+  for (const route of servedRoutes(app)) options.onRoute?.({ method: route.methods, url: `${config.basePath}${route.path}` });
 
   const setApiEnabled = async (enabled: boolean) => {
     await writeSetting(db, SETTING.restApiEnabled, enabled ? '1' : '0', clock.now());
@@ -69,7 +69,7 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
 
   return {
     dialect,
-    app: fastify.server,
+    app: server,
     db,
     instance,
     config,
@@ -78,7 +78,8 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
     api: (path) => `${config.basePath}${path}`,
     setApiEnabled,
     close: async ({ keepDatabase = false } = {}) => {
-      await fastify.close();
+      server.closeAllConnections();
+      if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
       if (!keepDatabase) await database.drop();
       const mismatches = responses.mismatches();

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { findTokenPrincipal, revokeToken } from '../../src/auth/token-repository';
+import { findTokenPrincipal, revokeToken } from '../../src/users/token-repository';
 import { findEmployeeById } from '../../src/employees/repository';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { verifyPassword } from '../../src/auth/passwords';
+import { verifyPassword } from '../../src/users/passwords';
 import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
 import { createEmployee, unique } from '../helpers/factories';

@@ -236,8 +236,10 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       const read = (await get(org.manager, id)).body;
       const checkRules = rules.checkEmployeeRules;
       // An admin's termination commits between the manager's request reading the record and writing it.
+      // The admin's write goes through the request's own transaction (its first argument): a write
+      // runs whole in one transaction, which holds SQLite's only connection.
       const spy = jest.spyOn(rules, 'checkEmployeeRules').mockImplementationOnce(async (...args) => {
-        await t.db('employees').where({ id }).update({ status: 'Terminated', termination_date: '2026-01-02' });
+        await args[0]('employees').where({ id }).update({ status: 'Terminated', termination_date: '2026-01-02' });
         return checkRules(...args);
       });
 

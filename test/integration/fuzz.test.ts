@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
-import type { Role } from '../../src/auth/caller';
-import { hashPassword } from '../../src/auth/passwords';
-import { buildOpenApiDocument } from '../../src/openapi/document';
+import type { Role } from '../../src/caller';
+import { hashPassword } from '../../src/users/passwords';
+import { buildOpenApiDocument } from '../../src/openapi';
 import { insertAttendanceRow } from '../helpers/attendance';
 import { changedTables, type DatabaseSnapshot, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
 import { testDialects } from '../helpers/databases';

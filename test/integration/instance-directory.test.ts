@@ -1,5 +1,5 @@
 import type { Pool } from 'tarn';
-import { findTokenPrincipal } from '../../src/auth/token-repository';
+import { findTokenPrincipal } from '../../src/users/token-repository';
 import { verifyAccessToken } from '../../src/auth/tokens';
 import type { Db } from '../../src/db/connect';
 import { ServiceUnavailableError } from '../../src/errors';

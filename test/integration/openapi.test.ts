@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
-import { buildOpenApiDocument } from '../../src/openapi/document';
+import { buildOpenApiDocument } from '../../src/openapi';
 import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';

@@ -5,6 +5,7 @@ import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { connectTestRedis } from '../helpers/redis';
+import { TcpProxy } from '../helpers/tcp-proxy';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('rate limits on %s', (dialect) => {
@@ -132,6 +133,33 @@ describe('rate limits across processes sharing Redis (RATE_LIMIT_STORE=redis)', 
 
     expect(statuses).toEqual([200, 200, 200]);
     expectProblem(refused, 429, 'rate_limited');
+  });
+
+  it('limits again once Redis, down when the server started, is back', async () => {
+    if (!redisAvailable) return;
+    const target = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const proxy = await TcpProxy.create({ host: target.hostname, port: Number(target.port || 6379) });
+    const client = new Redis(`redis://127.0.0.1:${proxy.port}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 500, retryStrategy: () => 100 });
+    const t = await startTestApp('sqlite', {
+      env: { RATE_LIMIT_PER_TOKEN: '2', JWT_SECRET: randomBytes(24).toString('hex') },
+      rateLimitStore: { kind: 'redis', client },
+    });
+    try {
+      const user = await createUser(t, 'employee');
+      const me = async () => (await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' })).status;
+      const whileDown = [await me(), await me(), await me()];
+      await proxy.up();
+      for (let waited = 0; client.status !== 'ready' && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+
+      const afterwards = [await me(), await me(), await me()];
+
+      expect(whileDown).toEqual([200, 200, 200]);
+      expect(afterwards).toEqual([200, 200, 429]);
+    } finally {
+      client.disconnect();
+      await t.close();
+      await proxy.down();
+    }
   });
 
   it('lets requests through, unlimited, while Redis is unreachable', async () => {

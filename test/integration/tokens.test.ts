@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { hashPassword } from '../../src/auth/passwords';
+import { hashPassword } from '../../src/users/passwords';
 import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
 import { createUser, type TestUser } from '../helpers/factories';
@@ -100,6 +100,19 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       for (let attempt = 0; attempt < 7; attempt++) {
         expect((await grant({ grant_type: 'password', username: user.username, password: PASSWORD })).status).toBe(200);
       }
+    });
+
+    it('lets no more attempts than the limit reach the password check, however many arrive at once', async () => {
+      const user = await withPassword();
+      const attempts = Array.from({ length: 40 }, (_, index) =>
+        grant({ grant_type: 'password', username: user.username, password: index === 39 ? PASSWORD : `wrong ${index}` }),
+      );
+
+      const statuses = (await Promise.all(attempts)).map((res) => res.status);
+
+      // 5 attempts per username and address: the others are refused before their password is looked at.
+      expect(statuses.filter((status) => status !== 429).length).toBeLessThanOrEqual(5);
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(35);
     });
   });
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Caller } from '../../src/auth/caller';
+import type { Caller } from '../../src/caller';
 import { EMPLOYEE_FIELDS, PERSONAL_FIELDS } from '../../src/employees/fields';
 import { toEmployeeJson } from '../../src/employees/output';
 import type { EmployeeRecord } from '../../src/employees/repository';

@@ -56,16 +56,17 @@ describe('toAppError', () => {
   );
 
   it.each([
-    [{ code: 'FST_ERR_CTP_INVALID_JSON_BODY', statusCode: 400 }, 400, 'malformed_json'],
-    [{ code: 'FST_ERR_CTP_BODY_TOO_LARGE', statusCode: 413 }, 413, 'payload_too_large'],
-    [{ code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }, 415, 'unsupported_media_type'],
-    [{ code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH', statusCode: 400 }, 400, 'bad_request'],
+    [{ type: 'entity.parse.failed', status: 400 }, 400, 'malformed_json'],
+    [{ type: 'entity.too.large', status: 413 }, 413, 'payload_too_large'],
+    [{ type: 'charset.unsupported', status: 415 }, 415, 'unsupported_media_type'],
+    [{ type: 'request.size.invalid', status: 400 }, 400, 'bad_request'],
+    [Object.assign(new URIError("Failed to decode param '%E0%A4%A'"), { status: 400 }), 400, 'bad_request'],
   ])('maps the request-reading error %j to %i %s', (error, status, code) => {
     expect(toAppError(error)).toMatchObject({ status, code });
   });
 
   it('says how large a body may be', () => {
-    expect(toAppError({ code: 'FST_ERR_CTP_BODY_TOO_LARGE' })?.detail).toBe('The body may be at most 102400 bytes');
+    expect(toAppError({ type: 'entity.too.large' })?.detail).toBe('The body may be at most 102400 bytes');
   });
 
   it('returns undefined for anything else, which the handler answers with a generic 500', () => {

@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from '../../src/auth/passwords';
+import { hashPassword, verifyPassword } from '../../src/users/passwords';
 
 describe('password hashing', () => {
   it('stores scrypt parameters and a salt, and verifies only the right password', async () => {

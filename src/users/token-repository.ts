@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { addEmployeeNames, type EmployeeRecord, toEmployeeRecord } from '../employees/repository';
-import type { Role } from './caller';
+import type { Role } from '../caller';
 
 /** A token row joined with what authentication needs to know about its user. */
 export interface TokenPrincipal {
@@ -124,14 +124,6 @@ export async function revokeToken(db: Db, tokenId: string, now: Date): Promise<b
 
 export async function revokeTokensOfUser(db: Db, userId: number, now: Date): Promise<number> {
   return db('api_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
-}
-
-/** Revokes every token of the users linked to an employee (termination, deletion). */
-export async function revokeTokensOfEmployee(db: Db, employeeId: number, now: Date): Promise<number> {
-  return db('api_tokens')
-    .whereIn('user_id', db('users').select('id').where({ employee_id: employeeId }))
-    .whereNull('revoked_at')
-    .update({ revoked_at: toSqlDateTime(now) });
 }
 
 export async function touchToken(db: Db, tokenId: string, now: Date): Promise<void> {

@@ -1,5 +1,8 @@
-import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+
+/** The OpenAPI 3.1 document the server serves (built by src/openapi.ts). */
+export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
 // Pieces every feature's OpenAPI description uses: the problem body, the list envelope, the
 // reference objects, the standard error answers. Response schemas are strict objects, so a field

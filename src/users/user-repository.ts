@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
-import type { Role } from './caller';
+import type { Role } from '../caller';
 
 export interface User {
   id: number;

@@ -1,8 +1,8 @@
 import { asUniqueViolation } from '../db/constraint-errors';
 import { createEmployee } from '../employees/create-employee';
 import type { Instance } from '../instance';
-import { countUsers, insertUser } from './user-repository';
-import { issueToken } from './issue-token';
+import { countUsers, insertUser } from '../users/user-repository';
+import { issueToken } from '../auth/issue-token';
 
 export const FIRST_ADMIN_USERNAME = 'admin';
 

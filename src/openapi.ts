@@ -1,15 +1,15 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { describeAttendance } from '../attendance/openapi';
-import { describeTokens } from '../auth/openapi';
-import type { Config } from '../config';
-import { describeEcho } from '../echo/openapi';
-import { describeEmployees } from '../employees/openapi';
-import { describeLookups } from '../lookups/openapi';
+import { describeAttendance } from './attendance/openapi';
+import { describeTokens } from './auth/openapi';
+import type { Config } from './config';
+import { describeEcho } from './echo/openapi';
+import { describeEmployees } from './employees/openapi';
+import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
-import { jsonResponse, problems } from './common';
-import { describeDocs } from './routes';
+import { jsonResponse, type OpenApiDocument, problems } from './http/openapi';
+import { describeDocs } from './docs/openapi';
 
-export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
+export type { OpenApiDocument };
 
 const DESCRIPTION = `The Employee and Attendance REST API: employee details and attendance records of an HR system,
 wire-compatible with IceHrm's REST API where that is sound.
