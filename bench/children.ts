@@ -103,6 +103,24 @@ export function peakRssMb(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU time (user + system, in seconds) a process and its children have used so far: what a
+ * request costs the server, whatever else shares the machine.
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    // After the command name (which may hold spaces, in parentheses): utime and stime are fields 14 and 15.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return ticks / CLOCK_TICKS_PER_SECOND + childPidsOf(pid).reduce((sum, child) => sum + cpuSeconds(child), 0);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The kernel's USER_HZ, 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
 function childPidsOf(pid: number): number[] {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);

@@ -1,5 +1,5 @@
 import { issueToken } from '../src/auth/issue-token';
-import { insertUser } from '../src/auth/user-repository';
+import { insertUser } from '../src/users/user-repository';
 import { systemClock } from '../src/clock';
 import type { DatabaseConfig } from '../src/config';
 import { openDatabase } from '../src/db/connect';

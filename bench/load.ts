@@ -23,6 +23,8 @@ export interface Measurement {
   p99Ms: number;
   /** Non-2xx responses plus connection errors and timeouts: any makes the figures invalid. */
   failures: number;
+  /** The server's CPU time per request in the measured run, in µs (NaN when not read). */
+  serverCpuMicros: number;
 }
 
 export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixture): Target {
@@ -72,15 +74,21 @@ export function tokenPerConnection(tokens: string[]): (raw: autocannon.Request, 
   };
 }
 
-/** Warms up (not counted), then measures. */
-export async function measure(target: Target, shape: LoadShape): Promise<Measurement> {
+/**
+ * Warms up (not counted), then measures. `serverCpuSeconds` reads the server's CPU time so far,
+ * before and after the measured run.
+ */
+export async function measure(target: Target, shape: LoadShape, serverCpuSeconds: () => number = () => Number.NaN): Promise<Measurement> {
   if (shape.warmupSeconds > 0) await fire(target, shape.connections, shape.warmupSeconds);
+  const cpuBefore = serverCpuSeconds();
   const { result, latenciesMs } = await fire(target, shape.connections, shape.durationSeconds);
+  const cpu = serverCpuSeconds() - cpuBefore;
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: percentile(latenciesMs, 0.5),
     p99Ms: percentile(latenciesMs, 0.99),
     failures: result.non2xx + result.errors,
+    serverCpuMicros: (cpu * 1e6) / Math.max(1, result.requests.total),
   };
 }
 
@@ -91,6 +99,7 @@ export function medianOf(rounds: Measurement[]): Measurement {
     p50Ms: median(rounds.map((round) => round.p50Ms)),
     p99Ms: median(rounds.map((round) => round.p99Ms)),
     failures: rounds.reduce((sum, round) => sum + round.failures, 0),
+    serverCpuMicros: median(rounds.map((round) => round.serverCpuMicros)),
   };
 }
 

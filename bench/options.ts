@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 export type BenchDialect = 'sqlite' | 'mysql';
@@ -18,6 +19,11 @@ export interface BenchOptions {
   keep: boolean;
   /** Write the table into docs/performance.md. */
   write: boolean;
+  /**
+   * Another build to measure alternately with this one, scenario by scenario and round by round:
+   * the directory of a checkout of another commit, built (its dist/src/main.js).
+   */
+  compare: { dir: string; label: string } | undefined;
 }
 
 export const DEFAULT_MYSQL_URL = 'mysql://root@127.0.0.1:3306/hrm_bench';
@@ -34,6 +40,9 @@ export const USAGE = `Usage: npm run bench:core -- [options]   (npm run bench ru
   --rounds R           measure server and ceiling alternately R times, report medians (default 1)
   --keep               keep the temporary directory (database file, server logs)
   --write              write the table into docs/performance.md (npm run bench does)
+  --compare DIR        also measure the server built in DIR (a checkout of another commit, after
+                       npm ci and npm run build), alternately with this one; rows say the ratio
+  --compare-label TEXT what to call that build in the table (default: its directory's name)
   --help
 
 MariaDB/MySQL: BENCH_MYSQL_URL (default ${DEFAULT_MYSQL_URL}); that database is dropped and recreated.`;
@@ -56,6 +65,8 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
       rounds: { type: 'string', default: '1' },
       keep: { type: 'boolean', default: false },
       write: { type: 'boolean', default: false },
+      compare: { type: 'string' },
+      'compare-label': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -72,6 +83,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
     mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
     keep: values.keep,
     write: values.write,
+    compare: values.compare === undefined ? undefined : { dir: values.compare, label: values['compare-label'] ?? path.basename(path.resolve(values.compare)) },
   };
 }
 

@@ -9,9 +9,11 @@ export interface ResultRow {
   peakRssMb: number | undefined;
   /** req/s as a fraction of the ceiling's req/s; only where a ceiling was measured. */
   ratioToCeiling: number | undefined;
+  /** req/s as a fraction of the compared build's req/s on the same scenario (--compare). */
+  ratioToCompared?: number;
 }
 
-const COLUMNS = ['database', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx+errors', 'peak RSS MB', 'ratio to ceiling'];
+const COLUMNS = ['database', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx+errors', 'server CPU µs/req', 'peak RSS MB', 'ratio to ceiling', 'ratio to compared'];
 /** Columns after the first two hold numbers and are right-aligned. */
 const TEXT_COLUMNS = 2;
 
@@ -27,14 +29,17 @@ export function headerLine(options: BenchOptions, now: Date): string {
 }
 
 export function resultTable(rows: ResultRow[]): string {
-  const cells = [COLUMNS, ...rows.map(rowCells)];
-  const widths = COLUMNS.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  // The last column only when a build was compared.
+  const columns = rows.some((row) => row.ratioToCompared !== undefined) ? COLUMNS : COLUMNS.slice(0, -1);
+  const rowCells = (row: ResultRow) => cellsOf(row).slice(0, columns.length);
+  const cells = [columns, ...rows.map(rowCells)];
+  const widths = columns.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[]) =>
     row
       .map((cell, column) => (column < TEXT_COLUMNS ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
       .join(' | ');
   const rule = widths.map((width) => '-'.repeat(width)).join('-|-');
-  const lines = [line(COLUMNS), rule, ...rows.map((row) => line(rowCells(row)))];
+  const lines = [line(columns), rule, ...rows.map((row) => line(rowCells(row)))];
   const invalid = rows.filter((row) => row.measurement.failures > 0).length;
   if (invalid > 0) {
     const warning = `! ${invalid} row(s) had non-2xx responses or connection errors: their figures are NOT valid.`;
@@ -43,7 +48,7 @@ export function resultTable(rows: ResultRow[]): string {
   return lines.join('\n');
 }
 
-function rowCells({ database, scenario, measurement, peakRssMb, ratioToCeiling }: ResultRow): string[] {
+function cellsOf({ database, scenario, measurement, peakRssMb, ratioToCeiling, ratioToCompared }: ResultRow): string[] {
   return [
     database,
     scenario,
@@ -51,7 +56,9 @@ function rowCells({ database, scenario, measurement, peakRssMb, ratioToCeiling }
     measurement.p50Ms.toFixed(2),
     measurement.p99Ms.toFixed(2),
     measurement.failures > 0 ? `! ${measurement.failures}` : '0',
+    Number.isNaN(measurement.serverCpuMicros) ? '-' : measurement.serverCpuMicros.toFixed(0),
     peakRssMb === undefined ? '-' : peakRssMb.toFixed(0),
     ratioToCeiling === undefined ? '' : ratioToCeiling.toFixed(2),
+    ratioToCompared === undefined ? '' : ratioToCompared.toFixed(2),
   ];
 }

@@ -2,7 +2,7 @@ import { UNLIMITED } from './limits';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Child, Children, freePort, peakRssMb, waitUntilAnswering } from './children';
+import { type Child, Children, cpuSeconds, freePort, peakRssMb, waitUntilAnswering } from './children';
 import { type BenchDatabase, createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase } from './databases';
 import { type Fixture, prepareFixture } from './fixture';
 import { type Measurement, measure, medianOf, scenarioTarget, type Target } from './load';
@@ -17,6 +17,8 @@ const BASE_PATH = '/app/api';
 const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
 const CEILING_SCRIPT = path.join(__dirname, 'ceiling-server.js');
 const CEILING_SCENARIO = 'ceiling: GET /employees/me (node:http + mysql2)';
+const EXPRESS_BASELINE_SCRIPT = path.join(__dirname, 'express-baseline.js');
+const EXPRESS_BASELINE_SCENARIO = 'Express 5 baseline: GET /employees/me (bare Express + mysql2)';
 
 interface RunningServer {
   child: Child;
@@ -31,6 +33,8 @@ interface Plan {
   connections?: number;
   server: RunningServer;
   rounds: Measurement[];
+  /** For a compared build's plan: this build's plan of the same scenario. */
+  comparedWith?: Plan;
 }
 
 async function main(): Promise<void> {
@@ -111,20 +115,34 @@ async function benchDatabase(
   progress(line);
   seeded.push(line);
   const scenarios = SCENARIOS.filter((scenario) => options.only === undefined || scenario.name.includes(options.only));
-  // One server per WORKERS setting the scenarios ask for; the others sit idle meanwhile.
+  // One server per WORKERS setting the scenarios ask for (and per build, with --compare); the
+  // others sit idle meanwhile.
   const servers = new Map<number, RunningServer>();
+  const compared = new Map<number, RunningServer>();
+  const baselines: Baseline[] = [];
   try {
-    for (const workers of new Set(scenarios.map(workersOf))) servers.set(workers, await startServer(database, workDir, children, workers));
-    const withCeiling = database.dialect === 'mysql' && (options.only === undefined || CEILING_SCENARIO.includes(options.only));
-    const ceiling = withCeiling ? await startCeiling(database, fixture, workDir, children) : undefined;
-    try {
-      return await measureRounds(database, scenarios, servers, ceiling, fixture, options);
-    } finally {
-      if (ceiling) await children.stop(ceiling.child);
+    for (const workers of new Set(scenarios.map(workersOf))) {
+      servers.set(workers, await startServer(database, workDir, children, workers, SERVER_SCRIPT, 'this build'));
+      if (options.compare) {
+        const script = path.join(path.resolve(options.compare.dir), 'dist', 'src', 'main.js');
+        compared.set(workers, await startServer(database, workDir, children, workers, script, options.compare.label));
+      }
     }
+    if (database.dialect === 'mysql') {
+      for (const [name, script] of [[CEILING_SCENARIO, CEILING_SCRIPT], [EXPRESS_BASELINE_SCENARIO, EXPRESS_BASELINE_SCRIPT]] as const) {
+        if (options.only === undefined || name.includes(options.only)) baselines.push({ name, server: await startBaseline(name, script, database, fixture, workDir, children) });
+      }
+    }
+    return await measureRounds(database, scenarios, { servers, compared, baselines }, fixture, options);
   } finally {
-    for (const server of servers.values()) await children.stop(server.child);
+    for (const server of [...servers.values(), ...compared.values(), ...baselines.map((baseline) => baseline.server)]) await children.stop(server.child);
   }
+}
+
+/** A bare server the API is compared with: the ceiling, the Express baseline. */
+interface Baseline {
+  name: string;
+  server: RunningServer;
 }
 
 function workersOf(scenario: Scenario): number {
@@ -132,64 +150,82 @@ function workersOf(scenario: Scenario): number {
 }
 
 /**
- * Alternates the server's scenarios and the ceiling, round after round, so both are measured
- * under the same conditions (MariaDB's caches, the machine's other load), and reports medians.
- * Peak RSS is read before the processes are stopped.
+ * Alternates the server's scenarios, the compared build's (each right after this build's) and the
+ * baselines, round after round, so all are measured under the same conditions (MariaDB's caches,
+ * the machine's other load), and reports medians. Peak RSS is read before the processes are
+ * stopped.
  */
 async function measureRounds(
   database: BenchDatabase,
   scenarios: Scenario[],
-  servers: Map<number, RunningServer>,
-  ceiling: RunningServer | undefined,
+  running: { servers: Map<number, RunningServer>; compared: Map<number, RunningServer>; baselines: Baseline[] },
   fixture: Fixture,
   options: BenchOptions,
 ): Promise<ResultRow[]> {
-  const serverOf = (scenario: Scenario) => servers.get(workersOf(scenario)) as RunningServer;
-  const plans: Plan[] = scenarios.map((scenario) => ({
-    name: scenario.name,
-    target: scenarioTarget(scenario, serverOf(scenario).baseUrl + BASE_PATH, fixture),
-    connections: scenario.connections,
-    server: serverOf(scenario),
-    rounds: [],
-  }));
-  const ceilingPlan: Plan | undefined = ceiling && {
-    name: CEILING_SCENARIO,
-    target: { url: `${ceiling.baseUrl}/employees/me`, method: 'GET', headers: {} },
-    server: ceiling,
-    rounds: [],
-  };
+  const label = options.compare?.label ?? '';
+  const plans = scenarios.flatMap((scenario): Plan[] => {
+    const server = running.servers.get(workersOf(scenario)) as RunningServer;
+    const plan: Plan = {
+      name: scenario.name,
+      target: scenarioTarget(scenario, server.baseUrl + BASE_PATH, fixture),
+      connections: scenario.connections,
+      server,
+      rounds: [],
+    };
+    const other = running.compared.get(workersOf(scenario));
+    if (!other) return [plan];
+    // The same requests (and their state: who is punched in) against the other build's server.
+    const target = { ...plan.target, url: plan.target.url.replace(server.baseUrl, other.baseUrl) };
+    return [plan, { ...plan, name: `${scenario.name} [${label}]`, target, server: other, rounds: [], comparedWith: plan }];
+  });
+  const baselinePlans = running.baselines.map(
+    (baseline): Plan => ({
+      name: baseline.name,
+      target: { url: `${baseline.server.baseUrl}/employees/me`, method: 'GET', headers: {} },
+      server: baseline.server,
+      rounds: [],
+    }),
+  );
 
   for (let round = 1; round <= options.rounds; round++) {
-    for (const plan of ceilingPlan ? [...plans, ceilingPlan] : plans) {
-      const label = `${database.label}, round ${round}/${options.rounds}: ${plan.name}`;
-      plan.rounds.push(await measureAndReport(label, plan.target, { ...options, connections: plan.connections ?? options.connections }));
+    for (const plan of [...plans, ...baselinePlans]) {
+      const progressLabel = `${database.label}, round ${round}/${options.rounds}: ${plan.name}`;
+      const shape = { ...options, connections: plan.connections ?? options.connections };
+      plan.rounds.push(await measureAndReport(progressLabel, plan.target, shape, () => cpuSeconds(plan.server.child.pid)));
     }
   }
 
+  const ceilingPlan = baselinePlans.find((plan) => plan.name === CEILING_SCENARIO);
   const ceilingMedian = ceilingPlan && medianOf(ceilingPlan.rounds);
-  const rows = plans.map((plan): ResultRow => {
+  const rowOf = (plan: Plan): ResultRow => {
     const measurement = medianOf(plan.rounds);
-    const ratioToCeiling = ceilingMedian && measurement.requestsPerSecond / ceilingMedian.requestsPerSecond;
-    return { database: database.label, scenario: plan.name, measurement, peakRssMb: peakRssMb(plan.server.child.pid), ratioToCeiling };
-  });
-  if (ceiling && ceilingMedian) {
-    const peakRss = peakRssMb(ceiling.child.pid);
-    rows.push({ database: database.label, scenario: CEILING_SCENARIO, measurement: ceilingMedian, peakRssMb: peakRss, ratioToCeiling: undefined });
-  }
-  return rows;
+    const ratioToCeiling = plan !== ceilingPlan && ceilingMedian ? measurement.requestsPerSecond / ceilingMedian.requestsPerSecond : undefined;
+    const compared = plans.find((other) => other.comparedWith === plan);
+    const ratioToCompared = compared && measurement.requestsPerSecond / medianOf(compared.rounds).requestsPerSecond;
+    return { database: database.label, scenario: plan.name, measurement, peakRssMb: peakRssMb(plan.server.child.pid), ratioToCeiling, ratioToCompared };
+  };
+  return [...plans, ...baselinePlans].map(rowOf);
 }
 
-async function measureAndReport(label: string, target: Target, options: BenchOptions): Promise<Measurement> {
+async function measureAndReport(label: string, target: Target, options: BenchOptions, serverCpuSeconds: () => number): Promise<Measurement> {
   progress(`${label} ...`);
-  const measurement = await measure(target, options);
+  const measurement = await measure(target, options, serverCpuSeconds);
   const failures = measurement.failures > 0 ? `, ${measurement.failures} NON-2XX/ERRORS` : '';
-  progress(`  ${measurement.requestsPerSecond.toFixed(0)} req/s, p99 ${measurement.p99Ms.toFixed(1)} ms${failures}`);
+  progress(`  ${measurement.requestsPerSecond.toFixed(0)} req/s, p99 ${measurement.p99Ms.toFixed(1)} ms, server CPU ${measurement.serverCpuMicros.toFixed(0)} µs/req${failures}`);
   return measurement;
 }
 
-async function startServer(database: BenchDatabase, workDir: string, children: Children, workers: number): Promise<RunningServer> {
+async function startServer(
+  database: BenchDatabase,
+  workDir: string,
+  children: Children,
+  workers: number,
+  script: string,
+  build: string,
+): Promise<RunningServer> {
   const port = await freePort(HOST);
-  const child = children.start(`the ${database.label} server (WORKERS=${workers})`, SERVER_SCRIPT, {
+  const name = `${build.replace(/[^\w.-]+/g, '-')}-${database.dialect}-w${workers}`;
+  const child = children.start(`the ${database.label} server of ${build} (WORKERS=${workers})`, script, {
     // Only what the benchmark decides; the cwd is the work directory so no stray .env is read.
     env: {
       PATH: process.env.PATH,
@@ -203,30 +239,32 @@ async function startServer(database: BenchDatabase, workDir: string, children: C
       ...UNLIMITED,
     },
     cwd: workDir,
-    logFile: path.join(workDir, `${database.dialect}-server-w${workers}.log`),
+    logFile: path.join(workDir, `${name}.log`),
   });
   const baseUrl = `http://${HOST}:${port}`;
   await waitUntilAnswering(child, `${baseUrl}/healthz`);
-  progress(`${database.label}: server pid ${child.pid} on ${baseUrl}, log ${child.logFile}`);
+  progress(`${database.label}: ${build} server pid ${child.pid} on ${baseUrl}, log ${child.logFile}`);
   return { child, baseUrl };
 }
 
-async function startCeiling(
+async function startBaseline(
+  name: string,
+  script: string,
   database: BenchDatabase,
   fixture: Fixture,
   workDir: string,
   children: Children,
 ): Promise<RunningServer> {
   const port = await freePort(HOST);
-  const child = children.start('the ceiling server', CEILING_SCRIPT, {
-    env: { PATH: process.env.PATH, DATABASE_URL: database.url, HOST, PORT: String(port), EMPLOYEE_ID: String(fixture.employeeId) },
+  const child = children.start(name, script, {
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: database.url, HOST, PORT: String(port), EMPLOYEE_ID: String(fixture.employeeId) },
     cwd: workDir,
-    logFile: path.join(workDir, `${database.dialect}-ceiling.log`),
+    logFile: path.join(workDir, `${path.basename(script, '.js')}.log`),
   });
   const baseUrl = `http://${HOST}:${port}`;
-  // Every path does the lookup, so an answer also proves the database is reachable.
+  // Every answer does the lookup, so an answer also proves the database is reachable.
   await waitUntilAnswering(child, `${baseUrl}/employees/me`);
-  progress(`${database.label}: ceiling pid ${child.pid} on ${baseUrl}`);
+  progress(`${database.label}: ${name}, pid ${child.pid} on ${baseUrl}`);
   return { child, baseUrl };
 }
 
