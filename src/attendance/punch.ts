@@ -32,7 +32,7 @@ export async function punchIn(db: Db, body: Record<string, unknown>, context: At
       errors.push(...checkTimes({ inTime, outTime: null }, { now: context.now, settings: context.settings, checkFuture }));
     }
     const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+    errors.push(...checkCoordinatePair(position, values.positionFields));
     if (errors.length > 0 || !inTime) throw new ValidationError(errors);
 
     const now = toSqlDateTime(context.now);
@@ -83,7 +83,7 @@ export async function punchOut(db: Db, body: Record<string, unknown>, context: A
       errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
     }
     const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-    errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+    errors.push(...checkCoordinatePair(position, values.positionFields));
     if (errors.length > 0 || !outTime) throw new ValidationError(errors);
 
     const { id, ...before } = open;
