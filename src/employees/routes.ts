@@ -14,7 +14,7 @@ import { assertMayCreateEmployees, findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { assertMayFilter, listEmployees, listEmployeesQuery } from './list';
-import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse } from './output';
+import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
 import type { EmployeeRecord } from './repository';
 import { updateEmployee } from './update-employee';
 
@@ -34,7 +34,8 @@ export function registerEmployeeRoutes(app: FastifyInstance, { clock }: { clock:
       get: async (request, reply) => {
         const employee = callerEmployeeOf(request);
         if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-        return send(request, reply, employee);
+        const names = await employeeReferenceNames(instanceOf(request), [employee]);
+        return sendJsonText(reply, toMeJson(employee, callerOf(request), names, clock.now()));
       },
     },
     { callerEmployee: true },
