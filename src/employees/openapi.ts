@@ -13,7 +13,7 @@ import {
   referenceSchema,
 } from '../openapi/common';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
-import { listEmployeesQuery } from './list';
+import { listEmployeesQuery } from './list-query';
 import { employeeWriteSchema } from './schemas';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().meta({ example: '2024-03-01' });
@@ -113,7 +113,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
     description:
-      'Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter on a personal field (`country`): 403 `filter_not_allowed`.',
+      'IceHrm\'s parameters, read as IceHrm reads them where that is harmless (`limit` and `page` out of range, `sortOrder` in any case, an empty or `null` `filters`, `_`). Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter or sort on a personal field of their reports: 403 `filter_not_allowed`.',
     request: { query: listEmployeesQuery },
     responses: { 200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
   });
