@@ -122,13 +122,12 @@ export function filterOf(name: string): Filter {
  * are objects and `indirect_supervisors` a list: neither has an order. The first six have an
  * index each (migrations 0003, 0011); the others sort every matching row.
  */
-export const SORT_FIELDS = [
+const SORT_FIELDS = [
   'id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at',
   'middle_name', 'birthday', 'gender', 'marital_status', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
   'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email',
   'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at',
 ] as const;
-export type SortField = (typeof SORT_FIELDS)[number];
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };
 
