@@ -101,6 +101,24 @@ export const SCENARIOS: readonly Scenario[] = [
     path: (fixture) => `/employees?limit=50&sortField=last_name&page=${deepPage(fixture)}`,
     needsToken: true,
   },
+  // Page 1 sorted by a field with an index (read off it, stopping at the page's end) and by one
+  // without (every row's id sorted for the first 50): the cost of IceHrm's sortField on any
+  // field, as one client at a time sees it. (With 64 connections the unindexed sort queues 64
+  // whole-table sorts, and on SQLite, whose queries run one at a time, requests time out.)
+  {
+    name: 'GET /employees?limit=50&sortField=last_name (page 1, indexed), 1 connection',
+    method: 'GET',
+    path: '/employees?limit=50&sortField=last_name',
+    needsToken: true,
+    connections: 1,
+  },
+  {
+    name: 'GET /employees?limit=50&sortField=birthday (page 1, no index), 1 connection',
+    method: 'GET',
+    path: '/employees?limit=50&sortField=birthday',
+    needsToken: true,
+    connections: 1,
+  },
   // The same pages from two server processes (WORKERS=2, one per core): a page costs the server
   // most of its CPU (writing 70 kB of JSON), so one process is the first limit on a 2-core machine.
   { name: 'GET /employees?limit=50 (page 1), WORKERS=2', method: 'GET', path: '/employees?limit=50', needsToken: true, workers: 2 },

@@ -10,6 +10,7 @@ import * as idempotencyKeys from './0008_idempotency_keys';
 import * as rateLimits from './0009_rate_limits';
 import * as auditEmployee from './0010_audit_employee';
 import * as employeeSortIndexes from './0011_employee_sort_indexes';
+import * as icehrmNumbering from './0012_icehrm_numbering';
 
 export interface Migration {
   name: string;
@@ -33,4 +34,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0009_rate_limits', ...rateLimits },
   { name: '0010_audit_employee', ...auditEmployee },
   { name: '0011_employee_sort_indexes', ...employeeSortIndexes },
+  { name: '0012_icehrm_numbering', ...icehrmNumbering },
 ];

@@ -144,17 +144,24 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     path: '/employees/{id}/attendance/summary',
     tags,
     security,
-    summary: "Totals of an employee's closed records",
+    summary: "Totals of an employee's records, as IceHrm counts them",
+    description:
+      'A record belongs to the date its in_time shows. `total`, `totalHours`, `thisMonth` and `avgHours` have IceHrm\'s meaning; `closed` and `thisMonthHours` are this server\'s own. Hours are summed from whole seconds and rounded to 2 decimals.',
     request: { params: id, query: attendanceSummaryQuery },
     responses: {
       200: jsonResponse(
         'The summary',
         z
           .strictObject({
-            total: z.number().int().meta({ description: 'Closed records whose in_time falls in the range' }),
-            totalHours: z.number().meta({ description: 'Their hours' }),
-            thisMonth: z.number().meta({ description: "Hours of the current calendar month in the employee's zone" }),
-            avgHours: z.number().meta({ description: 'totalHours / total; 0 without records' }),
+            total: z.number().int().meta({ description: 'Records whose in_time falls in from..to (all without a range), open ones included', example: 4 }),
+            totalHours: z.number().meta({ description: 'Hours of the closed ones among them', example: 25.17 }),
+            thisMonth: z
+              .number()
+              .int()
+              .meta({ description: "Records whose in_time falls in the current calendar month of the employee's zone, open ones included, whatever the range", example: 3 }),
+            avgHours: z.number().meta({ description: 'totalHours / total (open records count in total); 0 without records', example: 6.29 }),
+            closed: z.number().int().meta({ description: 'The closed records among total', example: 3 }),
+            thisMonthHours: z.number().meta({ description: 'Hours of the closed records among thisMonth', example: 16.67 }),
           })
           .meta({ id: 'AttendanceSummary' }),
       ),

@@ -31,7 +31,7 @@ export async function punchIn(trx: Knex.Transaction, body: Record<string, unknow
     errors.push(...checkTimes({ inTime, outTime: null }, { now: context.now, settings: context.settings, checkFuture }));
   }
   const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-  errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+  errors.push(...checkCoordinatePair(position, values.positionFields));
   if (errors.length > 0 || !inTime) throw new ValidationError(errors);
 
   const now = toSqlDateTime(context.now);
@@ -80,7 +80,7 @@ export async function punchOut(trx: Knex.Transaction, body: Record<string, unkno
     errors.push(...checkTimes({ inTime, outTime }, { now: context.now, settings: context.settings, checkFuture }));
   }
   const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
-  errors.push(...checkCoordinatePair(position, { latitude: 'latitude', longitude: 'longitude' }));
+  errors.push(...checkCoordinatePair(position, values.positionFields));
   if (errors.length > 0 || !outTime) throw new ValidationError(errors);
 
   const { id, ...before } = open;

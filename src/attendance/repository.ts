@@ -353,10 +353,11 @@ function durationSeconds(db: Db): string {
     : "(CAST(strftime('%s', a.out_time_utc) AS INTEGER) - CAST(strftime('%s', a.in_time_utc) AS INTEGER))";
 }
 
-/** How many closed records match and their total length in seconds. */
-export async function sumClosedAttendance(db: Db, criteria: AttendanceCriteria): Promise<{ count: number; seconds: number }> {
-  const row = (await applyCriteria(db('attendance as a'), { ...criteria, open: false })
-    .select(db.raw('COUNT(*) AS records'), db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`))
-    .first()) as { records: number | string; seconds: number | string } | undefined;
-  return { count: Number(row?.records ?? 0), seconds: Number(row?.seconds ?? 0) };
+/** How many records match, how many of them are closed, and the closed ones' total length in seconds. */
+export async function countAttendance(db: Db, criteria: AttendanceCriteria): Promise<{ records: number; closed: number; seconds: number }> {
+  // An open record has no out_time: COUNT and SUM leave its NULL out.
+  const row = (await applyCriteria(db('attendance as a'), criteria)
+    .select(db.raw('COUNT(*) AS records'), db.raw('COUNT(a.out_time_utc) AS closed'), db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`))
+    .first()) as { records: number | string; closed: number | string; seconds: number | string } | undefined;
+  return { records: Number(row?.records ?? 0), closed: Number(row?.closed ?? 0), seconds: Number(row?.seconds ?? 0) };
 }

@@ -45,8 +45,15 @@ const note = optionalText(1000);
 const latitude = coordinate(90);
 const longitude = coordinate(180);
 
-const punchInShape = { employee, in_time: timeInput, note, latitude, longitude };
-const punchOutShape = { employee, out_time: timeInput, note, latitude, longitude };
+/** IceHrm's names for a punch's position (its columns), accepted beside ours (CONTRACT §6). */
+const ICEHRM_POSITION_NAMES = { latitude: 'map_lat', longitude: 'map_lng' } as const;
+const icehrmPosition = {
+  map_lat: coordinate(90).meta({ description: "IceHrm's name for latitude; sent with latitude, the two must be equal" }),
+  map_lng: coordinate(180).meta({ description: "IceHrm's name for longitude; sent with longitude, the two must be equal" }),
+};
+
+const punchInShape = { employee, in_time: timeInput, note, latitude, longitude, ...icehrmPosition };
+const punchOutShape = { employee, out_time: timeInput, note, latitude, longitude, ...icehrmPosition };
 const recordShape = {
   employee,
   in_time: timeInput,
@@ -76,6 +83,8 @@ export interface PunchValues {
   note?: string | null;
   latitude?: number | null;
   longitude?: number | null;
+  /** The names the position was sent under, for the errors that name them. */
+  positionFields: { latitude: string; longitude: string };
 }
 
 export interface RecordValues {
@@ -95,13 +104,34 @@ type Parsed<T> = { values: T; errors: FieldError[] };
 export function parsePunchIn(body: Record<string, unknown>): Parsed<PunchValues> {
   const { values, errors } = parseFields(punchInShape, body, { pathId: undefined, required: [], noun: 'a punch' });
   const { in_time: time, ...rest } = values;
-  return { values: { ...rest, ...(time !== undefined && { time }) } as PunchValues, errors };
+  return { values: punchValues(rest, time, errors), errors };
 }
 
 export function parsePunchOut(body: Record<string, unknown>): Parsed<PunchValues> {
   const { values, errors } = parseFields(punchOutShape, body, { pathId: undefined, required: [], noun: 'a punch' });
   const { out_time: time, ...rest } = values;
-  return { values: { ...rest, ...(time !== undefined && { time }) } as PunchValues, errors };
+  return { values: punchValues(rest, time, errors), errors };
+}
+
+/** A punch's values with map_lat/map_lng read as latitude/longitude; both names with different values is an error. */
+function punchValues(parsed: Record<string, unknown>, time: unknown, errors: FieldError[]): PunchValues {
+  const { map_lat: _lat, map_lng: _lng, ...values } = parsed;
+  const positionFields = { latitude: 'latitude', longitude: 'longitude' };
+  for (const ours of ['latitude', 'longitude'] as const) {
+    const icehrm = ICEHRM_POSITION_NAMES[ours];
+    if (!Object.hasOwn(parsed, icehrm)) continue;
+    if (!Object.hasOwn(parsed, ours)) {
+      values[ours] = parsed[icehrm];
+      positionFields[ours] = icehrm;
+    } else if (parsed[ours] !== parsed[icehrm]) {
+      errors.push({ field: icehrm, message: `must equal ${ours} when both are sent` });
+    }
+  }
+  // A coordinate sent under neither name is named as its partner was sent (map_lng beside map_lat).
+  const sent = (ours: 'latitude' | 'longitude') => Object.hasOwn(parsed, ours) || Object.hasOwn(parsed, ICEHRM_POSITION_NAMES[ours]);
+  if (!sent('longitude') && positionFields.latitude === 'map_lat') positionFields.longitude = 'map_lng';
+  if (!sent('latitude') && positionFields.longitude === 'map_lng') positionFields.latitude = 'map_lat';
+  return { ...values, ...(time !== undefined && { time }), positionFields } as PunchValues;
 }
 
 /** POST /attendance: a complete record. */

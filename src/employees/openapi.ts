@@ -13,7 +13,7 @@ import {
   referenceSchema,
 } from '../http/openapi';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
-import { listEmployeesQuery } from './list';
+import { listEmployeesQuery } from './list-query';
 import { employeeWriteSchema } from './schemas';
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().meta({ example: '2024-03-01' });
@@ -72,6 +72,19 @@ export const employeeSchema = z
   })
   .meta({ id: 'Employee', description: 'An employee as read (CONTRACT §5.1)' });
 
+/** GET /employees/me: the read shape and the caller's account, as IceHrm's /me answers it (CONTRACT §6). */
+export const meSchema = employeeSchema
+  .extend({
+    user_name: z.string().meta({ description: "The caller's username", example: 'admin' }),
+    user_email: text.meta({ description: "The employee's work e-mail (users here have no e-mail of their own)" }),
+    user_level: z.enum(['Admin', 'Manager', 'Employee']).meta({ description: "The caller's role, by IceHrm's names (admin, manager, employee)" }),
+    can_login: z.enum(['Yes', 'No']).meta({ description: 'Whether the employee has a user: always Yes here, the caller being one' }),
+    current_time: z
+      .string()
+      .meta({ description: "Now on the employee's wall clock (their time zone), YYYY-MM-DD HH:MM:SS", example: '2026-11-22 15:31:10' }),
+  })
+  .meta({ id: 'EmployeeMe', description: "The caller's employee record and account (CONTRACT §6)" });
+
 const employeeInput = employeeWriteSchema.meta({
   id: 'EmployeeInput',
   description:
@@ -91,7 +104,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The caller's own employee record",
-    responses: { 200: jsonResponse('The employee linked to the token\'s user', employeeSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    responses: { 200: jsonResponse("The employee linked to the token's user, with the user's account", meSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'get',
@@ -100,7 +113,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
     description:
-      'Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter on a personal field (`country`): 403 `filter_not_allowed`.',
+      'IceHrm\'s parameters, read as IceHrm reads them where that is harmless (`limit` and `page` out of range, `sortOrder` in any case, an empty or `null` `filters`, `_`). Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter or sort on a personal field of their reports: 403 `filter_not_allowed`.',
     request: { query: listEmployeesQuery },
     responses: { 200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
   });

@@ -1,8 +1,9 @@
-import type { Caller } from '../caller';
+import type { Caller, Role } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instance';
 import type { NamedTable, NameLookup } from '../lookups/reference-names';
+import { wallClockIn } from '../time';
 import { seesPersonalFields } from './access';
 import { storedIdList } from './columns';
 import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
@@ -81,6 +82,23 @@ function employeeJson(r: EmployeeRecord, names: NameLookup, personal: boolean): 
     // ISO instants are digits and -:.TZ only: nothing to escape.
     `,"created_at":"${sqlDateTimeToIso(r.created_at)}","updated_at":"${sqlDateTimeToIso(r.updated_at)}"`;
   return personal ? `${json}}` : json;
+}
+
+/** IceHrm's names for the roles (its users' `user_level`). */
+const USER_LEVELS: Record<Role, string> = { admin: 'Admin', manager: 'Manager', employee: 'Employee' };
+
+/**
+ * GET /employees/me: the caller's employee and, as IceHrm's /me answers them, their account's
+ * user_name, user_email, user_level and can_login, and the employee's wall clock now (CONTRACT
+ * §6). Users here have no e-mail of their own: user_email is the employee's work e-mail. IceHrm's
+ * can_login says whether the employee has a user, which the caller of /me always is.
+ */
+export function toMeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, now: Date): string {
+  const employee = toEmployeeJson(record, caller, names);
+  return (
+    `${employee.slice(0, -1)},"user_name":${quote(caller.username)},"user_email":${optional(record.work_email)}` +
+    `,"user_level":"${USER_LEVELS[caller.role]}","can_login":"Yes","current_time":"${wallClockIn(record.timezone, now)}"}`
+  );
 }
 
 /** The same read shape as an object, for the replies of writes (kept for idempotent retries). */

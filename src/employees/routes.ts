@@ -14,8 +14,9 @@ import type { Instance } from '../instance';
 import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
-import { assertMayFilter, EmployeeListCache, listEmployees, listEmployeesQuery } from './list';
-import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse } from './output';
+import { EmployeeListCache, listEmployees } from './list';
+import { assertMayFilter, listEmployeesQuery } from './list-query';
+import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
 import type { EmployeeRecord } from './repository';
 import { updateEmployee } from './update-employee';
 
@@ -65,7 +66,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
           get: async (req, res) => {
             const employee = req.callerEmployee;
             if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-            await send(req, res, employee);
+            const names = await employeeReferenceNames(instanceOf(req), [employee]);
+            sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now()));
           },
         },
         { callerEmployee: true },

@@ -80,8 +80,11 @@ export type EmployeeValues = Partial<z.output<typeof employeeWriteSchema>>;
 
 export const REQUIRED_ON_CREATE = ['employee_id', 'first_name', 'last_name'] as const satisfies readonly EmployeeField[];
 
-/** Read-only members of the read shape that a PUT/PATCH may send back unchanged (CONTRACT §5.2). */
-const READ_ONLY_FIELDS = ['created_at', 'updated_at', 'restricted_fields'];
+/**
+ * Read-only members of the read shape that a PUT/PATCH may send back unchanged (CONTRACT §5.2),
+ * and the account members of /employees/me, so that a /me answer can be sent back changed.
+ */
+const READ_ONLY_FIELDS = ['created_at', 'updated_at', 'restricted_fields', 'user_name', 'user_email', 'user_level', 'can_login', 'current_time'];
 
 /**
  * Parses a create or update body field by field (see parseFields). `pathId` is the id of the

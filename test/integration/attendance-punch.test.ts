@@ -331,6 +331,60 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
     });
   });
 
+  describe("IceHrm's map_lat and map_lng", () => {
+    it('are the position of a punch-in and of a punch-out, as strings or numbers', async () => {
+      const user = await employeeIn();
+
+      const opened = await punchIn(user, { in_time: '2026-11-19 09:00:00', map_lat: '6.9271', map_lng: '79.8612' });
+      const closed = await punchOut(user, { map_lat: 6.93, map_lng: 79.86 });
+
+      expect(opened.status).toBe(201);
+      expect(opened.body).toMatchObject({ latitude: 6.9271, longitude: 79.8612, out_latitude: null, out_longitude: null });
+      expect(closed.status).toBe(200);
+      expect(closed.body).toMatchObject({ latitude: 6.9271, longitude: 79.8612, out_latitude: 6.93, out_longitude: 79.86 });
+      const stored = (await attendanceRowsOf(t, user.employeeId)).map((row) => [row.latitude, row.longitude, row.out_latitude, row.out_longitude].map(Number));
+      expect(stored).toEqual([[6.9271, 79.8612, 6.93, 79.86]]);
+    });
+
+    it('may be sent with latitude and longitude when they say the same', async () => {
+      const user = await employeeIn();
+
+      const res = await punchIn(user, { latitude: 10.5, map_lat: '10.5', longitude: '-20', map_lng: -20 });
+
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({ latitude: 10.5, longitude: -20 });
+    });
+
+    it('answer 422 when they differ from latitude or longitude sent beside them, and nothing is written', async () => {
+      const user = await employeeIn();
+
+      const res = await punchIn(user, { latitude: 10, map_lat: 11, longitude: 20, map_lng: 20 });
+      const both = await punchIn(user, { latitude: 10, map_lat: 11, longitude: 20, map_lng: 21 });
+
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'map_lat', message: 'must equal latitude when both are sent' }]);
+      expect(expectProblem(both, 422, 'validation_failed').errors).toEqual([
+        { field: 'map_lat', message: 'must equal latitude when both are sent' },
+        { field: 'map_lng', message: 'must equal longitude when both are sent' },
+      ]);
+      expect(await attendanceRowsOf(t, user.employeeId)).toEqual([]);
+    });
+
+    it('answer 422 named as sent: out of range, or one without the other', async () => {
+      const user = await employeeIn();
+      await punchIn(user, { in_time: '2026-11-19 09:00:00' });
+
+      const range = await punchIn(user, { map_lat: 91, map_lng: 'east' });
+      const half = await punchOut(user, { map_lat: 10 });
+
+      expect(expectProblem(range, 422, 'validation_failed').errors).toEqual([
+        { field: 'map_lat', message: 'must be a number from -90 to 90' },
+        { field: 'map_lng', message: 'must be a number from -180 to 180' },
+      ]);
+      expect(expectProblem(half, 422, 'validation_failed').errors).toEqual([{ field: 'map_lng', message: 'is required with map_lat' }]);
+      expect(await attendanceRowsOf(t, user.employeeId)).toEqual([expect.objectContaining({ out_time_utc: null })]);
+    });
+  });
+
   it('answers 405 with Allow for other methods on the punch paths, not a record lookup', async () => {
     const res = await asUser(t, org.admin).get('/attendance/punch-in');
 

@@ -156,7 +156,7 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
   describe('GET /employees/{id}/attendance/summary', () => {
     /**
      * 8 h 30 min on 30 October, 8 h 20 min on 2 November, and 8 h 20 min from 22:00 on 3
-     * November to 06:20 on the 4th; an open record today counts nowhere.
+     * November to 06:20 on the 4th; a record opened today counts as a record, without hours.
      * Exact total 25 h 10 min = 25.1667 h (rounding each first would give 8.5 + 8.33 + 8.33 = 25.16).
      */
     async function employeeWithRecords(timezone = 'UTC') {
@@ -169,14 +169,15 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
     }
     const summary = (id: number, query = '', user: TestUser = admin) => asUser(t, user).get(`/employees/${id}/attendance/summary${query}`);
 
-    it('sums closed records from their exact lengths: total, totalHours, thisMonth, avgHours', async () => {
+    it("counts records as IceHrm does, open ones included, and sums the closed ones' exact lengths", async () => {
       const employeeId = await employeeWithRecords();
 
       const all = await summary(employeeId);
 
       expect(all.status).toBe(200);
-      // 25 h 10 min in 3 records; 16 h 40 min of it in November; 25.1667 / 3 = 8.3889.
-      expect(all.body).toEqual({ total: 3, totalHours: 25.17, thisMonth: 16.67, avgHours: 8.39 });
+      // 4 records, 3 closed with 25 h 10 min; 3 records began in November, the closed two with
+      // 16 h 40 min; avgHours = 25.1667 / 4 = 6.2917 (IceHrm divides by every record).
+      expect(all.body).toEqual({ total: 4, totalHours: 25.17, thisMonth: 3, avgHours: 6.29, closed: 3, thisMonthHours: 16.67 });
     });
 
     it('counts the records that began within from..to, while thisMonth stays the current month', async () => {
@@ -184,10 +185,12 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
 
       const early = await summary(employeeId, '?from=2026-11-01&to=2026-11-03');
       const late = await summary(employeeId, '?from=2026-11-04&to=2026-11-30');
+      const none = await summary(employeeId, '?from=2026-12-01&to=2026-12-31');
 
-      // The night shift began on the 3rd: it belongs to the first range only.
-      expect(early.body).toEqual({ total: 2, totalHours: 16.67, thisMonth: 16.67, avgHours: 8.33 });
-      expect(late.body).toEqual({ total: 0, totalHours: 0, thisMonth: 16.67, avgHours: 0 });
+      // The night shift began on the 3rd: it belongs to the first range only; the open record to the second.
+      expect(early.body).toEqual({ total: 2, totalHours: 16.67, thisMonth: 3, avgHours: 8.33, closed: 2, thisMonthHours: 16.67 });
+      expect(late.body).toEqual({ total: 1, totalHours: 0, thisMonth: 3, avgHours: 0, closed: 0, thisMonthHours: 16.67 });
+      expect(none.body).toEqual({ total: 0, totalHours: 0, thisMonth: 3, avgHours: 0, closed: 0, thisMonthHours: 16.67 });
     });
 
     it("takes this month in the employee's zone", async () => {
@@ -199,13 +202,14 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
 
       const res = await summary(employeeId);
 
-      expect(res.body).toMatchObject({ total: 4, thisMonth: 1.5 });
+      // In UTC four records began in November; in Kiritimati only this one began in December.
+      expect(res.body).toMatchObject({ total: 5, thisMonth: 1, thisMonthHours: 1.5 });
     });
 
     it('answers whoever may read the employee, 404 to others, 400 for bad query parameters', async () => {
       const { manager, report, outsider } = await team();
 
-      expect((await summary(report.employeeId ?? 0, '', manager)).body).toEqual({ total: 1, totalHours: 8, thisMonth: 8, avgHours: 8 });
+      expect((await summary(report.employeeId ?? 0, '', manager)).body).toEqual({ total: 2, totalHours: 8, thisMonth: 2, avgHours: 4, closed: 1, thisMonthHours: 8 });
       expect((await summary(report.employeeId ?? 0, '', report)).status).toBe(200);
       expectProblem(await summary(outsider, '', manager), 404, 'not_found');
       expectProblem(await summary(outsider, '?limit=5'), 400, 'invalid_query');

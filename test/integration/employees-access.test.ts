@@ -138,6 +138,46 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(bySupervisor.body.data.map((row: { id: string }) => Number(row.id)).sort()).toEqual([org.report.employeeId, org.reportWithoutUser].sort());
       expect(byAdmin.status).toBe(200);
     });
+    it('refuses a manager every personal field as a filter or as sortField, naming each; admins and employees may', async () => {
+      const values: Record<string, unknown> = { birthday: '1990-01-01', marital_status: 'Single', nationality: '1', country: 'US', province: '1' };
+      const filters = Object.fromEntries(PERSONAL_FIELDS.map((field) => [field, values[field] ?? 'x']));
+
+      const refused = await listAs(org.manager, `?filters=${encodeURIComponent(JSON.stringify(filters))}&sortField=birthday`);
+      const sorted = await listAs(org.manager, '?sortField=private_email');
+
+      expect(fieldsOf(expectProblem(refused, 403, 'filter_not_allowed')).sort()).toEqual([...PERSONAL_FIELDS.map((field) => `filters.${field}`), 'sortField'].sort());
+      expect(fieldsOf(expectProblem(sorted, 403, 'filter_not_allowed'))).toEqual(['sortField']);
+      const asAdmin = await listAs(org.admin, `?filters=${encodeURIComponent(JSON.stringify(filters))}&sortField=birthday`);
+      const asEmployee = await listAs(org.outsider, `?filters=${encodeURIComponent(JSON.stringify({ gender: 'x' }))}&sortField=birthday`);
+      expect(asAdmin.status).toBe(200);
+      expect(asEmployee.status).toBe(200);
+    });
+
+    it('lets a manager filter and sort on the work fields of their reports', async () => {
+      const phone = unique('+1 555 ');
+      await t.db('employees').where({ id: org.report.employeeId }).update({ work_phone: phone });
+
+      const res = await listAs(org.manager, `?filters=${encodeURIComponent(JSON.stringify({ work_phone: phone }))}&sortField=work_email&sortOrder=DESC`);
+
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((row: { id: string }) => Number(row.id))).toEqual([org.report.employeeId]);
+    });
+
+    it("searches personal ids only where the caller may read them: everyone's for admins, their own for others", async () => {
+      const nic = (employeeId: number | null) => `NIC-${employeeId}-${dialect}`;
+      for (const user of [org.manager, org.report, org.otherReport]) {
+        await t.db('employees').where({ id: user.employeeId }).update({ nic_num: nic(user.employeeId), other_id: `OID-${user.employeeId}` });
+      }
+      const found = async (user: TestUser, search: string) =>
+        ((await listAs(user, `?search=${encodeURIComponent(search)}`)).body.data as Array<{ id: string }>).map((row) => Number(row.id));
+
+      expect(await found(org.admin, nic(org.report.employeeId))).toEqual([org.report.employeeId]);
+      expect(await found(org.manager, nic(org.report.employeeId))).toEqual([]);
+      expect(await found(org.manager, `OID-${org.report.employeeId}`)).toEqual([]);
+      expect(await found(org.manager, nic(org.manager.employeeId))).toEqual([org.manager.employeeId]);
+      expect(await found(org.report, nic(org.report.employeeId))).toEqual([org.report.employeeId]);
+      expect(await found(org.report, nic(org.otherReport.employeeId))).toEqual([]);
+    });
   });
 
   describe('writing', () => {

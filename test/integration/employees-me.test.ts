@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
+import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -11,7 +12,7 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
   });
   afterAll(() => t.close());
 
-  it("returns the caller's whole employee record in the read shape", async () => {
+  it("returns the caller's whole employee record in the read shape, and their account as IceHrm answers it", async () => {
     const [department] = await t.db('departments').insert({ name: 'Engineering ME' });
     const [jobTitle] = await t.db('job_titles').insert({ name: 'Engineer ME' });
     const supervisorId = await createEmployee(t, { first_name: 'Grace', last_name: 'Hopper' });
@@ -37,8 +38,10 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
         timezone: 'Europe/London',
       },
     });
+    setClock(t, '2026-07-01T11:59:58.700Z');
 
     const res = await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' });
+    const created = (await t.db('employees').where({ id: user.employeeId }).first('created_at')).created_at.replace(' ', 'T') + 'Z';
 
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -83,9 +86,55 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
       approver2: null,
       approver3: null,
       timezone: 'Europe/London',
-      created_at: t.clock.now().toISOString(),
-      updated_at: t.clock.now().toISOString(),
+      created_at: created,
+      updated_at: created,
+      user_name: user.username,
+      user_email: 'ada@example.com',
+      user_level: 'Employee',
+      can_login: 'Yes',
+      // Noon (less 1.3 s) in London, on summer time.
+      current_time: '2026-07-01 12:59:58',
     });
+  });
+
+  it("names the role as IceHrm's user_level, and answers user_email null when the employee has no work e-mail", async () => {
+    setClock(t, '2026-01-15T08:00:00Z');
+    const admin = await createUser(t, 'admin', { employee: { timezone: 'Asia/Kolkata' } });
+    const manager = await createUser(t, 'manager', { employee: { work_email: 'm@example.com' } });
+    const me = (user: { token: string }) => request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' });
+
+    const asAdmin = await me(admin);
+    const asManager = await me(manager);
+
+    expect(asAdmin.body).toMatchObject({ id: String(admin.employeeId), user_name: admin.username, user_email: null, user_level: 'Admin', can_login: 'Yes', current_time: '2026-01-15 13:30:00' });
+    expect(asManager.body).toMatchObject({ user_name: manager.username, user_email: 'm@example.com', user_level: 'Manager', current_time: '2026-01-15 08:00:00' });
+  });
+
+  it('answers the account fields on /me only, not on the same record read by id or in a list', async () => {
+    const user = await createUser(t, 'employee');
+
+    const byId = await request(t.app).get(t.api(`/employees/${user.employeeId}`)).auth(user.token, { type: 'bearer' });
+    const list = await request(t.app).get(t.api('/employees')).auth(user.token, { type: 'bearer' });
+
+    for (const record of [byId.body, list.body.data[0]]) {
+      expect(record.id).toBe(String(user.employeeId));
+      for (const field of ['user_name', 'user_email', 'user_level', 'can_login', 'current_time']) expect(record).not.toHaveProperty(field);
+    }
+  });
+
+  it('takes a /me answer back, changed, through PUT /employees/{id}: the account fields are ignored there', async () => {
+    const user = await createUser(t, 'employee', { employee: { city: 'Leeds' } });
+    const me = await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' });
+
+    const res = await request(t.app)
+      .put(t.api(`/employees/${user.employeeId}`))
+      .auth(user.token, { type: 'bearer' })
+      .send({ ...me.body, city: 'York', user_level: 'Admin', user_name: 'someone-else' });
+
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ city: 'York' });
+    expect(res.body).not.toHaveProperty('user_level');
+    expect(await t.db('users').where({ id: user.userId }).first('username', 'role')).toEqual({ username: user.username, role: 'employee' });
   });
 
   it('answers 404 no_employee for a user without an employee record', async () => {
