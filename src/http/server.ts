@@ -18,7 +18,18 @@ import { answerClientError } from './client-error';
  * or too slow) never reaches the app; `clientError` answers it with a problem body.
  */
 export function createServer(app: Express, listener: http.RequestListener = app): http.Server {
-  const server = http.createServer({ IncomingMessage: requestClass(app), ServerResponse: responseClass(app) }, listener);
+  const server = http.createServer(
+    {
+      IncomingMessage: requestClass(app),
+      ServerResponse: responseClass(app),
+      // A client that sends its headers or its body too slowly ties up a connection (slowloris):
+      // 408 after 10 s for the headers, 30 s for the whole request, checked every second.
+      headersTimeout: HEADERS_TIMEOUT_MS,
+      requestTimeout: RECEIVE_TIMEOUT_MS,
+      connectionsCheckingInterval: 1000,
+    },
+    listener,
+  );
   server.on('clientError', answerClientError);
   // Longer than a proxy keeps an idle upstream connection (nginx: 60 s), so that the proxy, not
   // this server, closes it: a request sent as the server closed would fail as a 502.
@@ -27,6 +38,8 @@ export function createServer(app: Express, listener: http.RequestListener = app)
 }
 
 const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+const RECEIVE_TIMEOUT_MS = 30_000;
 
 function requestClass(app: Express): typeof http.IncomingMessage {
   function AppRequest(this: http.IncomingMessage & Express.Request, socket: Socket): void {
