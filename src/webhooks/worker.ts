@@ -56,8 +56,11 @@ export interface DeliveryWorkerOptions {
 
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_RETRY_MS = 6 * 3600 * 1000;
-/** A lease outlives the attempt it covers by this much; a worker that died loses it then. */
-const LEASE_MARGIN_MS = 30_000;
+/**
+ * A lease outlives the attempt it covers (WEBHOOK_TIMEOUT, enforced) by this much, for recording
+ * the outcome; a worker that died loses its leases then, and another sends them again.
+ */
+const LEASE_MARGIN_MS = 10_000;
 const BACKLOG_EVERY_MS = 10_000;
 const PURGE_EVERY_MS = 3600 * 1000;
 /** Delivered and failed deliveries (and their events) are kept this long, for GET .../deliveries. */
@@ -204,9 +207,11 @@ export class DeliveryWorker {
       return;
     }
     const body = deliveryBody(delivery, { instance: instance.name ?? null, includePersonal: subscription.include_personal });
-    const sentAt = this.options.clock.now();
+    // The receiver checks webhook-timestamp against its own clock: the real time, whatever
+    // clock schedules the attempts.
+    const sentAt = new Date();
     const secrets = [subscription.secret];
-    if (subscription.previous_secret && subscription.previous_secret_expires_at && fromSqlDateTime(subscription.previous_secret_expires_at) > sentAt) {
+    if (subscription.previous_secret && subscription.previous_secret_expires_at && fromSqlDateTime(subscription.previous_secret_expires_at) > this.options.clock.now()) {
       secrets.push(subscription.previous_secret);
     }
     const headers = {
