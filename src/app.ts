@@ -25,6 +25,7 @@ import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
+import { webhookRoutes } from './webhooks/routes';
 
 export interface AppDependencies {
   config: Config;
@@ -133,6 +134,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
     tokenRoutes({ clock }),
+    webhookRoutes({ clock, config }),
   ];
   const callerEmployeeAt = new Set(features.flatMap((feature) => feature.served.filter((route) => route.callerEmployee).map((route) => route.path)));
   api.use(requireBearer(clock, { callerEmployeeAt }));

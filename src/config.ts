@@ -41,6 +41,8 @@ export interface Config {
   cloudMaxConnections: number;
   /** Cloud mode: an instance's idle database connections are closed after this long. */
   cloudIdleTimeoutMs: number;
+  /** Where webhooks may be sent, and how long one attempt may take (docs/webhooks.md). */
+  webhooks: { allowHttp: boolean; allowPrivate: boolean; timeoutMs: number };
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +58,12 @@ const byteSize = z
   .regex(/^\d+\s*(b|kb|mb)?$/i, 'must be a size such as 100kb, 1mb or 20000')
   .transform(toBytes)
   .refine((bytes) => bytes >= 1024 && bytes <= 50 * 1024 * 1024, 'must be between 1kb and 50mb');
+
+/** A switch: 1/true/yes/on or 0/false/no/off. */
+const flag = z
+  .string()
+  .regex(/^(1|0|true|false|yes|no|on|off)$/i, 'must be 1 or 0')
+  .transform((value) => /^(1|true|yes|on)$/i.test(value));
 
 const envSchema = z.object({
   DATABASE_URL: z
@@ -95,6 +103,9 @@ const envSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   CLOUD_MAX_CONNECTIONS: z.coerce.number().int().min(2).max(10_000).default(40),
   CLOUD_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  WEBHOOK_ALLOW_HTTP: flag.default(false),
+  WEBHOOK_ALLOW_PRIVATE: flag.default(false),
+  WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(60).default(10),
 });
 
 /**
@@ -133,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: values.WORKERS,
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,
+    webhooks: { allowHttp: values.WEBHOOK_ALLOW_HTTP, allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT * 1000 },
   });
 }
 

@@ -20,6 +20,7 @@ import { Metrics, startMetricsServer } from './metrics/metrics';
 import type { RateLimitStore } from './rate-limits/limits';
 import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
 import { AggregatorRegistry, register } from 'prom-client';
+import { startWebhookDelivery } from './webhooks/start';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -61,10 +62,12 @@ async function main(): Promise<void> {
   const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
   await listen(server, config);
   const metricsServer = metrics && (await listenForMetrics(config, logger, register));
+  const delivery = startWebhookDelivery({ config, logger, clock: systemClock, instances: opened.instances, control: opened.control, metrics: metrics?.webhooks });
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal((signal) =>
     stop(server, logger, signal, async () => {
       metricsServer?.close();
+      await delivery.stop();
       await opened.close();
     }),
   );
@@ -235,8 +238,12 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
   const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
   await listen(server, config);
+  const delivery = startWebhookDelivery({ config, logger, clock: systemClock, instances: opened.instances, control: opened.control, metrics: metrics?.webhooks });
   onShutdownSignal(async (signal) => {
-    await stop(server, logger, signal, opened.close);
+    await stop(server, logger, signal, async () => {
+      await delivery.stop();
+      await opened.close();
+    });
     // The IPC channel to the primary is the last thing keeping a worker alive.
     process.disconnect?.();
   });

@@ -8,6 +8,7 @@ import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
 import { jsonResponse, type OpenApiDocument, problems } from './http/openapi';
 import { describeDocs } from './docs/openapi';
+import { describeWebhooks } from './webhooks/openapi';
 
 export type { OpenApiDocument };
 
@@ -39,6 +40,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeEmployees(registry);
   describeLookups(registry);
   describeAttendance(registry);
+  describeWebhooks(registry);
   describeDocs(registry);
   describeHealth(registry);
 
@@ -54,6 +56,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Employees' },
       { name: 'Attendance' },
       { name: 'Reference data', description: 'The tables employee references point into' },
+      { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation' },
       { name: 'Health', description: 'Outside the base path and the settings gate' },
     ],

@@ -16,6 +16,7 @@ import {
 import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
 import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
+import { recordAttendanceDeleted, recordAttendanceEvent } from '../webhooks/resource-events';
 
 const NO_SUCH_RECORD = 'No such attendance record';
 
@@ -65,7 +66,9 @@ export async function createAttendance(trx: Knex.Transaction, body: Record<strin
   const id = await insertAttendance(trx, columns);
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
   await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
-  return { id, ...columns, employeeDisplay: employee.display };
+  const record = { id, ...columns, employeeDisplay: employee.display };
+  await recordAttendanceEvent(trx, 'attendance.corrected', record, context.now);
+  return record;
 }
 
 /**
@@ -129,7 +132,9 @@ export async function correctAttendance(
   await guardOneOpenRecord(() => updateAttendance(trx, id, columns));
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
   await auditAttendance(trx, { action: 'update', id, employeeId: employee.id, before, after: columns }, context);
-  return { id, ...columns, employeeDisplay: employee.display };
+  const record = { id, ...columns, employeeDisplay: employee.display };
+  await recordAttendanceEvent(trx, 'attendance.corrected', record, context.now, attendanceChanges(before, columns).fields);
+  return record;
 }
 
 /** DELETE /attendance/{id}: admins only. */
@@ -140,6 +145,7 @@ export async function deleteAttendanceRecord(trx: Knex.Transaction, id: number, 
   const { id: _id, employeeDisplay: _display, ...before } = found.record;
   await deleteAttendance(trx, id);
   await auditAttendance(trx, { action: 'delete', id, employeeId: found.employee.id, before, after: {} }, context);
+  await recordAttendanceDeleted(trx, id, context.now);
 }
 
 function checkPositions(position: {

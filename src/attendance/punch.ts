@@ -16,6 +16,7 @@ import {
 import { assertNotOverlapping, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance } from './writes';
+import { recordAttendanceEvent } from '../webhooks/resource-events';
 
 /**
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,
@@ -58,7 +59,9 @@ export async function punchIn(trx: Knex.Transaction, body: Record<string, unknow
   if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
   const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
   await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
-  return { id, ...columns, employeeDisplay: employee.display };
+  const record = { id, ...columns, employeeDisplay: employee.display };
+  await recordAttendanceEvent(trx, 'attendance.punched_in', record, context.now);
+  return record;
 }
 
 /**
@@ -98,7 +101,9 @@ export async function punchOut(trx: Knex.Transaction, body: Record<string, unkno
   // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
   await updateAttendance(trx, id, columns);
   await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
-  return { id, ...columns, employeeDisplay: employee.display };
+  const record = { id, ...columns, employeeDisplay: employee.display };
+  await recordAttendanceEvent(trx, 'attendance.punched_out', record, context.now);
+  return record;
 }
 
 /** The employee punched for: the one sent, else the caller's own. */

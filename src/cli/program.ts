@@ -10,6 +10,7 @@ import { registerInstanceCommands } from './instance';
 import { registerSeedCommand } from './seed';
 import { registerTokenCommands } from './token';
 import { registerUserCommands } from './user';
+import { registerWebhookCommands } from './webhook';
 
 /** Runs one hrm command; resolves to the exit code. Never calls process.exit (tests run it in-process). */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -28,6 +29,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerTokenCommands(program, context);
   registerSeedCommand(program, context);
   registerAuditCommands(program, context);
+  registerWebhookCommands(program, context);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

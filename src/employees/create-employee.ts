@@ -3,6 +3,7 @@ import { writeAudit } from '../audit/repository';
 import { toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { todayIn } from '../time';
+import { recordEmployeeEvent } from '../webhooks/resource-events';
 import type { Caller } from '../caller';
 import { assertMayCreateEmployees } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
@@ -79,5 +80,6 @@ export async function createEmployee(
   );
   const created = await findEmployeeById(trx, id);
   if (!created) throw new Error(`Employee ${id} vanished inside its own transaction`);
+  await recordEmployeeEvent(trx, 'employee.created', created, context.now);
   return created;
 }

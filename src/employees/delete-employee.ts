@@ -4,6 +4,8 @@ import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
 import { valueChanges } from './columns';
 import { deleteEmployeeRow, detachEmployee, revokeTokensOfEmployee } from './repository';
 import type { WriteContext } from './update-employee';
+import { recordEvents } from '../webhooks/outbox';
+import { deletionEvent, employeeEvent } from '../webhooks/resource-events';
 
 /**
  * Deletes an employee (admins only), in the write's transaction: revokes the tokens of their
@@ -28,4 +30,8 @@ export async function deleteEmployee(trx: Knex.Transaction, id: number, context:
   entries.push({ action: 'delete', entityType: 'employee', entityId: id, fields: [], changes: { employee_id: { from: existing.employee_id, to: null } } });
   await writeAudits(trx, entries, { caller, requestId: context.requestId, now });
   await deleteEmployeeRow(trx, id);
+  await recordEvents(trx, [
+    ...detached.map((employee) => employeeEvent(trx, 'employee.updated', employee.id, now, { changedFields: employee.fields })),
+    deletionEvent('employee.deleted', id, now),
+  ]);
 }

@@ -3,6 +3,7 @@ import { writeAudit } from '../audit/repository';
 import { type FieldError, ValidationError } from '../errors';
 import type { Caller } from '../caller';
 import { todayIn } from '../time';
+import { recordEmployeeEvent } from '../webhooks/resource-events';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
@@ -72,6 +73,7 @@ export async function updateEmployee(trx: Knex.Transaction, id: number, body: Re
   );
   const updated = await findEmployeeById(trx, id);
   if (!updated) throw new Error(`Employee ${id} vanished inside its own transaction`);
+  await recordEmployeeEvent(trx, terminating ? 'employee.terminated' : 'employee.updated', updated, now, changed);
   return updated;
 }
 

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { RequestHandler } from 'express';
 import { type AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/connect';
+import type { WebhookMetrics } from '../webhooks/worker';
 
 /** Knex's pool (tarn), as far as metrics read it. */
 interface PoolStats {
@@ -18,6 +19,8 @@ interface PoolStats {
 export class Metrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route' | 'status'>;
+  /** What the webhook delivery worker of this process reports (src/webhooks/worker.ts). */
+  readonly webhooks: WebhookMetrics;
 
   /**
    * `registry`: prom-client's process-wide one in the server (a cluster's primary collects it
@@ -52,6 +55,7 @@ export class Metrics {
     new Gauge({ name: 'hrm_db_pool_used', help: 'Database connections in use', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numUsed()) });
     new Gauge({ name: 'hrm_db_pool_free', help: 'Idle database connections', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numFree()) });
     new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numPendingAcquires()) });
+    this.webhooks = webhookMetrics(registry);
   }
 
   /**
@@ -71,6 +75,47 @@ export class Metrics {
       next();
     };
   }
+}
+
+/**
+ * Webhook deliveries: counters of what this process sent, and the backlog (pending deliveries,
+ * age of the oldest) as the worker last read it from each instance's database. Every process
+ * reads the same databases, so a cluster's primary takes the largest backlog, not the sum.
+ */
+function webhookMetrics(registry: Registry): WebhookMetrics {
+  const delivered = new Counter({ name: 'hrm_webhook_deliveries_delivered_total', help: 'Webhook deliveries a receiver accepted (2xx)', registers: [registry] });
+  const failedAttempts = new Counter({
+    name: 'hrm_webhook_attempts_failed_total',
+    help: 'Webhook delivery attempts that failed (refused, no answer, not 2xx); most are retried',
+    registers: [registry],
+  });
+  const givenUp = new Counter({ name: 'hrm_webhook_deliveries_failed_total', help: 'Webhook deliveries given up after 3 days of retries', registers: [registry] });
+  const backlogs = new Map<string, { pending: number; oldest: Date | undefined }>();
+  new Gauge({
+    name: 'hrm_webhook_deliveries_queued',
+    help: 'Webhook deliveries waiting to be sent (pending), all instances',
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      this.set([...backlogs.values()].reduce((sum, backlog) => sum + backlog.pending, 0));
+    },
+  });
+  new Gauge({
+    name: 'hrm_webhook_oldest_undelivered_seconds',
+    help: 'Age of the oldest webhook delivery still pending (0 when none)',
+    registers: [registry],
+    aggregator: 'max',
+    collect() {
+      const oldest = Math.min(...[...backlogs.values()].map((backlog) => backlog.oldest?.getTime() ?? Number.POSITIVE_INFINITY));
+      this.set(Number.isFinite(oldest) ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+    },
+  });
+  return {
+    delivered: () => delivered.inc(),
+    attemptFailed: () => failedAttempts.inc(),
+    givenUp: () => givenUp.inc(),
+    backlog: (instance, pending, oldest) => backlogs.set(instance, { pending, oldest }),
+  };
 }
 
 /** The /metrics listener: plain text for Prometheus, nothing else. */

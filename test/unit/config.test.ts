@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       workers: 1,
       cloudMaxConnections: 40,
       cloudIdleTimeoutMs: 60_000,
+      webhooks: { allowHttp: false, allowPrivate: false, timeoutMs: 10_000 },
     });
   });
 
@@ -47,6 +48,9 @@ describe('loadConfig', () => {
       WORKERS: '4',
       CLOUD_MAX_CONNECTIONS: '100',
       CLOUD_IDLE_SECONDS: '15',
+      WEBHOOK_ALLOW_HTTP: '1',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_TIMEOUT: '5',
     });
 
     expect(config).toEqual({
@@ -69,6 +73,7 @@ describe('loadConfig', () => {
       workers: 4,
       cloudMaxConnections: 100,
       cloudIdleTimeoutMs: 15_000,
+      webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 5_000 },
     });
   });
 
@@ -124,6 +129,10 @@ describe('loadConfig', () => {
     [{ CORS_ORIGINS: 'https://hr.example.com/app' }, 'CORS_ORIGINS'],
     [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
     [{ REQUEST_TIMEOUT: '0' }, 'REQUEST_TIMEOUT'],
+    [{ WEBHOOK_ALLOW_HTTP: 'maybe' }, 'WEBHOOK_ALLOW_HTTP'],
+    [{ WEBHOOK_ALLOW_PRIVATE: '2' }, 'WEBHOOK_ALLOW_PRIVATE'],
+    [{ WEBHOOK_TIMEOUT: '0' }, 'WEBHOOK_TIMEOUT'],
+    [{ WEBHOOK_TIMEOUT: '61' }, 'WEBHOOK_TIMEOUT'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));

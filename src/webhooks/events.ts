@@ -1,0 +1,28 @@
+/** The events a subscription may ask for (CONTRACT §6.2; docs/webhooks.md says when each is sent). */
+export const EVENT_TYPES = [
+  'employee.created',
+  'employee.updated',
+  'employee.terminated',
+  'employee.deleted',
+  'attendance.punched_in',
+  'attendance.punched_out',
+  'attendance.corrected',
+  'attendance.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What a subscription lists: event types, or "*" alone for every one. */
+export const ALL_EVENTS = '*';
+
+export type ResourceKind = 'employee' | 'attendance';
+
+/** The kind of resource an event type is about. */
+export function resourceKindOf(type: EventType): ResourceKind {
+  return type.startsWith('employee.') ? 'employee' : 'attendance';
+}
+
+/** Whether a subscription listing `events` wants events of `type`. */
+export function wantsEvent(events: readonly string[], type: EventType): boolean {
+  return events.includes(ALL_EVENTS) || events.includes(type);
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+import type { Db } from '../db/connect';
+import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
+import { ValidationError } from '../errors';
+import { checkUrlShape, RefusedUrlError, type Resolve, resolveAllowedAddresses, systemResolve, type UrlPolicy } from './addresses';
+import { ALL_EVENTS, EVENT_TYPES } from './events';
+import { type DeliveryRow, insertSubscription, type Subscription, type SubscriptionColumns, updateSubscription } from './repository';
+import { newSigningSecret } from './signing';
+
+/** How long the secret replaced by a rotation still signs (both are sent meanwhile). */
+export const PREVIOUS_SECRET_VALID_MS = 24 * 3600 * 1000;
+
+const EVENT_NAMES = [...EVENT_TYPES, ALL_EVENTS] as const;
+const eventsError = `must be a list of event types (${EVENT_TYPES.join(', ')}) or ["*"]`;
+
+const fields = {
+  url: z.string({ error: 'must be an https:// URL' }).max(2000, { error: 'must be at most 2000 characters' }),
+  events: z
+    .array(z.enum(EVENT_NAMES, { error: eventsError }), { error: eventsError })
+    .min(1, { error: eventsError })
+    .max(EVENT_NAMES.length, { error: eventsError })
+    .refine((events) => !events.includes(ALL_EVENTS) || events.length === 1, { error: '"*" means every event and stands alone' })
+    .transform((events) => [...new Set(events)]),
+  description: z
+    .string({ error: 'must be text' })
+    .max(500, { error: 'must be at most 500 characters' })
+    .nullable()
+    .transform((text) => (text === '' ? null : text)),
+  active: z.boolean({ error: 'must be true or false' }),
+  include_personal: z.boolean({ error: 'must be true or false' }),
+};
+
+export const createWebhookSchema = z.strictObject({
+  url: fields.url,
+  events: fields.events,
+  description: fields.description.optional(),
+  active: fields.active.optional(),
+  include_personal: fields.include_personal.optional(),
+});
+
+export const updateWebhookSchema = z.strictObject({
+  url: fields.url.optional(),
+  events: fields.events.optional(),
+  description: fields.description.optional(),
+  active: fields.active.optional(),
+  include_personal: fields.include_personal.optional(),
+});
+
+export type CreateWebhookInput = z.output<typeof createWebhookSchema>;
+export type UpdateWebhookInput = z.output<typeof updateWebhookSchema>;
+
+/**
+ * A receiver URL the policy allows (scheme, and every address its host resolves to), or 422
+ * naming `url`. Checked before the write's transaction: resolving may take a while.
+ */
+export async function checkWebhookUrl(url: string, policy: UrlPolicy, resolve: Resolve = systemResolve): Promise<string> {
+  try {
+    const parsed = checkUrlShape(url, policy);
+    await resolveAllowedAddresses(parsed, policy, resolve);
+    return parsed.toString();
+  } catch (error) {
+    if (error instanceof RefusedUrlError) throw new ValidationError([{ field: 'url', message: error.message }]);
+    throw error;
+  }
+}
+
+/** A subscription as the API answers it: never its secrets. */
+export function toWebhookResponse(subscription: Subscription): Record<string, unknown> {
+  return {
+    id: String(subscription.id),
+    url: subscription.url,
+    events: subscription.events,
+    description: subscription.description,
+    active: subscription.active,
+    include_personal: subscription.include_personal,
+    created_at: sqlDateTimeToIso(subscription.created_at),
+    failing_since: subscription.failing_since === null ? null : sqlDateTimeToIso(subscription.failing_since),
+    disabled_reason: subscription.disabled_reason,
+  };
+}
+
+/** A delivery as GET .../deliveries answers it. */
+export function toDeliveryResponse(delivery: DeliveryRow): Record<string, unknown> {
+  return {
+    id: String(delivery.id),
+    event_id: delivery.event_id,
+    type: delivery.type,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    next_attempt_at: delivery.status === 'pending' ? sqlDateTimeToIso(delivery.next_attempt_at) : null,
+    last_status: delivery.last_status === null ? null : Number(delivery.last_status),
+    last_error: delivery.last_error,
+    created_at: sqlDateTimeToIso(delivery.created_at),
+  };
+}
+
+/** Creates a subscription (its URL already checked) with a new secret; the secret is in the answer only. */
+export async function createWebhook(db: Db, input: CreateWebhookInput, now: Date): Promise<{ subscription: Subscription; secret: string }> {
+  const at = toSqlDateTime(now);
+  const columns: SubscriptionColumns = {
+    url: input.url,
+    events: input.events,
+    description: input.description ?? null,
+    active: input.active ?? true,
+    include_personal: input.include_personal ?? false,
+    secret: newSigningSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    failing_since: null,
+    disabled_reason: null,
+    created_at: at,
+    updated_at: at,
+  };
+  const id = await insertSubscription(db, columns);
+  return { subscription: { id, ...columns }, secret: columns.secret };
+}
+
+/**
+ * Changes the sent fields. Turning a subscription on again clears why it was disabled and its
+ * failing streak: its next failures count from then.
+ */
+export async function changeWebhook(db: Db, existing: Subscription, input: UpdateWebhookInput, now: Date): Promise<Subscription> {
+  const changes: Partial<SubscriptionColumns> = {};
+  for (const field of ['url', 'events', 'description', 'active', 'include_personal'] as const) {
+    if (input[field] !== undefined && JSON.stringify(input[field]) !== JSON.stringify(existing[field])) Object.assign(changes, { [field]: input[field] });
+  }
+  if (changes.active === true) Object.assign(changes, { disabled_reason: null, failing_since: null });
+  if (Object.keys(changes).length === 0) return existing;
+  changes.updated_at = toSqlDateTime(now);
+  await updateSubscription(db, existing.id, changes);
+  return { ...existing, ...changes };
+}
+
+/** A new secret; the one it replaces keeps signing (alongside) for 24 hours. */
+export async function rotateWebhookSecret(db: Db, existing: Subscription, now: Date): Promise<{ subscription: Subscription; secret: string }> {
+  const changes = {
+    secret: newSigningSecret(),
+    previous_secret: existing.secret,
+    previous_secret_expires_at: toSqlDateTime(new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS)),
+    updated_at: toSqlDateTime(now),
+  };
+  await updateSubscription(db, existing.id, changes);
+  return { subscription: { ...existing, ...changes }, secret: changes.secret };
+}
