@@ -116,7 +116,7 @@ if (missing && process.env.CI === 'true') {
         if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
       });
       await page.goto(url);
-      await page.locator('#operations-Employees-get_employees_me').waitFor({ timeout: 10_000 });
+      await page.locator('#operations-Employees-get_employees_me').waitFor({ timeout: 30_000 });
       return { page, requested, problems };
     }
 
@@ -147,7 +147,7 @@ if (missing && process.env.CI === 'true') {
       expect(JSON.parse(withToken.shownBody)).toMatchObject({ id: '1', employee_id: 'ADMIN', first_name: 'Admin', last_name: 'User', status: 'Active' });
       expect(problems).toEqual([]);
       await page.close();
-    });
+    }, 90_000);
 
     it('loads nothing but its own origin, also under a host name and when asked as /docs/', async () => {
       const origin = new URL(server.apiUrl).origin;
@@ -167,6 +167,6 @@ if (missing && process.env.CI === 'true') {
       expect(foreign(remote.requested, named)).toEqual([]);
       expect(remote.problems).toEqual([]);
       await Promise.all([local.page.close(), remote.page.close()]);
-    });
+    }, 90_000);
   });
 }
