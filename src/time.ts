@@ -42,10 +42,22 @@ export function isTimeZone(value: string): boolean {
   }
 }
 
+/** Per zone, the last second written and its reading: `now` in the same second costs a lookup. */
+const lastReading = new Map<string, { second: number; text: string }>();
+
 /** 'YYYY-MM-DD HH:MM:SS' wall-clock time of an instant in a zone. */
 export function wallClockIn(timeZone: string, instant: Date): string {
+  const second = Math.floor(instant.getTime() / 1000);
+  // UTC needs no zone rules; years 1000-9999 print alike in ISO form and through Intl.
+  if (timeZone === 'UTC' && second >= -30_610_224_000 && second < 253_402_300_800) {
+    return new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+  }
+  const last = lastReading.get(timeZone);
+  if (last?.second === second) return last.text;
   const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(instant).map((part) => [part.type, part.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+  const text = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+  lastReading.set(timeZone, { second, text });
+  return text;
 }
 
 /** Today's date, YYYY-MM-DD, in a zone. */

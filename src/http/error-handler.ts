@@ -37,7 +37,7 @@ export function errorHandler(options: { bodyLimitBytes: number }): ErrorRequestH
 }
 
 /** Answers `error` with its problem body, or ends the response if an answer was already begun. */
-export function renderError(error: unknown, req: Request, res: Response, options: { bodyLimitBytes: number }): void {
+function renderError(error: unknown, req: Request, res: Response, options: { bodyLimitBytes: number }): void {
   const appError = toAppError(error, options);
   if (!appError) {
     req.log.error({ err: error }, 'unexpected error');

@@ -109,11 +109,14 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   };
   const perToken = limiter('per-token');
   const perIp = limiter('per-ip');
-  const perRequest: RequestHandler = (req, res, next) => {
-    const enforce = options.signedTokenOf(req) === undefined ? perIp : perToken;
-    if (enforce) enforce(req, res, next);
-    else next();
-  };
+  const perRequest: RequestHandler =
+    perToken || perIp
+      ? (req, res, next) => {
+          const enforce = options.signedTokenOf(req) === undefined ? perIp : perToken;
+          if (enforce) enforce(req, res, next);
+          else next();
+        }
+      : (_req, _res, next) => next();
   return { perRequest, login: loginAttempts(options.store, options.logger) };
 }
 

@@ -118,3 +118,23 @@ describe('calendar arithmetic', () => {
     expect(weekdayOf('2026-11-23')).toBe(1);
   });
 });
+
+describe('wallClockIn, fast paths', () => {
+  it('writes UTC as the zone rules do, and a second asked twice the same as once', () => {
+    const instants = ['1000-01-01T00:00:00Z', '1970-01-01T00:00:00.999Z', '2026-03-29T01:59:59.500Z', '2026-12-31T23:59:59Z', '9999-12-31T23:59:59Z'];
+    const viaIntl = (zone: string, iso: string) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-CA', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+          .formatToParts(new Date(iso))
+          .map((part) => [part.type, part.value]),
+      );
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+    };
+
+    for (const iso of instants) expect(wallClockIn('UTC', new Date(iso))).toBe(viaIntl('UTC', iso));
+    for (const iso of ['2026-03-29T00:59:59.100Z', '2026-03-29T00:59:59.900Z', '2026-03-29T01:00:00Z']) {
+      expect(wallClockIn('Europe/Berlin', new Date(iso))).toBe(viaIntl('Europe/Berlin', iso));
+      expect(wallClockIn('Europe/Berlin', new Date(iso))).toBe(viaIntl('Europe/Berlin', iso));
+    }
+  });
+});
