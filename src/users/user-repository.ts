@@ -68,11 +68,10 @@ export async function findLoginUser(db: Db, username: string): Promise<LoginUser
   };
 }
 
-export async function findUserById(db: Db, id: number): Promise<User | undefined> {
-  const row: UserRow | undefined = await db('users').where({ id }).first('id', 'username', 'role', 'employee_id', 'disabled');
-  return row && { id: row.id, username: row.username, role: row.role, employeeId: row.employee_id, disabled: Boolean(row.disabled) };
-}
-
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: Date): Promise<void> {
   await db('users').where({ id: userId }).update({ password_hash: passwordHash, updated_at: toSqlDateTime(now) });
+}
+
+export async function setUserDisabled(db: Db, userId: number, disabled: boolean, now: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ disabled, updated_at: toSqlDateTime(now) });
 }
