@@ -49,6 +49,8 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    // A failed query's message holds its SQL with placeholders, never the values (personal data).
+    compileSqlOnError: false,
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     pool: {
       // better-sqlite3 is synchronous: one connection, writes serialised by SQLite itself.
@@ -104,6 +106,7 @@ function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefin
       connectTimeout: 5000,
     },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    compileSqlOnError: false,
     pool: {
       min: 0,
       max: poolMax,
