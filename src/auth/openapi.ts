@@ -71,7 +71,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
         }),
       ),
     },
-    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 413, 415, 422, ...COMMON_PROBLEMS) },
+    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'get',

@@ -88,7 +88,8 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           });
           // Rotation: the token that asked stops working.
           await revokeToken(trx, caller.tokenId, now);
-          return { status: 201, body: tokenResponse(issued, caller.role, now) };
+          // Never stored by the Idempotency-Key store: a database reader must not find a token.
+          return { status: 201, body: tokenResponse(issued, caller.role, now), secret: true };
         });
       },
       get: async (req, res) => {
