@@ -2,12 +2,12 @@ import { type Command, Option } from 'commander';
 import { type Role, ROLES } from '../caller';
 import { hashPassword } from '../users/passwords';
 import { revokeTokensOfUser } from '../users/token-repository';
+import { USERNAME_PATTERN } from '../users/user-repository';
 import { findUserByUsername, insertUser, setPasswordHash, setUserDisabled } from '../users/user-repository';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { findEmployeeById } from '../employees/repository';
 import { CliError, type CliContext } from './context';
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 const MIN_PASSWORD_LENGTH = 12;
 
 export function registerUserCommands(program: Command, context: CliContext): void {

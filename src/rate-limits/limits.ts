@@ -25,12 +25,13 @@ type LoginCounter = keyof typeof LOGIN_FAILURES;
 /** Limits on password sign-ins (POST /oauth/token). */
 export interface LoginAttempts {
   /**
-   * Counts an attempt to sign in as `username` from this client, before its password is
-   * checked: 429 when too many failed lately. Counting first means that however many attempts
+   * Counts an attempt to sign in as `account` (the user found, or the name sent when there is
+   * none: never a spelling the database would match to another user) from this client, before
+   * its password is checked: 429 when too many failed lately. Counting first means that however many attempts
    * arrive at once, at most the limit's number of them reach the password check. A sign-in that
    * succeeds takes its attempt back with `succeeded`, so only failures count.
    */
-  attempt(req: Request, username: string): Promise<{ succeeded(): Promise<void> }>;
+  attempt(req: Request, account: string): Promise<{ succeeded(): Promise<void> }>;
 }
 
 export interface RateLimits {
@@ -139,14 +140,14 @@ function loginAttempts(kind: RateLimitStore, logger: Logger): LoginAttempts {
     });
     return { counter, max: LOGIN_FAILURES[counter], store };
   });
-  const keyFor = (counter: LoginCounter, req: Request, username: string) => {
+  const keyFor = (counter: LoginCounter, req: Request, account: string) => {
     const realm = instanceOf(req).realm;
-    if (counter === 'user-ip') return `${realm}:${username}|${req.clientIp}`;
-    return counter === 'user' ? `${realm}:${username}` : `${realm}:${req.clientIp}`;
+    if (counter === 'user-ip') return `${realm}:${account}|${req.clientIp}`;
+    return counter === 'user' ? `${realm}:${account}` : `${realm}:${req.clientIp}`;
   };
   return {
-    async attempt(req, username) {
-      const keys = counters.map(({ counter }) => keyFor(counter, req, username.toLowerCase()));
+    async attempt(req, account) {
+      const keys = counters.map(({ counter }) => keyFor(counter, req, account));
       let counted: Array<{ totalHits: number; resetTime: Date | undefined }>;
       try {
         counted = await Promise.all(counters.map(({ store }, index) => store.increment(keys[index] as string)));

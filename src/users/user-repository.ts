@@ -2,6 +2,12 @@ import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import type { Role } from '../caller';
 
+/**
+ * What a username may be (hrm user create), and what sign-in accepts: nothing a collation could
+ * read as another user's name (MariaDB's PAD SPACE takes "carol " for "carol").
+ */
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+
 export interface User {
   id: number;
   username: string;
