@@ -1,7 +1,7 @@
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import { attendanceRoutes } from './attendance/routes';
-import { requireBearer, signedTokenOf } from './auth/require-bearer';
+import { requireBearer, signedUserOf } from './auth/require-bearer';
 import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -120,8 +120,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'] }));
   // 5. The settings gate: 403 api_disabled while the API is off.
   api.use(requireApiEnabled);
-  // 6. Rate limits: per token when one is correctly signed, else per client address.
-  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedTokenOf: signedTokenOf(clock) });
+  // 6. Rate limits: per user when a token is correctly signed, else per client address.
+  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
   api.use(rateLimits.perRequest);
   // Public routes: no token needed (echo only when self-hosted, CONTRACT §3).
   mount(oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }));

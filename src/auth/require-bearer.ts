@@ -1,3 +1,4 @@
+import { createHash, type KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
 import { UnauthorizedError } from '../errors';
@@ -62,10 +63,28 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
   };
 }
 
-/** The id of the request's token when it is correctly signed for its instance: what the rate limits key on. */
-export function signedTokenOf(clock: Clock): (req: Request) => string | undefined {
+/**
+ * The user (`sub`) of the request's token when it is correctly signed for its instance: what the
+ * per-token rate limit keys on, so that rotating tokens or holding several does not reset it.
+ * Qualified by a fingerprint of the signing key: self-hosted installations all have the realm
+ * "hrm" and users numbered from 1, and may share one Redis.
+ */
+export function signedUserOf(clock: Clock): (req: Request) => string | undefined {
   return (req) => {
-    const token = bearerToken(req, instanceOf(req), clock.now());
-    return token.kind === 'signed' ? token.claims.jti : undefined;
+    const instance = instanceOf(req);
+    const token = bearerToken(req, instance, clock.now());
+    return token.kind === 'signed' ? `${fingerprintOf(instance.signingKey)}:${token.claims.sub}` : undefined;
   };
+}
+
+const fingerprints = new WeakMap<KeyObject, string>();
+
+/** A short, one-way name for a signing key (16 characters of its SHA-256). */
+function fingerprintOf(key: KeyObject): string {
+  let fingerprint = fingerprints.get(key);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(key.export()).digest('base64url').slice(0, 16);
+    fingerprints.set(key, fingerprint);
+  }
+  return fingerprint;
 }

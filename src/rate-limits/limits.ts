@@ -45,10 +45,11 @@ export interface RateLimitOptions {
   store: RateLimitStore;
   logger: Logger;
   /**
-   * The id of the request's bearer token when it is correctly signed (for this instance), else
-   * undefined. Given by app.ts from authentication, so that this module knows nothing of tokens.
+   * The user (`sub`) of the request's bearer token when it is correctly signed (for this
+   * instance), else undefined. Given by app.ts from authentication, so that this module knows
+   * nothing of tokens.
    */
-  signedTokenOf(req: Request): string | undefined;
+  signedUserOf(req: Request): string | undefined;
 }
 
 /**
@@ -66,7 +67,8 @@ export interface RateLimitOptions {
 export function createRateLimits(options: RateLimitOptions): RateLimits {
   const { limits } = options;
   const keyOf: Record<Policy, (req: Request) => string> = {
-    'per-token': (req) => `${instanceOf(req).realm}:token:${options.signedTokenOf(req)}`,
+    // Per user, not per token id: a rotated token (POST /tokens) must not start a new count.
+    'per-token': (req) => `${instanceOf(req).realm}:user:${options.signedUserOf(req)}`,
     'per-ip': (req) => `${instanceOf(req).realm}:ip:${req.clientIp}`,
   };
   const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
@@ -113,7 +115,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   const perRequest: RequestHandler =
     perToken || perIp
       ? (req, res, next) => {
-          const enforce = options.signedTokenOf(req) === undefined ? perIp : perToken;
+          const enforce = options.signedUserOf(req) === undefined ? perIp : perToken;
           if (enforce) enforce(req, res, next);
           else next();
         }
