@@ -114,14 +114,15 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  // 3. The instance (cloud: 404 for an unknown one).
-  api.use(resolveInstance(instances, { cloud }));
+  // 3. The instance (cloud: 404 for an unknown one; a registry lookup counts against the client
+  // address first).
+  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
+  api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
   // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
   api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'] }));
   // 5. The settings gate: 403 api_disabled while the API is off.
   api.use(requireApiEnabled);
   // 6. Rate limits: per user when a token is correctly signed, else per client address.
-  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
   api.use(rateLimits.perRequest);
   // Public routes: no token needed (echo only when self-hosted, CONTRACT §3).
   mount(oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }));

@@ -37,6 +37,11 @@ export interface LoginAttempts {
 export interface RateLimits {
   /** The middleware: after the settings gate, before authentication. */
   perRequest: RequestHandler;
+  /**
+   * Cloud mode: the per-address limit, counted before a lookup of the instance registry (a
+   * name not known yet), whoever asks: unknown instances have no realm to count in.
+   */
+  beforeInstanceLookup: RequestHandler;
   login: LoginAttempts;
 }
 
@@ -72,7 +77,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     'per-ip': (req) => `${instanceOf(req).realm}:ip:${req.clientIp}`,
   };
   const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
-  const limiter = (policy: Policy): RequestHandler | undefined => {
+  const limiter = (policy: Policy, keyGenerator = keyOf[policy], storeName: string = policy): RequestHandler | undefined => {
     const max = maxOf[policy];
     if (max === 0) return undefined;
     const fields = (info: RateLimitInfo) => {
@@ -82,8 +87,8 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     const limited = rateLimit({
       windowMs: WINDOW_MS,
       limit: max,
-      store: newStore(options.store, policy),
-      keyGenerator: keyOf[policy],
+      store: newStore(options.store, storeName),
+      keyGenerator,
       standardHeaders: false,
       legacyHeaders: false,
       passOnStoreError: true,
@@ -120,7 +125,9 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           else next();
         }
       : (_req, _res, next) => next();
-  return { perRequest, login: loginAttempts(options.store, options.logger) };
+  const beforeLookup = limiter('per-ip', (req) => `lookup:ip:${req.clientIp}`, 'instance-lookup');
+  const beforeInstanceLookup: RequestHandler = beforeLookup ?? ((_req, _res, next) => next());
+  return { perRequest, beforeInstanceLookup, login: loginAttempts(options.store, options.logger) };
 }
 
 function infoOf(req: Request): RateLimitInfo {
