@@ -11,7 +11,7 @@ import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import type { LoginAttempts } from '../rate-limits/limits';
 import type { Role } from '../caller';
-import { findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
+import { countTokensOfUser, findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
 import { findLoginUser, findUserByUsername, USERNAME_PATTERN } from '../users/user-repository';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
 import { authenticatePassword } from './password-grant';
@@ -110,13 +110,14 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           userId = user.id;
         }
         const now = clock.now().toISOString();
-        const tokens = (await listTokensOfUser(db, userId)).map((token) => ({
+        const page = { offset: offsetOf(query.page, query.limit), limit: query.limit };
+        const [rows, total] = await Promise.all([listTokensOfUser(db, userId, page), countTokensOfUser(db, userId)]);
+        const tokens = rows.map((token) => ({
           ...token,
           state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
           current: token.id === caller.tokenId,
         }));
-        const offset = offsetOf(query.page, query.limit);
-        sendJson(res, toPage(tokens.slice(offset, offset + query.limit), tokens.length, query.page, query.limit));
+        sendJson(res, toPage(tokens, total, query.page, query.limit));
       },
     })
     .route('/:id', {

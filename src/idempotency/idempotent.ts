@@ -46,7 +46,7 @@ export interface WriteRequest {
 /** How long a running first request holds its key before a retry may take it over. */
 const CLAIM_LEASE_MS = 60_000;
 /** How long keys are remembered (CONTRACT §6: at least 24 hours). */
-const KEY_RETENTION_MS = 24 * 3600 * 1000;
+export const KEY_RETENTION_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**

@@ -155,6 +155,30 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
   });
 
   describe('GET /tokens and DELETE /tokens/{id}', () => {
+    it('pages in SQL, newest first: page 2 of 2 per page is the third and fourth newest, with the total', async () => {
+      const user = await createUser(t, 'employee');
+      for (const name of ['t1', 't2', 't3', 't4']) {
+        t.clock.advance(1000);
+        await runHrm(t, ['token', 'issue', '--username', user.username, '--name', name]);
+      }
+      const selects: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/from [`"]api_tokens[`"]/i.test(query.sql) && /^select [`"]id[`"]/i.test(query.sql)) selects.push(query.sql);
+      };
+      t.db.on('query', onQuery);
+
+      const res = await request(t.app).get(t.api('/tokens?limit=2&page=2')).auth(user.token, { type: 'bearer' });
+      t.db.off('query', onQuery);
+
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(5);
+      expect(res.body.nextPage).toBe(3);
+      expect(res.body.data.map((token: { name: string }) => token.name)).toEqual(['t2', 't1']);
+      expect(selects).toHaveLength(1);
+      expect(selects[0]).toMatch(/limit \?/i);
+      expectProblem(await request(t.app).get(t.api('/tokens?limit=201')).auth(user.token, { type: 'bearer' }), 400, 'invalid_query');
+    });
+
     it('lists the caller\'s tokens without the token strings, marking the current one', async () => {
       const user = await createUser(t, 'employee');
       const second = await runHrm(t, ['token', 'issue', '--username', user.username, '--name', 'cli']);
