@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ROLES } from '../caller';
+import { USERNAME_PATTERN } from '../users/user-repository';
 
 const tokenResponse = z
   .strictObject({
@@ -30,7 +31,7 @@ const tokenSummary = z
 const passwordGrant = z
   .object({
     grant_type: z.literal('password'),
-    username: z.string(),
+    username: z.string().regex(USERNAME_PATTERN),
     password: z.string(),
   })
   .meta({ id: 'PasswordGrant', description: 'RFC 6749 §4.3; other fields (client_id, scope...) are ignored' });
@@ -44,7 +45,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     tags,
     summary: 'Sign in with a password (OAuth 2.0 password grant); no token needed',
     description:
-      'Failed attempts are limited per username and client address (5 per 15 minutes), per username (50) and per address (20): the 429 says when to retry.',
+      'Failed attempts are limited per user and client address (5 per 15 minutes), per user (50) and per address (20): the 429 says when to retry. A username outside the username pattern is 400 `invalid_request`.',
     request: {
       body: {
         required: true,

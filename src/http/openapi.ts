@@ -57,7 +57,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   403: 'The API is disabled (`api_disabled`), or the role may not do this',
   404: 'No such record, or one the caller may not see (the same answer)',
   405: 'Another method than this path allows (`Allow` lists them)',
-  409: 'A conflict: a duplicate, a row still in use, an attendance rule, an Idempotency-Key in flight or whose answer held a secret',
+  409: 'A conflict: a duplicate, a row still in use, an attendance rule, an Idempotency-Key in flight',
   413: 'The body is larger than BODY_LIMIT',
   415: 'A body that is not declared as application/json',
   422: 'Invalid body fields, every one listed in `errors`',
