@@ -77,8 +77,8 @@ export interface PurgeSchedule {
 
 /**
  * The purge of a server process (main.ts; every process starts one, the claim picks who runs).
- * Each process looks every quarter interval whether a run is due, for the one instance, or in
- * cloud mode for every registered instance. `intervalMs` 0 starts nothing.
+ * Each process looks every quarter interval whether a run is due for the one instance; in cloud
+ * mode, once per interval for each registered instance. `intervalMs` 0 starts nothing.
  */
 export function startPurgeSchedule(options: {
   intervalMs: number;
@@ -101,9 +101,17 @@ export function startPurgeSchedule(options: {
       lease.release();
     }
   };
+  // Cloud mode: each process looks at an instance once per interval, not every tick, so that
+  // idle instances' databases are not opened four times an interval by every process.
+  const lookedAt = new Map<string, number>();
   const tick = async () => {
-    const names = control ? (await listRegisteredInstances(control)).map((instance) => instance.name) : [undefined];
-    for (const name of names) await purgeInstance(name);
+    if (!control) return purgeInstance(undefined);
+    for (const { name } of await listRegisteredInstances(control)) {
+      const now = clock.now().getTime();
+      if (now - (lookedAt.get(name) ?? Number.NEGATIVE_INFINITY) < intervalMs) continue;
+      lookedAt.set(name, now);
+      await purgeInstance(name);
+    }
   };
   const timer = setInterval(
     () => {

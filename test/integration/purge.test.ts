@@ -5,6 +5,7 @@ import { createLogger } from '../../src/logger';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startCloudTestApp } from '../helpers/cloud-app';
 
 const HOUR = 3_600_000;
 
@@ -134,3 +135,36 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
     expect(await t.db('maintenance_runs').first('job')).toEqual({ job: 'purge' });
   });
 });
+
+describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
+  it('purges every registered instance', async () => {
+    const c = await startCloudTestApp(dialect);
+    const schedule = { stop: async () => undefined };
+    try {
+      await c.createInstance('north');
+      await c.createInstance('south');
+      const dbs = [await c.control.openInstanceDb('north'), await c.control.openInstanceDb('south')];
+      for (const db of dbs) await db('rate_limits').insert({ limit_key: 'old', window_start: c.clock.now().getTime() - 2 * HOUR, hits: 1 });
+      const remaining = async () => {
+        let rows = 0;
+        for (const db of dbs) rows += Number((await db('rate_limits').count({ n: '*' }).first())?.n);
+        return rows;
+      };
+
+      schedule.stop = startPurgeSchedule({
+        intervalMs: 4000,
+        instances: c.directory,
+        control: c.control.db,
+        clock: c.clock,
+        logger: createLogger({ logLevel: 'silent' }),
+      }).stop;
+      for (let waited = 0; waited < 5000 && (await remaining()) > 0; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+
+      expect(await remaining()).toBe(0);
+    } finally {
+      await schedule.stop();
+      await c.close();
+    }
+  });
+});
+
