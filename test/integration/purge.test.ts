@@ -1,5 +1,5 @@
 import { toSqlDateTime } from '../../src/db/sql-time';
-import { purgeIfDue, purgeOldRows, RETENTION_MS, startPurgeSchedule } from '../../src/maintenance/purge';
+import { type PurgeSchedule, purgeIfDue, purgeOldRows, RETENTION_MS, startPurgeSchedule } from '../../src/maintenance/purge';
 import { singleInstance } from '../../src/instances/source';
 import { createLogger } from '../../src/logger';
 import { testDialects } from '../helpers/databases';
@@ -139,7 +139,7 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
   it('purges every registered instance', async () => {
     const c = await startCloudTestApp(dialect);
-    const schedule = { stop: async () => undefined };
+    const schedule: PurgeSchedule = { stop: async () => undefined };
     try {
       await c.createInstance('north');
       await c.createInstance('south');
