@@ -77,7 +77,8 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     'per-ip': (req) => `${instanceOf(req).realm}:ip:${req.clientIp}`,
   };
   const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
-  const limiter = (policy: Policy, keyGenerator = keyOf[policy], storeName: string = policy): RequestHandler | undefined => {
+  const perText: Record<Policy, string> = { 'per-token': 'per token', 'per-ip': 'per client address without a valid token' };
+  const limiter = (policy: Policy, keyGenerator = keyOf[policy], storeName: string = policy, per = perText[policy]): RequestHandler | undefined => {
     const max = maxOf[policy];
     if (max === 0) return undefined;
     const fields = (info: RateLimitInfo) => {
@@ -99,7 +100,6 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         const { policy: policyField, state, seconds } = fields(infoOf(req));
         res.setHeader('RateLimit-Policy', policyField);
         res.setHeader('RateLimit', state);
-        const per = policy === 'per-token' ? 'per token' : 'per client address without a valid token';
         next(new RateLimitedError({ retryAfterSeconds: seconds, detail: `At most ${max} requests per minute ${per}; retry in ${seconds} s` }));
       },
     });
@@ -125,7 +125,7 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           else next();
         }
       : (_req, _res, next) => next();
-  const beforeLookup = limiter('per-ip', (req) => `lookup:ip:${req.clientIp}`, 'instance-lookup');
+  const beforeLookup = limiter('per-ip', (req) => `lookup:ip:${req.clientIp}`, 'instance-lookup', 'per client address for instances not looked up yet');
   const beforeInstanceLookup: RequestHandler = beforeLookup ?? ((_req, _res, next) => next());
   return { perRequest, beforeInstanceLookup, login: loginAttempts(options.store, options.logger) };
 }
