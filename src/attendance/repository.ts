@@ -386,7 +386,7 @@ export async function lockAttendanceEmployees(
   if (named.badges.length > 0) parts.push(trx('employees').whereIn('attendance_device_id', named.badges).select(columns));
   if (named.ids.length > 0) parts.push(trx('employees').whereIn('id', named.ids).select(columns));
   if (mysql) for (const part of parts) part.forUpdate();
-  const rows = (parts.length === 0 ? [] : parts.length === 1 ? await parts[0] : await trx.queryBuilder().unionAll(parts, true)) as Array<
+  const rows = (parts.length === 0 ? [] : parts.length === 1 ? await parts[0] : await trx.queryBuilder().unionAll(parts, mysql)) as Array<
     Record<string, unknown>
   >;
   const byId = new Map<number, BadgedAttendanceEmployee>();
@@ -404,7 +404,8 @@ export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: numb
   if (employeeIds.length === 0) return [];
   const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(ATTENDANCE_COLUMNS);
   const open = db('attendance as a').whereIn('a.open_employee_id', employeeIds).select(ATTENDANCE_COLUMNS);
-  const rows = (await db.queryBuilder().unionAll([inRange, open], true)) as Array<Record<string, unknown>>;
+  // SQLite takes no parentheses around the parts of a UNION.
+  const rows = (await db.queryBuilder().unionAll([inRange, open], dialectOf(db) === 'mysql')) as Array<Record<string, unknown>>;
   const byId = new Map<number, AttendanceRow>();
   for (const row of rows) byId.set(Number(row.id), toAttendanceRow(row));
   return [...byId.values()];

@@ -13,6 +13,8 @@ export type Direction = (typeof DIRECTIONS)[number];
 export const RESULTS = ['created', 'duplicate', 'rejected'] as const;
 export type EntryResult = (typeof RESULTS)[number];
 
+const TIME_MESSAGE = "must be an ISO-8601 date-time with an offset, or YYYY-MM-DD HH:MM:SS on the device's wall clock";
+
 /** A device's own id of a punch, or a badge number: text, or a whole number sent as one. */
 const deviceText = (what: string) =>
   z.preprocess(
@@ -29,15 +31,15 @@ export const punchLogEntrySchema = z
     log_id: deviceText("the device's id of the punch"),
     attendance_device_id: deviceText("the employee's badge, card or PIN number").optional(),
     employee: idSchema('an employee').optional(),
-    time: z.string({ error: 'must be a time' }).max(40, { error: 'must be at most 40 characters' }),
+    time: z
+      .string({ error: TIME_MESSAGE })
+      .max(40, { error: 'must be at most 40 characters' })
+      .refine((value) => timeInput.safeParse(value).success, { error: TIME_MESSAGE }),
     direction: z.enum(DIRECTIONS, { error: 'must be in, out or auto' }).default('auto'),
   })
   .superRefine((entry, context) => {
     if ((entry.attendance_device_id === undefined) === (entry.employee === undefined)) {
       context.addIssue({ code: 'custom', path: ['attendance_device_id'], message: 'send exactly one of attendance_device_id and employee' });
-    }
-    if (!timeInput.safeParse(entry.time).success) {
-      context.addIssue({ code: 'custom', path: ['time'], message: 'must be an ISO-8601 date-time with an offset, or YYYY-MM-DD HH:MM:SS on the device\'s wall clock' });
     }
   });
 
