@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  // The badge, card or PIN number terminals know an employee by; unique per instance.
+  // The badge, card or PIN number terminals know an employee by; unique per instance and, as
+  // MySQL's collation compares it, regardless of case on both dialects.
+  const mysql = knex.client.config.client === 'mysql2';
   await knex.schema.alterTable('employees', (table) => {
-    table.string('attendance_device_id', 100).nullable().unique();
+    if (mysql) table.string('attendance_device_id', 100).nullable().unique();
+    else table.specificType('attendance_device_id', 'varchar(100) COLLATE NOCASE').nullable().unique();
   });
   // Terminals. A device's token is a JWT whose jti is token_id (never the token itself, as for
   // api_tokens); deleting a device sets revoked_at and keeps the row, so that its punch logs

@@ -88,7 +88,11 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const badges = distinct(entries.flatMap((entry) => (entry.attendance_device_id === undefined ? [] : [entry.attendance_device_id])));
   const ids = distinct(entries.flatMap((entry) => (entry.employee === undefined ? [] : [entry.employee])));
   const employees = await lockAttendanceEmployees(trx, { badges, ids });
-  const byBadge = new Map(employees.filter((employee) => employee.attendance_device_id !== null).map((employee) => [employee.attendance_device_id, employee]));
+  // Badge numbers match regardless of case, as the column compares them.
+  const badgeKey = (badge: string) => badge.toLowerCase();
+  const byBadge = new Map(
+    employees.flatMap((employee) => (employee.attendance_device_id === null ? [] : [[badgeKey(employee.attendance_device_id), employee] as const])),
+  );
   const byId = new Map(employees.map((employee) => [employee.id, employee]));
   const received = await findReceivedLogIds(trx, uploader.deviceId, distinct(entries.map((entry) => entry.log_id)));
 
@@ -104,7 +108,7 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
       return;
     }
     seen.add(entry.log_id);
-    const employee = entry.employee === undefined ? byBadge.get(entry.attendance_device_id as string) : byId.get(entry.employee);
+    const employee = entry.employee === undefined ? byBadge.get(badgeKey(entry.attendance_device_id as string)) : byId.get(entry.employee);
     employeeOf[index] = employee;
     if (!employee) {
       const named = entry.employee === undefined ? `attendance_device_id ${entry.attendance_device_id}` : `id ${entry.employee}`;

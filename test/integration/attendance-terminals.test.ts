@@ -255,7 +255,8 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       const res = await asDevice(token).upload([
         { log_id: 'u1', attendance_device_id: 'no-such-badge', time: '2026-11-20T08:00:00Z' },
         { log_id: 'u2', employee: 999999, time: '2026-11-20T08:00:00Z' },
-        { log_id: 'u3', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z' },
+        // Badge numbers match regardless of case, on both databases.
+        { log_id: 'u3', attendance_device_id: employee.badge.toLowerCase(), time: '2026-11-20T08:00:00Z' },
       ]);
 
       expect(res.status).toBe(200);
@@ -473,7 +474,7 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       expect(asManager.body).not.toHaveProperty('attendance_device_id');
       expect(asManager.body.restricted_fields).toContain('attendance_device_id');
 
-      const taken = await asUser(t, admin).patch(`/employees/${manager.employeeId}`, { attendance_device_id: badge });
+      const taken = await asUser(t, admin).patch(`/employees/${manager.employeeId}`, { attendance_device_id: badge.toUpperCase() });
       expect(expectProblem(taken, 409, 'duplicate').errors).toEqual([{ field: 'attendance_device_id', message: 'is already in use' }]);
       expectProblem(await asUser(t, manager).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }), 403, 'field_not_writable');
       expectProblem(await asUser(t, report).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }), 403, 'field_not_writable');
