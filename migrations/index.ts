@@ -13,6 +13,7 @@ import * as employeeSortIndexes from './0011_employee_sort_indexes';
 import * as icehrmNumbering from './0012_icehrm_numbering';
 import * as purge from './0014_purge';
 import * as webhooks from './0016_webhooks';
+import * as attendanceTerminals from './0017_attendance_terminals';
 
 export interface Migration {
   name: string;
@@ -39,4 +40,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0012_icehrm_numbering', ...icehrmNumbering },
   { name: '0014_purge', ...purge },
   { name: '0016_webhooks', ...webhooks },
+  { name: '0017_attendance_terminals', ...attendanceTerminals },
 ];

@@ -25,6 +25,7 @@ import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
+import { PUNCH_LOG_BODIES, terminalRoutes } from './terminals/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 export interface AppDependencies {
@@ -119,7 +120,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
   api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
   // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
-  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'] }));
+  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'], largeBodies: PUNCH_LOG_BODIES }));
   // 5. The settings gate: 403 api_disabled while the API is off.
   api.use(requireApiEnabled);
   // 6. Rate limits: per user when a token is correctly signed, else per client address.
@@ -132,6 +133,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const features = [
     ...(cloud ? [echoRoutes()] : []),
     employeeRoutes({ clock }),
+    // Before /attendance/:id, which would take /attendance/devices for a record's id.
+    ...terminalRoutes({ clock }),
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
     tokenRoutes({ clock }),

@@ -8,6 +8,7 @@ import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
 import { jsonResponse, type OpenApiDocument, problems } from './http/openapi';
 import { describeDocs } from './docs/openapi';
+import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
 export type { OpenApiDocument };
@@ -40,6 +41,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeEmployees(registry);
   describeLookups(registry);
   describeAttendance(registry);
+  describeTerminals(registry);
   describeWebhooks(registry);
   describeDocs(registry);
   describeHealth(registry);
@@ -55,6 +57,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Tokens' },
       { name: 'Employees' },
       { name: 'Attendance' },
+      { name: 'Attendance terminals', description: 'Devices that upload punch logs in batches (docs/terminals.md)' },
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation' },

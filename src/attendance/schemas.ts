@@ -13,7 +13,7 @@ export type TimeInput = { reading: string } | { instant: Date };
 const TIME_MESSAGE = 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00';
 const EARLIEST_YEAR = 1970;
 
-const timeInput = z.string({ error: TIME_MESSAGE }).transform((value, context): TimeInput => {
+export const timeInput = z.string({ error: TIME_MESSAGE }).transform((value, context): TimeInput => {
   if (isWallClock(value) && Number(value.slice(0, 4)) >= EARLIEST_YEAR) return { reading: value };
   const instant = parseIsoInstant(value);
   if (instant && instant.getUTCFullYear() >= EARLIEST_YEAR) return { instant };

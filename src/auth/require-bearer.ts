@@ -1,10 +1,12 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
-import { UnauthorizedError } from '../errors';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
 import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
+import { type AccessTokenClaims, deviceOfSubject } from './tokens';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -38,6 +40,8 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
         return reject(token.reason);
     }
     const { claims } = token;
+    const deviceId = deviceOfSubject(claims.sub);
+    if (deviceId !== undefined) return next(await authenticateDevice(req, deviceId, claims, now, reject));
 
     const withEmployee = callerEmployeeAt.size > 0 && callerEmployeeAt.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
     const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee });
@@ -61,6 +65,39 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
     req.callerEmployee = principal.employee;
     next();
   };
+}
+
+/** What a device token may reach (under the base path): uploading and reading its punch logs. */
+const DEVICE_PATHS = new Set(['/attendance/punch-logs']);
+
+/**
+ * A device token (src/terminals): valid while its device is not deleted and is active; on any
+ * path but the punch logs it is 403 (RFC 6750 insufficient_scope), whatever the path is.
+ */
+async function authenticateDevice(
+  req: Request,
+  deviceId: number,
+  claims: AccessTokenClaims,
+  now: Date,
+  reject: (detail: string) => never,
+): Promise<undefined> {
+  const instance = instanceOf(req);
+  const device = await findDeviceByToken(instance.db, claims.jti);
+  if (!device || device.id !== deviceId) return reject('The token is not valid');
+  if (device.revoked) return reject('The token has been revoked');
+  if (device.tokenExpiresAt.getTime() <= now.getTime()) return reject('The token has expired');
+  if (!device.active) return reject('The device is not active');
+  if (!DEVICE_PATHS.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path)) {
+    throw new ForbiddenError({
+      detail: 'A device token may only upload and read punch logs (/attendance/punch-logs)',
+      headers: { 'WWW-Authenticate': `Bearer realm="${instance.realm}", error="insufficient_scope"` },
+    });
+  }
+  if (device.lastUsedAt === null || now.getTime() - device.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await touchDevice(instance.db, device.id, now);
+  }
+  req.device = device;
+  return undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
 import { registerDbCommands } from './db';
+import { registerDeviceCommands } from './device';
 import { registerInstanceCommands } from './instance';
 import { registerSeedCommand } from './seed';
 import { registerTokenCommands } from './token';
@@ -30,6 +31,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSeedCommand(program, context);
   registerAuditCommands(program, context);
   registerWebhookCommands(program, context);
+  registerDeviceCommands(program, context);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -93,7 +93,7 @@ const FILTERS: Record<string, Filter> = {
   ...Object.fromEntries(
     (
       ['employee_id', 'first_name', 'middle_name', 'last_name', 'gender', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
-        'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email', 'timezone'] as const
+        'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email', 'timezone', 'attendance_device_id'] as const
     ).map((field) => [field, { value: text, column: `e.${field}`, comparison: 'text' }]),
   ),
   ...Object.fromEntries(
@@ -126,7 +126,7 @@ const SORT_FIELDS = [
   'id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at',
   'middle_name', 'birthday', 'gender', 'marital_status', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
   'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email',
-  'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at',
+  'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at', 'attendance_device_id',
 ] as const;
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };

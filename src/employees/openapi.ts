@@ -63,6 +63,10 @@ export const employeeSchema = z
     approver2: referenceSchema('Employee'),
     approver3: referenceSchema('Employee'),
     timezone: z.string().meta({ example: 'Europe/Berlin' }),
+    attendance_device_id: personal(text).meta({
+      description: 'The badge, card or PIN number attendance terminals know the employee by (unique; admins write it; personal: see docs/terminals.md)',
+      example: '004217',
+    }),
     created_at: z.string().meta({ example: '2026-11-22T11:00:00.000Z' }),
     updated_at: z.string(),
     restricted_fields: z

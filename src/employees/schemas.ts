@@ -71,6 +71,10 @@ const employeeWriteShape = {
   approver2: reference('an employee'),
   approver3: reference('an employee'),
   timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
+  attendance_device_id: z.preprocess(
+    (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : blankToNull(value)),
+    z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).nullable(),
+  ),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */
