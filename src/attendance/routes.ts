@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
-import { NotFoundError } from '../errors';
+import { BadRequestError, NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { optionalJsonObject, requireJsonObject } from '../http/json-body';
 import { toPage } from '../http/pagination';
@@ -128,9 +128,10 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
   // IceHrm's paths.
   const iceHrm = new Routes('/employee/:id').route('/attendance', { get: employeeAttendance }).route('/open-punch-in/:date', {
     get: async (req, res) => {
+      const day = openPunchDay(req.params.date);
       const employee = await visibleEmployee(req);
       const now = clock.now();
-      const date = openPunchDate(req.params.date, employee, now);
+      const date = day === 'today' ? todayIn(employee.timezone, now) : day;
       // The open record, if it began on or before that date: a night shift that began yesterday
       // is still the open punch-in today (IceHrm matches the in_time date exactly).
       const open = await findOpenAttendance(instanceOf(req).db, employee.id);
@@ -142,9 +143,13 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
   return [records, ofEmployee, iceHrm];
 }
 
-/** `today` (in the employee's zone) or a date; anything else names nothing: 404. */
-function openPunchDate(value: unknown, employee: AttendanceEmployee, now: Date): string {
-  if (value === 'today') return todayIn(employee.timezone, now);
-  if (typeof value === 'string' && isCalendarDate(value)) return value;
-  throw new NotFoundError({ detail: 'The date must be YYYY-MM-DD or today' });
+/** `today` or a calendar date; anything else (2026-02-30, yesterday) is a malformed request: 400. */
+function openPunchDay(value: unknown): string {
+  if (value === 'today' || (typeof value === 'string' && isCalendarDate(value))) return value;
+  throw new BadRequestError({
+    code: 'invalid_query',
+    title: 'Invalid query parameters',
+    detail: 'date must be a date YYYY-MM-DD or today',
+    errors: [{ field: 'date', message: 'must be a date YYYY-MM-DD or today' }],
+  });
 }
