@@ -6,7 +6,7 @@ import { describeEcho } from './echo/openapi';
 import { describeEmployees } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
-import { jsonResponse, type OpenApiDocument, problems } from './http/openapi';
+import { declareResponseHeaders, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -46,7 +46,13 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'HRM Employee and Attendance API', version: '1', description: DESCRIPTION },
+    info: {
+      title: 'HRM Employee and Attendance API',
+      version: '1',
+      description: DESCRIPTION,
+      contact: { name: 'The operator of this server' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: cloud
       ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } } }]
       : [{ url: config.basePath }],
@@ -79,16 +85,37 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     const item = document.paths?.[path];
     if (item) item.servers = [{ url: '/' }];
   }
+  describeEveryOperation(document);
+  declareResponseHeaders(document, HEALTH_PATHS);
   return document;
+}
+
+/**
+ * Bearer is the document's default (root `security`); the features register a public operation
+ * without `security`, which here becomes `security: []` so tools see it needs no token. An
+ * operation without a description of its own is described by its summary.
+ */
+function describeEveryOperation(document: OpenApiDocument): void {
+  document.security = [{ bearer: [] }];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(item)) {
+      if (method === 'servers' || method === 'parameters') continue;
+      const operation = value as { security?: unknown[]; summary?: string; description?: string };
+      operation.security ??= [];
+      operation.description ??= operation.summary;
+    }
+  }
 }
 
 const HEALTH_PATHS = ['/healthz', '/readyz'];
 
 function describeHealth(registry: OpenAPIRegistry): void {
   const status = (value: string) => z.strictObject({ status: z.literal(value) });
+  // Public: registered without security (see describeEveryOperation).
   registry.registerPath({
     method: 'get',
     path: '/healthz',
+    operationId: 'getHealth',
     tags: ['Health'],
     summary: 'The process is alive',
     responses: { 200: jsonResponse('Alive', status('ok')) },
@@ -96,6 +123,7 @@ function describeHealth(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/readyz',
+    operationId: 'getReadiness',
     tags: ['Health'],
     summary: 'The database answers',
     responses: { 200: jsonResponse('Ready', status('ready')), ...problems(503) },

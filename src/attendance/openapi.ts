@@ -61,6 +61,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/punch-in',
+    operationId: 'punchIn',
     tags,
     security,
     summary: 'Punch in (the caller, a direct report for managers, anyone for admins)',
@@ -71,6 +72,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/punch-out',
+    operationId: 'punchOut',
     tags,
     security,
     summary: "Punch out: closes the employee's open record (its note stays; the note sent here is out_note)",
@@ -81,6 +83,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance',
+    operationId: 'listAttendance',
     tags,
     security,
     summary: 'The records the caller may read, newest first',
@@ -90,6 +93,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance',
+    operationId: 'createAttendance',
     tags,
     security,
     summary: 'Add a complete record (admins, or managers for direct reports)',
@@ -100,6 +104,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance/{id}',
+    operationId: 'getAttendance',
     tags,
     security,
     summary: 'One record',
@@ -110,6 +115,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method,
       path: '/attendance/{id}',
+      operationId: method === 'put' ? 'updateAttendance' : 'patchAttendance',
       tags,
       security,
       summary: "Correct a record (admins, or managers for direct reports' records): only the sent fields change",
@@ -121,6 +127,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/attendance/{id}',
+    operationId: 'deleteAttendance',
     tags,
     security,
     summary: 'Delete a record (admins)',
@@ -131,6 +138,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path,
+      operationId: path.startsWith('/employee/') ? 'listEmployeeAttendanceIceHrm' : 'listEmployeeAttendance',
       tags,
       security,
       summary: `An employee's records, newest first${path.startsWith('/employee/') ? " (IceHrm's path)" : ''}`,
@@ -142,6 +150,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/{id}/attendance/summary',
+    operationId: 'getAttendanceSummary',
     tags,
     security,
     summary: "Totals of an employee's records, as IceHrm counts them",
@@ -171,6 +180,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employee/{id}/open-punch-in/{date}',
+    operationId: 'getOpenPunchIn',
     tags,
     security,
     summary: "The employee's open record begun on or before a date (or today), and their wall-clock time now",

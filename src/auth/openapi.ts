@@ -41,6 +41,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/oauth/token',
+    operationId: 'signIn',
     tags,
     summary: 'Sign in with a password (OAuth 2.0 password grant); no token needed',
     description:
@@ -59,6 +60,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/tokens',
+    operationId: 'rotateToken',
     tags,
     security,
     summary: 'Rotate: a new token for the caller; the token used for this request is revoked',
@@ -76,6 +78,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/tokens',
+    operationId: 'listTokens',
     tags,
     security,
     summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
@@ -85,6 +88,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/tokens/{id}',
+    operationId: 'revokeToken',
     tags,
     security,
     summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',

@@ -101,6 +101,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/me',
+    operationId: 'getMyEmployee',
     tags,
     security,
     summary: "The caller's own employee record",
@@ -109,6 +110,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees',
+    operationId: 'listEmployees',
     tags,
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
@@ -120,6 +122,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/employees',
+    operationId: 'createEmployee',
     tags,
     security,
     summary: 'Create an employee (admins)',
@@ -132,6 +135,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/{id}',
+    operationId: 'getEmployee',
     tags,
     security,
     summary: 'One employee',
@@ -142,6 +146,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method,
       path: '/employees/{id}',
+      operationId: method === 'put' ? 'updateEmployee' : 'patchEmployee',
       tags,
       security,
       summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
@@ -154,6 +159,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/employees/{id}',
+    operationId: 'deleteEmployee',
     tags,
     security,
     summary: "Delete an employee (admins); revokes their user's tokens",

@@ -104,3 +104,64 @@ export const idempotencyKeyHeader = z.object({
 
 export type Describe = (registry: OpenAPIRegistry) => void;
 export type Path = RouteConfig;
+
+/**
+ * The response headers cross-cutting middleware sends (request id, rate limits, the error
+ * classes, the write wrapper, the router's 405), declared once under `components.headers`.
+ */
+type HeaderName = 'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
+
+export const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is sane, else a new UUID; the problem body's request_id",
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  RateLimit: {
+    description: 'Requests left in the window and seconds until it resets (IETF draft), while a rate limit is configured',
+    schema: { type: 'string', maxLength: 100, example: '"per-token";r=599;t=42' },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit that applies: quota per window of seconds (IETF draft), while a rate limit is configured',
+    schema: { type: 'string', maxLength: 100, example: '"per-token";q=600;w=60' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, example: 30 } },
+  'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750): realm, error and its description', schema: { type: 'string', maxLength: 500 } },
+  Allow: { description: 'The methods the path serves', schema: { type: 'string', maxLength: 100, example: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS' } },
+  Location: { description: 'The address of the record created (or of the page, for a redirect)', schema: { type: 'string', maxLength: 2048 } },
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this answer replays the first answer to the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+type Operation = {
+  parameters?: Array<{ in?: string; name?: string }>;
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+};
+
+/**
+ * Adds to each response of `document` the headers the server sends with it. `outsideBase` paths
+ * (the health checks) get only the request id and, on 503, Retry-After: neither the rate limits
+ * nor the bearer check run there.
+ */
+export function declareResponseHeaders(document: OpenApiDocument, outsideBase: readonly string[]): void {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...RESPONSE_HEADERS } };
+  const ref = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const underBase = !outsideBase.includes(path);
+    for (const [method, value] of Object.entries(item)) {
+      if (method === 'servers' || method === 'parameters') continue;
+      const operation = value as Operation;
+      const idempotent = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key') ?? false;
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const names: HeaderName[] = ['X-Request-Id'];
+        if (underBase) names.push('RateLimit', 'RateLimit-Policy');
+        if (status === '401') names.push('WWW-Authenticate');
+        if (status === '405') names.push('Allow');
+        if (status === '429' || status === '503') names.push('Retry-After');
+        if (idempotent && /^2/.test(status)) names.push('Idempotent-Replayed');
+        if ((status === '201' || status === '301') && response.headers?.Location) names.push('Location');
+        response.headers = Object.fromEntries(names.map((name) => [name, ref(name)]));
+      }
+    }
+  }
+}

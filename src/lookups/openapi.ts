@@ -38,6 +38,8 @@ export function describeLookups(registry: OpenAPIRegistry): void {
   const security = [{ bearer: [] }];
   for (const lookup of LOOKUP_TABLES) {
     const [name, schema] = ROW_SCHEMAS[lookup.path] ?? [lookup.path, z.strictObject({})];
+    // Operation ids: listJobTitles, getJobTitle, createJobTitle, updateJobTitle, patchJobTitle, ...
+    const plural = lookup.path.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
     const row = schema.meta({ id: name });
     const key = lookup.key === 'code' ? z.object({ key: z.string().length(2).meta({ example: 'US' }) }) : z.object({ key: idString });
     const query = z.strictObject({
@@ -47,6 +49,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path: `/${lookup.path}`,
+      operationId: `list${plural}`,
       tags,
       security,
       summary: `List ${lookup.path.replace(/-/g, ' ')}`,
@@ -56,6 +59,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path: `/${lookup.path}/{key}`,
+      operationId: `get${name}`,
       tags,
       security,
       summary: `One ${lookup.noun}`,
@@ -69,6 +73,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'post',
       path: `/${lookup.path}`,
+      operationId: `create${name}`,
       tags,
       security,
       summary: `Create a ${lookup.noun} (admins); requires ${writes.required.join(', ')}`,
@@ -82,6 +87,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
       registry.registerPath({
         method,
         path: `/${lookup.path}/{key}`,
+        operationId: `${method === 'put' ? 'update' : 'patch'}${name}`,
         tags,
         security,
         summary: `Change a ${lookup.noun} (admins): only the sent fields change`,
@@ -92,6 +98,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'delete',
       path: `/${lookup.path}/{key}`,
+      operationId: `delete${name}`,
       tags,
       security,
       summary: `Delete a ${lookup.noun} (admins); 409 in_use while employees use it`,

@@ -57,6 +57,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks',
+    operationId: 'createWebhook',
     tags,
     security,
     summary: 'Subscribe a receiver to events (admins); the answer holds the signing secret, shown only here',
@@ -67,6 +68,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks',
+    operationId: 'listWebhooks',
     tags,
     security,
     summary: 'The subscriptions (admins)',
@@ -76,6 +78,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks/{id}',
+    operationId: 'getWebhook',
     tags,
     security,
     summary: 'One subscription (admins)',
@@ -85,6 +88,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'patch',
     path: '/webhooks/{id}',
+    operationId: 'updateWebhook',
     tags,
     security,
     summary: 'Change a subscription (admins); `"active": true` turns a disabled one on again',
@@ -95,6 +99,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/webhooks/{id}',
+    operationId: 'deleteWebhook',
     tags,
     security,
     summary: 'Delete a subscription and its deliveries (admins)',
@@ -104,6 +109,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     tags,
     security,
     summary: 'A new signing secret (admins); the previous one keeps signing alongside it for 24 hours',
@@ -113,6 +119,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
     tags,
     security,
     summary: "A subscription's deliveries, newest first (admins); kept 30 days",
@@ -128,6 +135,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks/{id}/deliveries/{delivery}/retry',
+    operationId: 'retryWebhookDelivery',
     tags,
     security,
     summary: 'Send a delivery again now, whatever its status (admins); 409 `webhook_inactive` while the subscription is off',
