@@ -57,13 +57,13 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } } }]
       : [{ url: config.basePath }],
     tags: [
-      { name: 'Service' },
-      { name: 'Tokens' },
-      { name: 'Employees' },
-      { name: 'Attendance' },
+      { name: 'Service', description: 'Is the API reachable and enabled' },
+      { name: 'Tokens', description: 'Signing in, rotating and revoking bearer tokens' },
+      { name: 'Employees', description: 'Employee records, as each role may see and change them' },
+      { name: 'Attendance', description: 'Punches and attendance records, in the employee\'s time zone' },
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
-      { name: 'Documentation' },
+      { name: 'Documentation', description: 'This document and its page' },
       { name: 'Health', description: 'Outside the base path and the settings gate' },
     ],
   });

@@ -182,6 +182,8 @@ function describeDeliveries(registry: OpenAPIRegistry): void {
     registry.registerWebhook({
       method: 'post',
       path: type,
+      // receiveEmployeeCreated, receiveAttendancePunchedIn, ...
+      operationId: `receive${type.replace(/(^|[._])(\w)/g, (_, __, letter: string) => letter.toUpperCase())}`,
       tags: ['Webhooks'],
       summary: `${type}: sent to subscriptions listing it or "*"`,
       description: 'Signed as the Standard Webhooks specification says (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.',
