@@ -141,6 +141,49 @@ describe('a locked SQLite database', () => {
     const after = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: code, first_name: 'L', last_name: 'K' });
     expect(after.status).toBe(201);
   }, 30_000);
+
+  it('answers /healthz within 50 ms while a write waits for the lock (the event loop stays free), and the write goes through once the lock is released', async () => {
+    const admin = await createUser(t, 'admin');
+    const config = t.database.config as { filename: string };
+    const locker = new Database(config.filename);
+    const code = unique('WAIT');
+    locker.exec('BEGIN IMMEDIATE');
+    let writeAnswered = false;
+    const write = request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .send({ employee_id: code, first_name: 'W', last_name: 'T' })
+      .then((res) => {
+        writeAnswered = true;
+        return res;
+      });
+    const probes: Array<{ status: number; answerMs: number; timerMs: number }> = [];
+    try {
+      const started = performance.now();
+      while (performance.now() - started < 1000) {
+        const timerStarted = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const asked = performance.now();
+        const health = await request(t.app).get('/healthz');
+        probes.push({ status: health.status, answerMs: performance.now() - asked, timerMs: asked - timerStarted });
+      }
+      // Still waiting: every probe above was answered while the lock was held.
+      expect(writeAnswered).toBe(false);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+
+    expect(probes.length).toBeGreaterThan(5);
+    for (const probe of probes) {
+      expect(probe.status).toBe(200);
+      expect(probe.answerMs).toBeLessThan(50);
+      // A 20 ms timer that fires late means the event loop was blocked.
+      expect(probe.timerMs).toBeLessThan(70);
+    }
+    expect((await write).status).toBe(201);
+    expect(await t.db('employees').where({ employee_id: code }).first('id')).toBeDefined();
+  }, 30_000);
 });
 
 describe.each(testDialects())('SIGTERM while writes stream in, on %s', (dialect) => {
