@@ -43,7 +43,7 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
 
     await migrateToLatest(db);
 
-    const names = await db('departments').whereIn('id', [first, second, third, other]).orderBy('id').pluck('name');
+    const names = (await db('departments').whereIn('id', [first, second, third, other] as number[]).orderBy('id').select('name')).map((row: { name: string }) => row.name);
     expect(names).toEqual(['Sales', `SALES (${second})`, `sales (${third})`, 'Support']);
     expect((await db('employees').where({ id: employee }).first('department_id')).department_id).toBe(second);
     expect(warn.mock.calls.map(([line]) => line)).toEqual([
