@@ -6,7 +6,7 @@ import { describeEcho } from './echo/openapi';
 import { describeEmployees } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
-import { declareResponseHeaders, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
+import { declareResponseHeaders, documentAcceptedInputs, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -87,6 +87,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   }
   describeEveryOperation(document);
   declareResponseHeaders(document, HEALTH_PATHS);
+  documentAcceptedInputs(document.components?.schemas);
+  documentAcceptedInputs(document.paths);
   return document;
 }
 

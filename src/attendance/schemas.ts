@@ -39,7 +39,7 @@ const coordinate = (limit: number) => {
 };
 
 /** An employee id, or the employee reference of a record as read. */
-const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee'));
+const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee')).meta({ 'x-accepts': 'employee' });
 
 const note = optionalText(1000);
 const latitude = coordinate(90);

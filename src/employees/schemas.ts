@@ -24,7 +24,7 @@ const indirectSupervisors = z.preprocess(
     .max(50, { error: 'may list at most 50 employees' })
     .transform((ids) => (ids.length === 0 ? null : [...new Set(ids)]))
     .nullable(),
-);
+).meta({ 'x-accepts': 'idList' });
 
 const maritalStatus = z.preprocess(
   blankToNull,

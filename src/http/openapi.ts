@@ -165,3 +165,66 @@ export function declareResponseHeaders(document: OpenApiDocument, outsideBase: r
     }
   }
 }
+
+const ID_TEXT = { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, example: '3' };
+const ID_NUMBER = { type: 'integer', format: 'int64', minimum: 1, maximum: 4294967295, example: 3 };
+const BLANK = { type: 'string', enum: [''], description: 'No value' };
+const NONE = { type: 'null' };
+const COUNTRY_CODE = { type: 'string', pattern: '^[A-Za-z]{2}$', minLength: 2, maxLength: 2, example: 'US' };
+const ANY_ID = { anyOf: [ID_TEXT, ID_NUMBER] };
+const REFERENCE_AS_READ = {
+  type: 'object',
+  properties: { id: ANY_ID },
+  required: ['id'],
+  description: 'A reference as read ({"type", "id", "display"}); only its id counts',
+};
+
+/**
+ * What the input rules of src/http/field-schemas.ts accept, by their `x-accepts` name: the
+ * spellings IceHrm clients send (ids as text, numbers or reference objects, "" for no value,
+ * 0000-00-00 for no date, id lists as JSON text), which zod-to-openapi cannot see through the
+ * rules' preprocess step.
+ */
+const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
+  reference: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ, BLANK, NONE] },
+  employee: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ] },
+  date: {
+    anyOf: [
+      { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, example: '2024-03-01' },
+      { type: 'string', enum: ['', '0000-00-00'], description: 'No date' },
+      NONE,
+    ],
+  },
+  email: { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, BLANK, NONE] },
+  country: {
+    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }, BLANK, NONE],
+  },
+  requiredCountry: {
+    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }],
+  },
+  idList: {
+    anyOf: [
+      { type: 'array', items: ANY_ID, maxItems: 50, description: 'Employee ids' },
+      { type: 'string', maxLength: 1000, description: 'The same list as JSON text, as IceHrm sends it: "[\\"3\\",\\"7\\"]"; "" for none' },
+      NONE,
+    ],
+  },
+};
+
+/** Replaces every schema marked `x-accepts` with what that rule accepts (keeping its description). */
+export function documentAcceptedInputs(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(documentAcceptedInputs);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) documentAcceptedInputs(value);
+  const kind = schema['x-accepts'];
+  if (typeof kind !== 'string') return;
+  const accepted = ACCEPTED_INPUTS[kind];
+  if (!accepted) throw new Error(`No documented input shape "${kind}"`);
+  const { description, example } = schema;
+  for (const key of Object.keys(schema)) delete schema[key];
+  Object.assign(schema, structuredClone(accepted), description === undefined ? {} : { description }, example === undefined ? {} : { example });
+}
