@@ -10,43 +10,65 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 
 export const problemSchema = z
   .strictObject({
-    type: z.string().meta({ example: 'urn:hrm:problem:validation_failed' }),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    code: z.string().meta({ description: 'Stable machine-readable cause, e.g. validation_failed, api_disabled, duplicate' }),
-    request_id: z.string().meta({ description: 'Equals the X-Request-Id response header' }),
+    type: z.string().max(200).meta({ example: 'urn:hrm:problem:validation_failed' }),
+    title: z.string().max(200),
+    status: int32(400, 599),
+    detail: z.string().max(10_000),
+    code: z.string().max(100).meta({ description: 'Stable machine-readable cause, e.g. validation_failed, api_disabled, duplicate' }),
+    request_id: z.string().max(128).meta({ description: 'Equals the X-Request-Id response header' }),
     errors: z
-      .array(z.strictObject({ field: z.string(), message: z.string() }))
+      .array(z.strictObject({ field: z.string().max(300), message: z.string().max(1000) }))
+      .max(1000)
       .optional()
       .meta({ description: 'Every invalid field (422), refused field (403) or bad parameter (400)' }),
     error: z
-      .array(z.array(z.strictObject({ code: z.number().int(), message: z.string() })))
+      .array(z.array(z.strictObject({ code: int32(400, 599), message: z.string().max(10_000) })).max(1))
+      .max(1)
       .meta({ description: "IceHrm's error member, kept for old clients" }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 
-export const idString = z.string().regex(/^\d+$/).meta({ example: '42' });
+export const idString = z.string().regex(/^\d+$/).max(20).meta({ example: '42' });
+
+/** A whole number within the given bounds, as a 32-bit integer. */
+export function int32(min: number, max: number) {
+  return z.number().int().min(min).max(max).meta({ format: 'int32' });
+}
+
+/** A whole number within the given bounds, as a 64-bit integer (counts, seconds, ids). */
+export function int64(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.number().int().min(min).max(max).meta({ format: 'int64' });
+}
+
+/** The longest page any list serves (the reference tables' limit). */
+const MAX_PAGE_ITEMS = 500;
 
 /** `{"type": "<type>", "id": "3", "display": "..."}`, or null when unset. */
 export function referenceSchema(type: string) {
   return z
-    .strictObject({ type: z.literal(type), id: idString, display: z.string().nullable() })
+    .strictObject({ type: z.literal(type), id: idString, display: z.string().max(255).nullable() })
     .nullable()
     .meta({ description: `A reference to a ${type}: its id and display name` });
 }
 
+/** The same, for a reference that is always there (an attendance record's employee). */
+export function requiredReferenceSchema(type: string) {
+  return z
+    .strictObject({ type: z.literal(type), id: idString, display: z.string().max(255).nullable() })
+    .meta({ description: `A reference to a ${type}: its id and display name` });
+}
+
 export const countryReferenceSchema = z
-  .strictObject({ type: z.literal('Country'), code: z.string().length(2), display: z.string().nullable() })
+  .strictObject({ type: z.literal('Country'), code: z.string().length(2), display: z.string().max(100).nullable() })
   .nullable();
 
 /** `{"data": [...], "total": N, "nextPage": P | null}` */
 export function pageSchema<T extends z.ZodType>(item: T, id: string) {
   return z
     .strictObject({
-      data: z.array(item),
-      total: z.number().int().meta({ description: 'Rows matching in all pages' }),
-      nextPage: z.number().int().nullable().meta({ description: 'page + 1 while more rows follow; null on the last page' }),
+      data: z.array(item).max(MAX_PAGE_ITEMS),
+      total: int64(0).meta({ description: 'Rows matching in all pages' }),
+      nextPage: int32(2, 1_000_001).nullable().meta({ description: 'page + 1 while more rows follow; null on the last page' }),
     })
     .meta({ id });
 }
