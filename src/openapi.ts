@@ -53,9 +53,10 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       contact: { name: 'The operator of this server' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
+    // x-internal: false tells tools (the OWASP ruleset's API9) the API is meant for outside clients.
     servers: cloud
-      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } } }]
-      : [{ url: config.basePath }],
+      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } }, 'x-internal': false }]
+      : [{ url: config.basePath, 'x-internal': false }],
     tags: [
       { name: 'Service', description: 'Is the API reachable and enabled' },
       { name: 'Tokens', description: 'Signing in, rotating and revoking bearer tokens' },

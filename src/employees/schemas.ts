@@ -70,7 +70,8 @@ const employeeWriteShape = {
   approver1: reference('an employee'),
   approver2: reference('an employee'),
   approver3: reference('an employee'),
-  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
+  // IANA names are at most 64 characters (the column's length): a longer one is no time zone.
+  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }).meta({ maxLength: 64 }),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */

@@ -146,7 +146,7 @@ export const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema:
     description: 'The limit that applies: quota per window of seconds (IETF draft), while a rate limit is configured',
     schema: { type: 'string', maxLength: 100, example: '"per-token";q=600;w=60' },
   },
-  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, example: 30 } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400, example: 30 } },
   'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750): realm, error and its description', schema: { type: 'string', maxLength: 500 } },
   Allow: { description: 'The methods the path serves', schema: { type: 'string', maxLength: 100, example: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS' } },
   Location: { description: 'The address of the record created (or of the page, for a redirect)', schema: { type: 'string', maxLength: 2048 } },

@@ -17,20 +17,24 @@ import { LOOKUP_TABLES } from './tables';
 import { LOOKUP_WRITES } from './writes';
 
 /** The row shape of each reference table, as `toResponse` in tables.ts answers it, by component name. */
+const NAME = z.string().max(100);
+const DESCRIPTION = z.string().max(500).nullable();
+const AMOUNT = z.string().regex(/^-?\d{1,10}\.\d{2}$/).max(14).nullable();
+
 const ROW_SCHEMAS: Record<string, [name: string, schema: z.ZodObject]> = {
-  nationalities: ['Nationality', z.strictObject({ id: idString, name: z.string() })],
-  'employment-statuses': ['EmploymentStatus', z.strictObject({ id: idString, name: z.string(), description: z.string().nullable() })],
-  'job-titles': ['JobTitle', z.strictObject({ id: idString, code: z.string().nullable(), name: z.string(), description: z.string().nullable() })],
+  nationalities: ['Nationality', z.strictObject({ id: idString, name: NAME })],
+  'employment-statuses': ['EmploymentStatus', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION })],
+  'job-titles': ['JobTitle', z.strictObject({ id: idString, code: z.string().max(50).nullable(), name: NAME, description: DESCRIPTION })],
   'pay-grades': ['PayGrade', z.strictObject({
     id: idString,
-    name: z.string(),
-    currency: z.string().nullable(),
-    min_salary: z.string().nullable().meta({ description: 'Two decimals, as a string', example: '45000.00' }),
-    max_salary: z.string().nullable(),
+    name: NAME,
+    currency: z.string().length(3).nullable(),
+    min_salary: AMOUNT.meta({ description: 'Two decimals, as a string', example: '45000.00' }),
+    max_salary: AMOUNT,
   })],
-  departments: ['Department', z.strictObject({ id: idString, name: z.string(), description: z.string().nullable(), parent: referenceSchema('Department') })],
-  countries: ['Country', z.strictObject({ code: z.string().length(2), name: z.string(), iso3: z.string().length(3), numeric_code: z.string().length(3) })],
-  provinces: ['Province', z.strictObject({ id: idString, code: z.string().nullable(), name: z.string(), country: countryReferenceSchema })],
+  departments: ['Department', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION, parent: referenceSchema('Department') })],
+  countries: ['Country', z.strictObject({ code: z.string().length(2), name: NAME, iso3: z.string().length(3), numeric_code: z.string().length(3) })],
+  provinces: ['Province', z.strictObject({ id: idString, code: z.string().max(10).nullable(), name: NAME, country: countryReferenceSchema })],
 };
 
 export function describeLookups(registry: OpenAPIRegistry): void {

@@ -51,7 +51,7 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.servers).toEqual([{ url: '/app/api' }]);
+    expect(res.body.servers).toEqual([{ url: '/app/api', 'x-internal': false }]);
     expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -114,7 +114,7 @@ describe.each(testDialects())('the served documentation in cloud mode on %s', (d
 
     expect(alpha.status).toBe(200);
     expect(alpha.body.servers).toEqual([
-      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } } },
+      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } }, 'x-internal': false },
     ]);
     expect(beta.status).toBe(200);
     expect(beta.body.servers[0].variables.instance.default).toBe('beta');
