@@ -32,7 +32,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A token from `hrm token issue`, `POST /oauth/token` or `POST /tokens`',
+    description:
+      'A token from `hrm token issue`, `POST /oauth/token` or `POST /tokens`: a JWS (HS256) handled as RFC8725 advises (the algorithm pinned, never `none`; the signature, expiry and token id checked; each token revocable).',
   });
   const cloud = config.deployment === 'cloud';
   describeEcho(registry, { public: !cloud });
