@@ -67,6 +67,11 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
 
   it('refuses a second department of the same name in any case afterwards', async () => {
     await migrateToLatest(db);
+    const indexes =
+      dialect === 'mysql'
+        ? ((await db.raw('SHOW INDEX FROM departments'))[0] as Array<{ Key_name: string }>).map((row) => row.Key_name)
+        : ((await db.raw('PRAGMA index_list(departments)')) as Array<{ name: string }>).map((row) => row.name);
+    expect(indexes).toContain('departments_name_unique');
     await db('departments').insert({ name: 'Legal' });
 
     await expect(db('departments').insert({ name: 'LEGAL' })).rejects.toThrow(/unique|duplicate/i);
