@@ -321,29 +321,59 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria): 
   return query;
 }
 
-/** A page of records, newest first, and how many match in all. */
+/** Where a page of records starts: its first record's in_time_utc and id (newest first). */
+export interface AttendancePageStart {
+  inTimeUtc: string;
+  id: number;
+}
+
+/**
+ * A page of records, newest first, and how many match in all. With `start` (the first record of
+ * the page, known from the page before it) the page is read from there: `(in_time_utc, id) <=
+ * start`, whatever the page number (keyset paging); without it, the rows before the page are
+ * skipped by their ids alone (a deferred join: skipped rows are never read whole). `next` is the
+ * start of the following page, when there is one.
+ */
 export async function listAttendance(
   db: Db,
   criteria: AttendanceCriteria,
-  page: { page: number; limit: number },
-): Promise<{ records: AttendanceRecord[]; total: number }> {
+  page: { page: number; limit: number; start?: AttendancePageStart },
+): Promise<{ records: AttendanceRecord[]; total: number; first?: AttendancePageStart; next?: AttendancePageStart }> {
   const offset = offsetOf(page.page, page.limit);
-  const rows = (await applyCriteria(db('attendance as a').join('employees as e', 'e.id', 'a.employee_id'), criteria)
-    .select([...ATTENDANCE_COLUMNS, 'e.first_name', 'e.last_name'])
-    .orderBy([
-      { column: 'a.in_time_utc', order: 'desc' },
-      { column: 'a.id', order: 'desc' },
-    ])
-    .limit(page.limit)
-    .offset(offset)) as Array<Record<string, unknown>>;
-  const records = rows.map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
-  // A short page that is not empty is the last one: its rows tell the total without counting.
-  if (rows.length > 0 && rows.length < page.limit) return { records, total: offset + rows.length };
-  if (rows.length === 0 && offset === 0) return { records, total: 0 };
+  const order = [
+    { column: 'a.in_time_utc', order: 'desc' },
+    { column: 'a.id', order: 'desc' },
+  ];
+  const matching = (builder: Knex.QueryBuilder) => {
+    applyCriteria(criteria.visibleTo ? builder.join('employees as e', 'e.id', 'a.employee_id') : builder, criteria);
+    // One more row than the page: whether another page follows, and where it starts.
+    builder.orderBy(order).limit(page.limit + 1);
+    const { start } = page;
+    if (!start) return builder.offset(offset);
+    // Written as a range on in_time_utc and a tie-break, which both databases read off the
+    // (employee_id, in_time_utc) index or sort cheaply; a row-value comparison they do not.
+    return builder
+      .where('a.in_time_utc', '<=', start.inTimeUtc)
+      .andWhere((tie) => tie.where('a.in_time_utc', '<', start.inTimeUtc).orWhere('a.id', '<=', start.id));
+  };
+  const ids = matching(db('attendance as a').select('a.id', 'a.in_time_utc'));
+  const rows = (await db('attendance as a')
+    .join(ids.as('page'), 'page.id', 'a.id')
+    .join('employees as emp', 'emp.id', 'a.employee_id')
+    .select([...ATTENDANCE_COLUMNS, 'emp.first_name', 'emp.last_name'])
+    .orderBy(order)) as Array<Record<string, unknown>>;
+  const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
+  const records = rows
+    .slice(0, page.limit)
+    .map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
+  const found = { records, first: startOf(rows[0]), next: startOf(rows[page.limit]) };
+  // A page that is not empty and has no next one is the last: its rows tell the total without counting.
+  if (rows.length > 0 && rows.length <= page.limit) return { ...found, total: offset + rows.length };
+  if (rows.length === 0 && offset === 0) return { ...found, total: 0 };
   const count = applyCriteria(db('attendance as a'), criteria);
   if (criteria.visibleTo) count.join('employees as e', 'e.id', 'a.employee_id');
   const row = (await count.count({ total: '*' }).first()) as { total: number | string } | undefined;
-  return { records, total: Number(row?.total ?? 0) };
+  return { ...found, total: Number(row?.total ?? 0) };
 }
 
 /** Seconds between in_time_utc and out_time_utc of a closed record, in SQL. */

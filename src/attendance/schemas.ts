@@ -19,7 +19,9 @@ export const timeInput = z.string({ error: TIME_MESSAGE }).transform((value, con
   if (instant && instant.getUTCFullYear() >= EARLIEST_YEAR) return { instant };
   context.addIssue({ code: 'custom', message: TIME_MESSAGE });
   return z.NEVER;
-});
+})
+  // No accepted time is longer (2026-03-02T08:00:00.123456+01:00 is 32).
+  .meta({ maxLength: 40, example: '2026-03-02 08:00:00' });
 
 /** Degrees as a number or numeric string, kept to the 6 decimals the columns store (about 0.1 m). */
 const coordinate = (limit: number) => {
@@ -39,7 +41,7 @@ const coordinate = (limit: number) => {
 };
 
 /** An employee id, or the employee reference of a record as read. */
-const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee'));
+const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee')).meta({ 'x-accepts': 'employee' });
 
 const note = optionalText(1000);
 const latitude = coordinate(90);
