@@ -1,6 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, jsonBody, jsonResponse, problems } from '../http/openapi';
+import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, int64, jsonBody, jsonResponse, problems } from '../http/openapi';
 import { createDeviceSchema } from './devices';
 import { DIRECTIONS, MAX_BATCH_ENTRIES, punchLogBatchSchema, punchLogListQuery, RESULTS } from './schemas';
 
@@ -83,7 +83,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     responses: {
       200: jsonResponse(
         'Every device',
-        z.strictObject({ data: z.array(deviceSchema), total: z.number().int(), nextPage: z.null() }).meta({ id: 'AttendanceDevicePage' }),
+        z.strictObject({ data: z.array(deviceSchema), total: int64(0), nextPage: z.null() }).meta({ id: 'AttendanceDevicePage' }),
       ),
       ...problems(401, ...COMMON_PROBLEMS),
     },
@@ -137,9 +137,9 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
         'A page of the log',
         z
           .strictObject({
-            data: z.array(punchLogSchema),
-            total: z.number().int().meta({ description: 'Entries matching the filters (before aside)' }),
-            nextPage: z.number().int().nullable(),
+            data: z.array(punchLogSchema).max(1000),
+            total: int64(0).meta({ description: 'Entries matching the filters (before aside)' }),
+            nextPage: int32(2, 1_000_001).nullable(),
             nextBefore: idString.nullable().meta({ description: 'Pass as `before` for the next page by keyset; null on the last' }),
           })
           .meta({ id: 'PunchLogPage' }),
