@@ -12,6 +12,7 @@ import * as auditEmployee from './0010_audit_employee';
 import * as employeeSortIndexes from './0011_employee_sort_indexes';
 import * as icehrmNumbering from './0012_icehrm_numbering';
 import * as webhooks from './0016_webhooks';
+import * as importLedger from './0018_import_ledger';
 
 export interface Migration {
   name: string;
@@ -37,4 +38,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0011_employee_sort_indexes', ...employeeSortIndexes },
   { name: '0012_icehrm_numbering', ...icehrmNumbering },
   { name: '0016_webhooks', ...webhooks },
+  { name: '0018_import_ledger', ...importLedger },
 ];
