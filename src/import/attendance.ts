@@ -25,7 +25,8 @@ interface Interval {
  * max_shift_hours, in the future, overlapping an earlier record, or open while a later record
  * exists) is reported with the reason and left out whole. Employees are taken in batches of
  * about RECORDS_PER_BATCH records, a transaction each; records the ledger holds unchanged are
- * not written again. With `since`, only records that begin on or after that day are read.
+ * not written again, and one an earlier run imported that breaks the rules now is removed. With
+ * `since`, only records that begin on or after that day are read.
  */
 export async function importAttendance(
   context: ImportContext,
@@ -80,12 +81,17 @@ export async function importAttendance(
     const taken = foreignRecords > 0 ? await foreignIdsAmong(context, [...readIds], ledger) : new Set<number>();
 
     const toWrite: Array<{ row: AttendanceColumns & { id: number }; add: boolean; fingerprint: string; employee: number }> = [];
+    // Records an earlier run imported that break the rules now (IceHrm changed): they go, as if never imported.
+    const withdrawn: number[] = [];
     let start = 0;
     while (start < rows.length) {
       const employee = Number(rows[start]!.employee);
       let end = start;
       while (end < rows.length && Number(rows[end]!.employee) === employee) end++;
-      const accepted = checkEmployeeRecords(context, rows.slice(start, end), employees.get(employee)!, fixed.get(employee) ?? [], taken, options.settings, timeCache);
+      const accepted = checkEmployeeRecords(context, rows.slice(start, end), employees.get(employee)!, fixed.get(employee) ?? [], taken, options.settings, timeCache, (id) => {
+        if (ledger.has(id)) withdrawn.push(id);
+        return ledger.has(id);
+      });
       for (const { id, columns } of accepted) {
         const fingerprint = fingerprintOf(columns);
         const previous = ledger.get(id);
@@ -101,8 +107,12 @@ export async function importAttendance(
     }
     counts.read += rows.length;
 
-    if (!context.dryRun && toWrite.length > 0) {
+    if (!context.dryRun && (toWrite.length > 0 || withdrawn.length > 0)) {
       await db.transaction(async (trx) => {
+        for (let at = 0; at < withdrawn.length; at += 500) {
+          await trx('attendance').whereIn('id', withdrawn.slice(at, at + 500)).delete();
+          await trx('import_ledger').where({ kind: 'attendance' }).whereIn('source_id', withdrawn.slice(at, at + 500)).delete();
+        }
         const added = toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql }));
         for (let at = 0; at < added.length; at += context.batchSize) await trx('attendance').insert(added.slice(at, at + context.batchSize));
         for (const record of toWrite.filter((r) => !r.add)) {
@@ -164,11 +174,14 @@ function checkEmployeeRecords(
   taken: Set<number>,
   settings: AttendanceSettings,
   times: WallClockCache,
+  withdraw: (id: number) => boolean,
 ): Array<{ id: number; columns: AttendanceColumns }> {
   const kept: Array<{ id: number; columns: AttendanceColumns }> = [];
   let latest: Interval | undefined;
-  const reject = (row: IcehrmAttendanceRow, reason: string) =>
-    context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}`);
+  const reject = (row: IcehrmAttendanceRow, reason: string) => {
+    const removed = withdraw(Number(row.id)) ? '; an earlier run imported it: removed here' : '';
+    context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`);
+  };
 
   for (const [index, row] of rows.entries()) {
     const id = Number(row.id);
