@@ -43,7 +43,7 @@ export async function importAttendance(
     else {
       counts.read += n;
       counts.rejected += n;
-      report.rejects.push(`attendance of employee ${employee} (${n} records): the employee is not here (deleted in IceHrm, or left out)`);
+      report.rejects.push(`attendance of employee ${employee} (${n} record${n === 1 ? "" : "s"}): the employee is not here (deleted in IceHrm, or left out)`);
     }
   }
   // Records here that no import wrote: with --merge, imported ids must not land on them.

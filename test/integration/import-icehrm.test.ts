@@ -86,7 +86,7 @@ describeWithMysql('hrm import icehrm', () => {
         'employee 7 (EMP007): last_name must not be empty',
         'employee 9: employee_id is empty',
         'user 4 (bad name!): username "bad name!" is not usable here (1 to 100 of A-Z a-z 0-9 . _ @ -)',
-        'attendance of employee 7 (1 records): the employee is not here (deleted in IceHrm, or left out)',
+        'attendance of employee 7 (1 record): the employee is not here (deleted in IceHrm, or left out)',
         'attendance 1033 (employee 6, in 0000-00-00 00:00:00, out 2026-04-01 10:00:00): it has no in time',
         'attendance 1030 (employee 6, in 2026-02-02 08:00:00, out 2026-02-03 12:00:00): out_time must be at most 24 hours after in_time (max_shift_hours)',
         'attendance 1031 (employee 6, in 2026-02-05 10:00:00, out 2026-02-05 09:00:00): out_time must be after in_time',
