@@ -62,7 +62,7 @@ export function registerImportCommands(program: Command, context: CliContext): v
 /** A line per table as it finishes; on a terminal, a running count of the long ones meanwhile. */
 class ProgressPrinter implements ImportProgress {
   private readonly terminal: boolean;
-  private lastRunning = 0;
+  private lastRunning = { table: '', at: 0 };
 
   constructor(private readonly context: CliContext) {
     this.terminal = (context.io.stdout as { isTTY?: boolean }).isTTY === true;
@@ -82,8 +82,9 @@ class ProgressPrinter implements ImportProgress {
 
   running(table: string, done: number, total: number): void {
     const now = Date.now();
-    if (!this.terminal || now - this.lastRunning < 200) return;
-    this.lastRunning = now;
+    // At most five updates a second; the first of each table at once.
+    if (!this.terminal || (table === this.lastRunning.table && now - this.lastRunning.at < 200)) return;
+    this.lastRunning = { table, at: now };
     this.context.io.stdout.write(`\r\x1b[K  ${table}: ${done} of ${total}`);
   }
 }

@@ -331,6 +331,20 @@ describeWithMysql('hrm import icehrm', () => {
     });
     afterEach(() => t.close());
 
+    it('shows a running count on a terminal, and only the table lines elsewhere', async () => {
+      const onTerminal = await runHrm(t, ['import', 'icehrm', '--from', icehrm.url], { terminal: true });
+      const other = await startTestApp(dialect);
+      const inFile = await runHrm(other, ['import', 'icehrm', '--from', icehrm.url]);
+      await other.close();
+
+      expect(onTerminal.code).toBe(0);
+      expect(onTerminal.stdout).toMatch(/\r\x1b\[K {2}employees: \d+ of \d+/);
+      expect(onTerminal.stdout).toMatch(new RegExp(`\\r\\x1b\\[K {2}attendance: \\d+ of ${6 + BULK_ATTENDANCE + 7}`));
+      expect(onTerminal.stdout).toMatch(/\r\x1b\[K {2}attendance {11}/);
+      expect(inFile.stdout).not.toContain('\r');
+      expect(inFile.stdout).not.toContain('\x1b');
+    });
+
     it('with --dry-run checks and reports everything and writes nothing', async () => {
       const tables = await tablesOf(t.db);
       const before = await snapshotDatabase(t.db, tables);
