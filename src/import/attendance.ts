@@ -2,8 +2,14 @@ import { checkTimes, type AttendanceSettings } from '../attendance/rules';
 import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { instantOfWallClock, isWallClock } from '../time';
 import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
+import { rowInserter } from './insert-rows';
 import { fingerprintOf, type LedgerEntry, type LedgerRow, readLedgerGroups, writeLedger } from './ledger';
 import type { ImportContext } from './report';
+
+const insertAttendance = rowInserter('attendance', [
+  'id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc', 'out_time_local', 'timezone', 'note', 'out_note', 'latitude',
+  'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip', 'open_employee_id', 'created_at', 'updated_at',
+]);
 
 /** IceHrm records per batch (one transaction each), whole employees at a time. */
 const RECORDS_PER_BATCH = 5000;
@@ -113,8 +119,10 @@ export async function importAttendance(
           await trx('attendance').whereIn('id', withdrawn.slice(at, at + 500)).delete();
           await trx('import_ledger').where({ kind: 'attendance' }).whereIn('source_id', withdrawn.slice(at, at + 500)).delete();
         }
-        const added = toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql }));
-        for (let at = 0; at < added.length; at += context.batchSize) await trx('attendance').insert(added.slice(at, at + context.batchSize));
+        await insertAttendance(
+          trx,
+          toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql })),
+        );
         for (const record of toWrite.filter((r) => !r.add)) {
           await trx('attendance').where({ id: record.row.id }).update({ ...record.row, updated_at: context.nowSql });
         }
@@ -125,7 +133,7 @@ export async function importAttendance(
           groupId: record.employee,
           fingerprint: record.fingerprint,
         }));
-        await writeLedger(trx, ledgerRows, context.nowSql, context.batchSize);
+        await writeLedger(trx, ledgerRows, context.nowSql);
       });
     }
     done += rows.length;

@@ -1,11 +1,16 @@
 import type { EmployeeColumns } from '../employees/columns';
 import { toEmployeeColumns } from '../employees/columns';
+import { columnOf, EMPLOYEE_FIELDS } from '../employees/fields';
+import { parameter, preparedWrite } from '../db/prepared';
+import { rowInserter } from './insert-rows';
 import { parseEmployeeInput, REQUIRED_ON_CREATE } from '../employees/schemas';
 import { FIRST_ADMIN_USERNAME } from '../instances/first-admin';
 import { isTimeZone, todayIn } from '../time';
 import { fingerprintOf, type LedgerRow, readLedger, writeLedger } from './ledger';
 import { type ImportContext, quoted, textOrNull } from './report';
 import type { SourceRow } from './icehrm-source';
+
+const insertEmployees = rowInserter('employees', ['id', ...EMPLOYEE_FIELDS.map(columnOf), 'created_at', 'updated_at']);
 
 /** Ids of the reference rows employees may point at, after the reference tables were imported. */
 export interface UsableReferences {
@@ -134,7 +139,7 @@ export async function importEmployees(
     report.notes.push(`employee ${displacer.id}: this server's first-start record ADMIN (employee ${firstStart}) makes room for it; the admin user stays`);
   }
 
-  if (!context.dryRun) await writeEmployees(context, planned, displacer ? firstStart : undefined);
+  if (!context.dryRun) await writeEmployees(context, planned, new Set(here.keys()), displacer ? firstStart : undefined);
   context.progress.tableDone('employees', counts);
   return new Map([...accepted].map(([id, { columns }]) => [id, columns.timezone]));
 }
@@ -285,46 +290,62 @@ export async function countForeignEmployees(context: ImportContext): Promise<num
   return Number(row?.n ?? 0);
 }
 
-/** Writes the planned employees; `removeFirst` is the first-start record giving way to them. */
-async function writeEmployees(context: ImportContext, planned: PlannedEmployee[], removeFirst: number | undefined): Promise<void> {
+/**
+ * Writes the planned employees in batches, a transaction each; `removeFirst` is the first-start
+ * record giving way to them. An employee whose supervisor and approvers are already here (rows
+ * go in id order, and supervisors mostly come first) is written whole. The others are written
+ * without those links, marked pending in the ledger, and get them in a second pass, once every
+ * employee exists: a run stopped in between redoes them.
+ */
+async function writeEmployees(context: ImportContext, planned: PlannedEmployee[], present: Set<number>, removeFirst: number | undefined): Promise<void> {
   const { db, nowSql, batchSize } = context;
   const changed = planned.filter((employee) => employee.action !== 'keep');
+  if (removeFirst !== undefined) present.delete(removeFirst);
+  const deferred: PlannedEmployee[] = [];
   let done = 0;
   for (let start = 0; start < changed.length; start += batchSize) {
     const batch = changed.slice(start, start + batchSize);
+    const rows = batch.map((employee) => {
+      const ready = EMPLOYEE_LINKS.every((link) => employee.columns[link.column] === null || present.has(employee.columns[link.column]!));
+      present.add(employee.id);
+      if (!ready) deferred.push(employee);
+      return { employee, columns: ready ? employee.columns : { ...employee.columns, ...FOREIGN_KEY_LINKS_EMPTY }, fingerprint: ready ? employee.fingerprint : 'pending' };
+    });
     await db.transaction(async (trx) => {
       if (start === 0 && removeFirst !== undefined) await trx('employees').where({ id: removeFirst }).delete();
-      const added = batch.filter((employee) => employee.action === 'add');
-      if (added.length > 0) {
-        await trx('employees').insert(added.map((employee) => ({ id: employee.id, ...employee.columns, ...EMPTY_LINKS, created_at: nowSql, updated_at: nowSql })));
+      await insertEmployees(
+        trx,
+        rows.filter((row) => row.employee.action === 'add').map((row) => ({ id: row.employee.id, ...row.columns, created_at: nowSql, updated_at: nowSql })),
+      );
+      for (const row of rows.filter((r) => r.employee.action === 'update')) {
+        await trx('employees').where({ id: row.employee.id }).update({ ...row.columns, updated_at: nowSql });
       }
-      for (const employee of batch.filter((e) => e.action === 'update')) {
-        await trx('employees').where({ id: employee.id }).update({ ...employee.columns, ...EMPTY_LINKS, updated_at: nowSql });
-      }
-      // Pending until the second pass has written the links: a run stopped in between redoes them.
-      await writeLedger(trx, batch.map((employee) => ledgerRow(employee, 'pending')), nowSql, batchSize);
+      await writeLedger(trx, rows.map((row) => ledgerRow(row.employee, row.fingerprint)), nowSql);
     });
     done += batch.length;
-    context.progress.running('employees', done, changed.length * 2);
+    context.progress.running('employees', done, changed.length + deferred.length);
   }
-  for (let start = 0; start < changed.length; start += batchSize) {
-    const batch = changed.slice(start, start + batchSize);
+  for (let start = 0; start < deferred.length; start += batchSize) {
+    const batch = deferred.slice(start, start + batchSize);
     await db.transaction(async (trx) => {
       for (const employee of batch) {
-        const links = linkColumns(employee.columns);
-        if (Object.values(links).some((value) => value !== null)) await trx('employees').where({ id: employee.id }).update(links);
+        const { supervisor_id, approver1_id, approver2_id, approver3_id } = employee.columns;
+        await updateLinks(trx, [supervisor_id, approver1_id, approver2_id, approver3_id, employee.id]);
       }
-      await writeLedger(trx, batch.map((employee) => ledgerRow(employee, employee.fingerprint)), nowSql, batchSize);
+      await writeLedger(trx, batch.map((employee) => ledgerRow(employee, employee.fingerprint)), nowSql);
     });
     done += batch.length;
-    context.progress.running('employees', done, changed.length * 2);
+    context.progress.running('employees', done, changed.length + deferred.length);
   }
 }
 
-function linkColumns(columns: EmployeeColumns): LinkColumns {
-  const { supervisor_id, approver1_id, approver2_id, approver3_id, indirect_supervisors } = columns;
-  return { supervisor_id, approver1_id, approver2_id, approver3_id, indirect_supervisors };
-}
+const FOREIGN_KEY_LINKS_EMPTY = { supervisor_id: null, approver1_id: null, approver2_id: null, approver3_id: null };
+
+const updateLinks = preparedWrite((db) =>
+  db('employees')
+    .where({ id: parameter(4) })
+    .update({ supervisor_id: parameter(0), approver1_id: parameter(1), approver2_id: parameter(2), approver3_id: parameter(3) }),
+);
 
 function ledgerRow(employee: PlannedEmployee, fingerprint: string): LedgerRow {
   return { kind: 'employee', sourceId: employee.id, targetId: employee.id, fingerprint };

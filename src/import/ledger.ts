@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect';
+import { rowInserter } from './insert-rows';
 
 /** The kinds of IceHrm rows the ledger records (import_ledger.kind). */
 export type LedgerKind = 'employment_status' | 'job_title' | 'pay_grade' | 'department' | 'province' | 'employee' | 'user' | 'attendance';
@@ -43,19 +44,24 @@ export async function countLedger(db: Db, kind: LedgerKind): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-/** Records (or re-records) entries, `batchSize` rows per statement. */
-export async function writeLedger(db: Db, rows: LedgerRow[], now: string, batchSize: number): Promise<void> {
-  for (let start = 0; start < rows.length; start += batchSize) {
-    const batch = rows.slice(start, start + batchSize).map((row) => ({
+const insertLedgerRows = rowInserter('import_ledger', ['kind', 'source_id', 'target_id', 'group_id', 'fingerprint', 'imported_at'], {
+  key: ['kind', 'source_id'],
+  update: ['target_id', 'group_id', 'fingerprint', 'imported_at'],
+});
+
+/** Records (or re-records) entries. */
+export async function writeLedger(db: Db, rows: LedgerRow[], now: string): Promise<void> {
+  await insertLedgerRows(
+    db,
+    rows.map((row) => ({
       kind: row.kind,
       source_id: row.sourceId,
       target_id: row.targetId,
       group_id: row.groupId ?? null,
       fingerprint: row.fingerprint,
       imported_at: now,
-    }));
-    await db('import_ledger').insert(batch).onConflict(['kind', 'source_id']).merge(['target_id', 'group_id', 'fingerprint', 'imported_at']);
-  }
+    })),
+  );
 }
 
 function toEntries(rows: Array<Record<string, unknown>>): Map<number, LedgerEntry> {

@@ -83,7 +83,7 @@ export async function importProvinces(context: ImportContext, sourceRows: Source
   if (!context.dryRun && added.length > 0) {
     await db.transaction(async (trx) => {
       for (let start = 0; start < added.length; start += context.batchSize) await trx('provinces').insert(added.slice(start, start + context.batchSize));
-      await writeLedger(trx, ledgerRows, context.nowSql, context.batchSize);
+      await writeLedger(trx, ledgerRows, context.nowSql);
     });
   }
   context.progress.tableDone('provinces', counts);

@@ -154,7 +154,7 @@ export async function importReferenceTable(context: ImportContext, spec: Referen
         if (row.action === 'add') await trx(spec.table).insert({ id: row.id, ...row.columns });
         else if (row.action === 'update') await trx(spec.table).where({ id: row.id }).update(row.columns);
       }
-      await writeLedger(trx, ledgerRows, context.nowSql, context.batchSize);
+      await writeLedger(trx, ledgerRows, context.nowSql);
     });
   }
   context.progress.tableDone(spec.table, counts);

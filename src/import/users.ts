@@ -108,7 +108,7 @@ export async function importUsers(context: ImportContext, sourceRows: SourceRow[
         }
         ledgerRows.push({ kind: 'user', sourceId: user.sourceId, targetId: Number(id), fingerprint: user.fingerprint });
       }
-      await writeLedger(trx, ledgerRows, context.nowSql, context.batchSize);
+      await writeLedger(trx, ledgerRows, context.nowSql);
     });
   }
   context.progress.tableDone('users', counts);

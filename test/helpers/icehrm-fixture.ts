@@ -42,7 +42,8 @@ export const EMPLOYEES: Row[] = [
     id: 4, employee_id: 'EMP004', first_name: 'Sam', last_name: 'Stale', supervisor: 500, approver1: 600, indirect_supervisors: '["2","999"]',
     department: 4, private_email: 'not-an-email', country: 'DE', province: 41,
   }),
-  employee({ id: 6, employee_id: 'EMP006', first_name: 'Olaf', last_name: 'Long', department: 2 }),
+  // Supervised and approved by employees that come after it.
+  employee({ id: 6, employee_id: 'EMP006', first_name: 'Olaf', last_name: 'Long', department: 2, supervisor: 11, approver2: 10 }),
   employee({ id: 7, employee_id: 'EMP007', first_name: 'Una', last_name: '', department: 2 }),
   employee({ id: 8, employee_id: 'EMP008', first_name: 'Ted', last_name: 'Terminated', status: 'Terminated', joined_date: '2020-01-01', termination_date: '2025-06-30', job_title: 4 }),
   employee({ id: 9, employee_id: null, first_name: 'Nobody', last_name: 'Nocode' }),

@@ -205,6 +205,16 @@ describeWithMysql('hrm import icehrm', () => {
       expect(await countRows(t, 'employees')).toBe(8 + BULK_EMPLOYEES);
     });
 
+    it('links employees to supervisors and approvers imported after them', async () => {
+      const olaf = await get('/employees/6');
+
+      expect(olaf.body).toMatchObject({
+        supervisor: { type: 'Employee', id: '11', display: 'Wes Night' },
+        approver1: null,
+        approver2: { type: 'Employee', id: '10', display: 'Vic Overlap' },
+      });
+    });
+
     it('imports the company structure as departments, nested as in IceHrm', async () => {
       const rows = await t.db('departments').whereIn('id', [1, 2, 3, 4]).orderBy('id').select('id', 'name', 'description', 'parent_id');
 
