@@ -277,7 +277,7 @@ async function findFirstStartEmployee(context: ImportContext): Promise<number | 
   return row === undefined ? undefined : Number(row.id);
 }
 
-/** The IceHrm employees already here that are not from IceHrm: the reason to need --merge. */
+/** Employees here that no import wrote, the first start's record aside: the reason to need --merge. */
 export async function countForeignEmployees(context: ImportContext): Promise<number> {
   const firstStart = await findFirstStartEmployee(context);
   const row = (await context.db('employees as e')
