@@ -1,6 +1,6 @@
 /**
  * `npm run bench:import`: how fast `hrm import icehrm` copies an IceHrm database. Builds an IceHrm
- * 26 database on the MySQL/MariaDB server of BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306,
+ * 26 database on the MySQL/MariaDB server of BENCH_MYSQL_URL (default mysql://root@127.0.0.1:3306;
  * a schema of its own, dropped afterwards) with --employees employees (default 10,000) and
  * --attendance records (default 1,000,000) spread evenly over them, then imports it into a fresh
  * SQLite file and a fresh MariaDB schema, and prints rows per second for the employees, the
@@ -26,7 +26,12 @@ function option(name: string, fallback: number): number {
 
 const EMPLOYEES = option('employees', 10_000);
 const ATTENDANCE = option('attendance', 1_000_000);
-const SERVER_URL = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/';
+/** The server only: the bench makes schemas of its own on it (a database named in BENCH_MYSQL_URL is not used). */
+const SERVER_URL = (() => {
+  const url = new URL(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/');
+  url.pathname = '/';
+  return url.toString();
+})();
 
 /** Seconds each table took, from the previous table's end. */
 class Timer implements ImportProgress {

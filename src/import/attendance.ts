@@ -52,13 +52,9 @@ export async function importAttendance(
       report.rejects.push(`attendance of employee ${employee} (${n} record${n === 1 ? "" : "s"}): the employee is not here (deleted in IceHrm, or left out)`);
     }
   }
-  // Records here that no import wrote: with --merge, imported ids must not land on them.
-  const foreignRecords = Number(
-    ((await db('attendance as a')
-      .whereNotExists((query) => query.select('kind').from('import_ledger as l').where('l.kind', 'attendance').whereRaw('l.target_id = a.id'))
-      .count({ n: '*' })
-      .first()) as { n: number | string } | undefined)?.n ?? 0,
-  );
+  // An IceHrm id must not land on a record here that no import wrote (--merge, or one written
+  // through the API between runs). Into a table that was empty at the start nothing can clash.
+  const targetHadAttendance = (await db('attendance').first('id')) !== undefined;
   const timeCache = new WallClockCache();
 
   let done = 0;
@@ -84,7 +80,7 @@ export async function importAttendance(
       });
       fixed.set(Number(record.employee_id), list);
     }
-    const taken = foreignRecords > 0 ? await foreignIdsAmong(context, [...readIds], ledger) : new Set<number>();
+    const taken = targetHadAttendance ? await foreignIdsAmong(context, [...readIds], ledger) : new Set<number>();
 
     const toWrite: Array<{ row: AttendanceColumns & { id: number }; add: boolean; fingerprint: string; employee: number }> = [];
     // Records an earlier run imported that break the rules now (IceHrm changed): they go, as if never imported.

@@ -372,6 +372,11 @@ describeWithMysql('hrm import icehrm', () => {
 
     it('refuses a database that holds other employees without --merge; with it, imports beside them', async () => {
       const own = await createEmployee(t, { employee_id: 'OWN1' });
+      // A record of this server's whose id IceHrm's record 1001 also has.
+      await t.db('attendance').insert({
+        id: 1001, employee_id: own, in_time_utc: '2026-01-05 08:00:00', in_time_local: '2026-01-05 08:00:00', out_time_utc: '2026-01-05 16:00:00',
+        out_time_local: '2026-01-05 16:00:00', timezone: 'UTC', created_at: '2026-01-05 16:00:00.000', updated_at: '2026-01-05 16:00:00.000',
+      });
       const tables = await tablesOf(t.db);
       const before = await snapshotDatabase(t.db, tables);
 
@@ -386,7 +391,12 @@ describeWithMysql('hrm import icehrm', () => {
       expect(unchanged).toEqual([]);
       expect(merged.code).toBe(0);
       expect(section(merged, 'Left out')).toContain(`employee ${own} (EMP00${own}): id ${own} is taken here by employee OWN1, which did not come from IceHrm`);
+      expect(section(merged, 'Left out')).toContain(
+        'attendance 1001 (employee 3, in 2026-01-12 09:00:00, out 2026-01-12 17:30:00): id 1001 is taken here by a record that did not come from IceHrm',
+      );
       expect(await t.db('employees').where({ id: own }).first()).toMatchObject({ employee_id: 'OWN1' });
+      expect(await t.db('attendance').where({ id: 1001 }).first()).toMatchObject({ employee_id: own, timezone: 'UTC' });
+      expect(await t.db('attendance').where({ id: 1002 }).first()).toMatchObject({ employee_id: 3 });
     });
 
     it('replaces the first start\'s ADMIN record; the admin user becomes IceHrm\'s admin and its token keeps working', async () => {
