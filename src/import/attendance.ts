@@ -115,13 +115,14 @@ export async function importAttendance(
           await trx('attendance').whereIn('id', withdrawn.slice(at, at + 500)).delete();
           await trx('import_ledger').where({ kind: 'attendance' }).whereIn('source_id', withdrawn.slice(at, at + 500)).delete();
         }
+        // Changed records first: one closed in IceHrm since frees the open slot a new record may take.
+        for (const record of toWrite.filter((r) => !r.add)) {
+          await trx('attendance').where({ id: record.row.id }).update({ ...record.row, updated_at: context.nowSql });
+        }
         await insertAttendance(
           trx,
           toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql })),
         );
-        for (const record of toWrite.filter((r) => !r.add)) {
-          await trx('attendance').where({ id: record.row.id }).update({ ...record.row, updated_at: context.nowSql });
-        }
         const ledgerRows: LedgerRow[] = toWrite.map((record) => ({
           kind: 'attendance',
           sourceId: record.row.id,
@@ -183,7 +184,7 @@ function checkEmployeeRecords(
   const kept: Array<{ id: number; columns: AttendanceColumns }> = [];
   let latest: Interval | undefined;
   const reject = (row: IcehrmAttendanceRow, reason: string) => {
-    const removed = withdraw(Number(row.id)) ? '; an earlier run imported it: removed here' : '';
+    const removed = !withdraw(Number(row.id)) ? '' : context.dryRun ? '; an earlier run imported it: the import removes it' : '; an earlier run imported it: removed here';
     context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`);
   };
 
