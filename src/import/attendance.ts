@@ -183,12 +183,14 @@ function checkEmployeeRecords(
 ): Array<{ id: number; columns: AttendanceColumns }> {
   const kept: Array<{ id: number; columns: AttendanceColumns }> = [];
   let latest: Interval | undefined;
+  /** The open record met last, kept unless a later record is. */
+  let open: { row: IcehrmAttendanceRow; record: { id: number; columns: AttendanceColumns } } | undefined;
   const reject = (row: IcehrmAttendanceRow, reason: string) => {
     const removed = !withdraw(Number(row.id)) ? '' : context.dryRun ? '; an earlier run imported it: the import removes it' : '; an earlier run imported it: removed here';
     context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`);
   };
 
-  for (const [index, row] of rows.entries()) {
+  for (const row of rows) {
     const id = Number(row.id);
     if (taken.has(id)) {
       reject(row, `id ${id} is taken here by a record that did not come from IceHrm`);
@@ -212,10 +214,6 @@ function checkEmployeeRecords(
       continue;
     }
     const interval: Interval = { id, start: inTime.getTime(), end: outTime === null ? Infinity : outTime.getTime() };
-    if (interval.end === Infinity && index < rows.length - 1) {
-      reject(row, `it is open, but record ${rows[index + 1]!.id} begins later (one open record per employee: the latest)`);
-      continue;
-    }
     const clash =
       (latest && latest.end > interval.start ? latest : undefined) ??
       fixed.find((other) => other.start < interval.end && interval.start < other.end) ??
@@ -224,8 +222,7 @@ function checkEmployeeRecords(
       reject(row, clash.end === Infinity && interval.end === Infinity ? `record ${clash.id} is open already` : `it overlaps record ${clash.id}`);
       continue;
     }
-    if (!latest || interval.end > latest.end) latest = interval;
-    kept.push({
+    const record = {
       id,
       columns: {
         employee_id: Number(row.employee),
@@ -242,8 +239,18 @@ function checkEmployeeRecords(
         out_ip: ip(row.out_ip),
         open_employee_id: outTime === null ? Number(row.employee) : null,
       },
-    });
+    };
+    // An open record stays open only if no later record is kept: that one shows the employee
+    // came back, so the open record is a forgotten punch-out.
+    if (open) reject(open.row, `it is open, but record ${id} begins later (one open record per employee: the latest)`);
+    open = undefined;
+    if (interval.end === Infinity) open = { row, record };
+    else {
+      if (!latest || interval.end > latest.end) latest = interval;
+      kept.push(record);
+    }
   }
+  if (open) kept.push(open.record);
   return kept;
 }
 

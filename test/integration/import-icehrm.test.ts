@@ -312,7 +312,11 @@ describeWithMysql('hrm import icehrm', () => {
     });
 
     it('rewrites only what changed, removes a record that now breaks the rules; --since reads only the attendance from that day', async () => {
+      await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1102, 11, '2026-07-20 08:00:00', NULL)");
       expect((await runHrm(t, ['import', 'icehrm', '--from', source.url])).code).toBe(0);
+      // Wes punched out and in again: the record that was open is closed, a new one is open.
+      await source.connection.query("UPDATE Attendance SET out_time = '2026-07-20 16:00:00' WHERE id = 1102");
+      await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1103, 11, '2026-07-21 08:00:00', NULL)");
       await source.connection.query("UPDATE Employees SET last_name = 'Renamed' WHERE id = 2");
       await source.connection.query("UPDATE Attendance SET note = 'Changed' WHERE id = 1002");
       await source.connection.query("UPDATE Attendance SET note = 'Too old to read' WHERE id = 1001");
@@ -322,7 +326,11 @@ describeWithMysql('hrm import icehrm', () => {
 
       expect(rerun.code).toBe(0);
       expect(countsOf(rerun, 'employees')).toEqual([10 + BULK_EMPLOYEES, 0, 1, 7 + BULK_EMPLOYEES, 2]);
-      expect(countsOf(rerun, 'attendance')).toEqual([4, 1, 1, 0, 2]);
+      expect(countsOf(rerun, 'attendance')).toEqual([6, 2, 2, 0, 2]);
+      expect(await t.db('attendance').whereIn('id', [1102, 1103]).orderBy('id').select('id', 'out_time_local', 'open_employee_id')).toEqual([
+        { id: 1102, out_time_local: '2026-07-20 16:00:00', open_employee_id: null },
+        { id: 1103, out_time_local: null, open_employee_id: 11 },
+      ]);
       expect(section(rerun, 'Left out')).toContain(
         'attendance 1003 (employee 3, in 2026-07-14 08:00:00, out none): it is open, but record 1100 begins later (one open record per employee: the latest); an earlier run imported it: removed here',
       );
