@@ -1,5 +1,7 @@
 import request from 'supertest';
+import { runCli } from '../../src/cli/program';
 import { createFirstAdmin } from '../../src/instances/first-admin';
+import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { type CliResult, runHrm } from '../helpers/cli';
 import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
 import { testDialects } from '../helpers/databases';
@@ -457,6 +459,44 @@ describeWithMysql('hrm import icehrm', () => {
         await empty.drop();
         await old.drop();
       }
+    });
+  });
+
+  describe.each(testDialects())('in cloud mode on %s', (dialect) => {
+    let c: CloudTestApp;
+    beforeAll(async () => {
+      c = await startCloudTestApp(dialect);
+    });
+    afterAll(() => c.close());
+
+    async function hrm(argv: string[]): Promise<CliResult> {
+      let stdout = '';
+      let stderr = '';
+      const code = await runCli(argv, {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text) },
+        env: { DATABASE_URL: c.control.url, DEPLOYMENT: 'cloud', LOG_LEVEL: 'silent' },
+        readStdin: async () => '',
+        clock: c.clock,
+      });
+      return { code, stdout, stderr };
+    }
+
+    it('imports into the instance named by --instance; its admin token then answers as IceHrm\'s admin', async () => {
+      const created = await hrm(['instance', 'create', 'moving-co']);
+      const token = /^\s+(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(created.stdout)?.[1] as string;
+
+      const imported = await hrm(['--instance', 'moving-co', 'import', 'icehrm', '--from', icehrm.url]);
+      await hrm(['--instance', 'moving-co', 'api', 'enable']);
+      c.clock.advance(1001);
+      const me = await request(c.app).get(c.api('moving-co', '/employees/me')).auth(token, { type: 'bearer' });
+      const record = await request(c.app).get(c.api('moving-co', '/attendance/1001')).auth(token, { type: 'bearer' });
+
+      expect(imported.code).toBe(0);
+      expect(countsOf(imported, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ id: '1', employee_id: 'EMP001', user_name: 'admin', user_level: 'Admin' });
+      expect(record.body).toMatchObject({ id: '1001', in_time_utc: '2026-01-12T08:00:00Z', timezone: 'Europe/Berlin' });
     });
   });
 });
