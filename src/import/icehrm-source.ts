@@ -93,6 +93,8 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
     },
     pool: { min: 0, max: 1 },
     acquireConnectionTimeout: 10_000,
+    // Knex prints a failed connection attempt itself; the command says it once, in one line.
+    log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
   try {
     const version = await checkSchema(db, label);

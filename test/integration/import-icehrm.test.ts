@@ -433,9 +433,14 @@ describeWithMysql('hrm import icehrm', () => {
       const tables = await tablesOf(t.db);
       const before = await snapshotDatabase(t.db, tables);
 
+      const consoleWrites = ['log', 'warn', 'error'].map((method) => jest.spyOn(console, method as 'log').mockImplementation(() => undefined));
+
       const result = await runHrm(t, ['import', 'icehrm', '--from', from()]);
+      const printedElsewhere = consoleWrites.flatMap((spy) => spy.mock.calls);
+      for (const spy of consoleWrites) spy.mockRestore();
 
       expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
+      expect(printedElsewhere).toEqual([]);
       expect(changedTables(before, await snapshotDatabase(t.db, tables))).toEqual([]);
     });
 
