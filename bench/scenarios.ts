@@ -64,6 +64,11 @@ export function deepPage(fixture: Fixture): number {
   return Math.max(1, Math.min(1000, Math.floor(employeeCount(fixture) / 50)));
 }
 
+/** Half way through the attendance list in pages of 50 (page 10,000 at 1M records). */
+export function deepAttendancePage(fixture: Fixture): number {
+  return Math.max(1, Math.floor(fixture.attendanceRows / 50 / 2));
+}
+
 function monthlyReads(fixture: Fixture): VaryingRequest[] {
   const employee = roundRobin(fixture);
   const { from, to } = fixture.month;
@@ -128,6 +133,24 @@ export const SCENARIOS: readonly Scenario[] = [
     path: (fixture) => `/employees?limit=50&page=${deepPage(fixture)}`,
     needsToken: true,
     workers: 2,
+  },
+  // The admin's whole attendance list, newest first: page 1 and a deep page half way through
+  // (page 10,000 at 1M records). The deep page starts at the record the same page began with
+  // when it was last served (keyset paging), instead of skipping 500,000 rows with OFFSET. One
+  // client at a time: the latency of the query itself.
+  {
+    name: 'attendance: GET /attendance?limit=50 (page 1), 1 connection',
+    method: 'GET',
+    path: '/attendance?limit=50',
+    needsToken: true,
+    connections: 1,
+  },
+  {
+    name: 'attendance: GET /attendance?limit=50 (deep page), 1 connection',
+    method: 'GET',
+    path: (fixture) => `/attendance?limit=50&page=${deepAttendancePage(fixture)}`,
+    needsToken: true,
+    connections: 1,
   },
   // An employee's month of attendance, as a mobile app's history screen asks for it, over every
   // employee in turn so that the reads spread over the whole table, not one cached corner.

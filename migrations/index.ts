@@ -11,7 +11,10 @@ import * as rateLimits from './0009_rate_limits';
 import * as auditEmployee from './0010_audit_employee';
 import * as employeeSortIndexes from './0011_employee_sort_indexes';
 import * as icehrmNumbering from './0012_icehrm_numbering';
+import * as uniqueDepartmentNames from './0013_unique_department_names';
+import * as purge from './0014_purge';
 import * as webhooks from './0016_webhooks';
+import * as attendanceTerminals from './0017_attendance_terminals';
 import * as importLedger from './0018_import_ledger';
 
 export interface Migration {
@@ -37,6 +40,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010_audit_employee', ...auditEmployee },
   { name: '0011_employee_sort_indexes', ...employeeSortIndexes },
   { name: '0012_icehrm_numbering', ...icehrmNumbering },
+  { name: '0013_unique_department_names', ...uniqueDepartmentNames },
+  { name: '0014_purge', ...purge },
   { name: '0016_webhooks', ...webhooks },
+  { name: '0017_attendance_terminals', ...attendanceTerminals },
   { name: '0018_import_ledger', ...importLedger },
 ];

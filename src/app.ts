@@ -1,7 +1,7 @@
 import cors from 'cors';
 import express, { type Express, Router } from 'express';
 import { attendanceRoutes } from './attendance/routes';
-import { requireBearer, signedTokenOf } from './auth/require-bearer';
+import { requireBearer, signedUserOf } from './auth/require-bearer';
 import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -25,6 +25,7 @@ import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
+import { PUNCH_LOG_BODIES, terminalRoutes } from './terminals/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 export interface AppDependencies {
@@ -114,14 +115,15 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  // 3. The instance (cloud: 404 for an unknown one).
-  api.use(resolveInstance(instances, { cloud }));
+  // 3. The instance (cloud: 404 for an unknown one; a registry lookup counts against the client
+  // address first).
+  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
+  api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
   // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
-  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'] }));
+  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'], largeBodies: PUNCH_LOG_BODIES }));
   // 5. The settings gate: 403 api_disabled while the API is off.
   api.use(requireApiEnabled);
-  // 6. Rate limits: per token when one is correctly signed, else per client address.
-  const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedTokenOf: signedTokenOf(clock) });
+  // 6. Rate limits: per user when a token is correctly signed, else per client address.
   api.use(rateLimits.perRequest);
   // Public routes: no token needed (echo only when self-hosted, CONTRACT §3).
   mount(oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }));
@@ -131,6 +133,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const features = [
     ...(cloud ? [echoRoutes()] : []),
     employeeRoutes({ clock }),
+    // Before /attendance/:id, which would take /attendance/devices for a record's id.
+    ...terminalRoutes({ clock }),
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
     tokenRoutes({ clock }),

@@ -43,6 +43,8 @@ export interface Config {
   cloudIdleTimeoutMs: number;
   /** Where webhooks may be sent, and how long one attempt may take (docs/webhooks.md). */
   webhooks: { allowHttp: boolean; allowPrivate: boolean; timeoutMs: number };
+  /** How often old token, idempotency and rate-limit rows are purged; 0: never (docs/security.md). */
+  purgeIntervalMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -106,6 +108,11 @@ const envSchema = z.object({
   WEBHOOK_ALLOW_HTTP: flag.default(false),
   WEBHOOK_ALLOW_PRIVATE: flag.default(false),
   WEBHOOK_TIMEOUT: z.coerce.number().int().min(1).max(60).default(10),
+  PURGE_INTERVAL: z.coerce
+    .number()
+    .int()
+    .refine((seconds) => seconds === 0 || (seconds >= 60 && seconds <= 7 * 86_400), 'must be 0 (off) or 60 to 604800 seconds')
+    .default(3600),
 });
 
 /**
@@ -145,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,
     webhooks: { allowHttp: values.WEBHOOK_ALLOW_HTTP, allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT * 1000 },
+    purgeIntervalMs: values.PURGE_INTERVAL * 1000,
   });
 }
 

@@ -8,7 +8,32 @@ import type { Config } from './config';
 export type { Logger };
 
 export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
-  return pino({ level: config.logLevel }, destination);
+  return pino({ level: config.logLevel, serializers: { err: logSafeError } }, destination);
+}
+
+/** What a database error carries of its query: the SQL (mysql2 sends it with the values in) and the values. */
+const QUERY_FIELDS = ['sql', 'bindings', 'parameters', 'values'];
+/**
+ * A quoted literal in an error's text, unless it names a key, column, table or constraint: the
+ * drivers quote the values they complain about (MySQL's "Duplicate entry 'a@b.c' for key ...",
+ * "Incorrect date value: '...'").
+ */
+const QUOTED_VALUE = /(?<!\b(?:key|column|table|constraint|database) )'(?:[^'\\\n]|\\.)*'/gi;
+
+/**
+ * pino's error serializer, minus anything that could hold a value a client sent (a national id,
+ * a private e-mail): the query's SQL and values, and quoted values in the messages. Knex's own
+ * message holds the SQL with placeholders only (compileSqlOnError: false in db/connect.ts).
+ */
+export function logSafeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const serialized: Record<string, unknown> = { ...pino.stdSerializers.err(error) };
+  for (const field of QUERY_FIELDS) delete serialized[field];
+  for (const field of ['message', 'stack', 'sqlMessage']) {
+    const text = serialized[field];
+    if (typeof text === 'string') serialized[field] = text.replace(QUOTED_VALUE, "'?'");
+  }
+  return serialized;
 }
 
 /**

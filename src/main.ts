@@ -21,6 +21,7 @@ import type { RateLimitStore } from './rate-limits/limits';
 import { closeRateLimitStore, openRateLimitStore } from './rate-limits/store';
 import { AggregatorRegistry, register } from 'prom-client';
 import { startWebhookDelivery } from './webhooks/start';
+import { startPurgeSchedule } from './maintenance/purge';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -63,11 +64,13 @@ async function main(): Promise<void> {
   await listen(server, config);
   const metricsServer = metrics && (await listenForMetrics(config, logger, register));
   const delivery = startWebhookDelivery({ config, logger, clock: systemClock, instances: opened.instances, control: opened.control, metrics: metrics?.webhooks });
+  const purge = startPurgeSchedule({ intervalMs: config.purgeIntervalMs, instances: opened.instances, control: opened.control, clock: systemClock, logger });
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal((signal) =>
     stop(server, logger, signal, async () => {
       metricsServer?.close();
       await delivery.stop();
+      await purge.stop();
       await opened.close();
     }),
   );
@@ -239,9 +242,11 @@ async function runWorker(config: Config, logger: Logger): Promise<void> {
   const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
   await listen(server, config);
   const delivery = startWebhookDelivery({ config, logger, clock: systemClock, instances: opened.instances, control: opened.control, metrics: metrics?.webhooks });
+  const purge = startPurgeSchedule({ intervalMs: config.purgeIntervalMs, instances: opened.instances, control: opened.control, clock: systemClock, logger });
   onShutdownSignal(async (signal) => {
     await stop(server, logger, signal, async () => {
       await delivery.stop();
+      await purge.stop();
       await opened.close();
     });
     // The IPC channel to the primary is the last thing keeping a worker alive.

@@ -6,8 +6,9 @@ import { describeEcho } from './echo/openapi';
 import { describeEmployees } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
-import { jsonResponse, type OpenApiDocument, problems } from './http/openapi';
+import { declareResponseHeaders, documentAcceptedInputs, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
 import { describeDocs } from './docs/openapi';
+import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
 export type { OpenApiDocument };
@@ -32,7 +33,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'A token from `hrm token issue`, `POST /oauth/token` or `POST /tokens`',
+    description:
+      'A token from `hrm token issue`, `POST /oauth/token` or `POST /tokens`: a JWS (HS256) handled as RFC8725 advises (the algorithm pinned, never `none`; the signature, expiry and token id checked; each token revocable).',
   });
   const cloud = config.deployment === 'cloud';
   describeEcho(registry, { public: !cloud });
@@ -40,24 +42,33 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeEmployees(registry);
   describeLookups(registry);
   describeAttendance(registry);
+  describeTerminals(registry);
   describeWebhooks(registry);
   describeDocs(registry);
   describeHealth(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'HRM Employee and Attendance API', version: '1', description: DESCRIPTION },
+    info: {
+      title: 'HRM Employee and Attendance API',
+      version: '1',
+      description: DESCRIPTION,
+      contact: { name: 'The operator of this server' },
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    // x-internal: false tells tools (the OWASP ruleset's API9) the API is meant for outside clients.
     servers: cloud
-      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } } }]
-      : [{ url: config.basePath }],
+      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } }, 'x-internal': false }]
+      : [{ url: config.basePath, 'x-internal': false }],
     tags: [
-      { name: 'Service' },
-      { name: 'Tokens' },
-      { name: 'Employees' },
-      { name: 'Attendance' },
+      { name: 'Service', description: 'Is the API reachable and enabled' },
+      { name: 'Tokens', description: 'Signing in, rotating and revoking bearer tokens' },
+      { name: 'Employees', description: 'Employee records, as each role may see and change them' },
+      { name: 'Attendance', description: 'Punches and attendance records, in the employee\'s time zone' },
+      { name: 'Attendance terminals', description: 'Devices that upload punch logs in batches (docs/terminals.md)' },
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
-      { name: 'Documentation' },
+      { name: 'Documentation', description: 'This document and its page' },
       { name: 'Health', description: 'Outside the base path and the settings gate' },
     ],
   });
@@ -79,16 +90,39 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     const item = document.paths?.[path];
     if (item) item.servers = [{ url: '/' }];
   }
+  describeEveryOperation(document);
+  declareResponseHeaders(document, HEALTH_PATHS);
+  documentAcceptedInputs(document.components?.schemas);
+  documentAcceptedInputs(document.paths);
   return document;
+}
+
+/**
+ * Bearer is the document's default (root `security`); the features register a public operation
+ * without `security`, which here becomes `security: []` so tools see it needs no token. An
+ * operation without a description of its own is described by its summary.
+ */
+function describeEveryOperation(document: OpenApiDocument): void {
+  document.security = [{ bearer: [] }];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(item)) {
+      if (method === 'servers' || method === 'parameters') continue;
+      const operation = value as { security?: unknown[]; summary?: string; description?: string };
+      operation.security ??= [];
+      operation.description ??= operation.summary;
+    }
+  }
 }
 
 const HEALTH_PATHS = ['/healthz', '/readyz'];
 
 function describeHealth(registry: OpenAPIRegistry): void {
   const status = (value: string) => z.strictObject({ status: z.literal(value) });
+  // Public: registered without security (see describeEveryOperation).
   registry.registerPath({
     method: 'get',
     path: '/healthz',
+    operationId: 'getHealth',
     tags: ['Health'],
     summary: 'The process is alive',
     responses: { 200: jsonResponse('Alive', status('ok')) },
@@ -96,6 +130,7 @@ function describeHealth(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/readyz',
+    operationId: 'getReadiness',
     tags: ['Health'],
     summary: 'The database answers',
     responses: { 200: jsonResponse('Ready', status('ready')), ...problems(503) },

@@ -5,11 +5,12 @@ import {
   DELETE_PROBLEMS,
   idempotencyKeyHeader,
   idString,
+  int64,
   jsonBody,
   jsonResponse,
   pageSchema,
   problems,
-  referenceSchema,
+  requiredReferenceSchema,
 } from '../http/openapi';
 import {
   attendanceListQuery,
@@ -21,36 +22,42 @@ import {
   punchOutSchema,
 } from './schemas';
 
-const wallClock = z.string().meta({ description: "Wall-clock time in the record's time zone", example: '2026-03-02 08:00:00' });
-const coordinate = z.number().nullable();
+const wallClock = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+  .max(19)
+  .meta({ description: "Wall-clock time in the record's time zone", example: '2026-03-02 08:00:00' });
+const utcInstant = z.string().max(20).meta({ format: 'date-time', example: '2026-03-02T07:00:00Z' });
+const coordinate = (limit: number) => z.number().min(-limit).max(limit).nullable();
+const ip = z.string().max(45).nullable().meta({ description: 'The client address (IPv4 or IPv6)' });
 
 /** The record's read shape (CONTRACT §5.3). */
 export const attendanceSchema = z
   .strictObject({
     id: idString,
-    employee: referenceSchema('Employee'),
+    employee: requiredReferenceSchema('Employee'),
     in_time: wallClock,
     out_time: wallClock.nullable().meta({ description: 'null while the record is open' }),
-    note: z.string().nullable(),
-    out_note: z.string().nullable(),
-    timezone: z.string().meta({ description: "The employee's time zone when the record was made", example: 'Europe/Berlin' }),
-    in_time_utc: z.string().meta({ example: '2026-03-02T07:00:00Z' }),
-    out_time_utc: z.string().nullable(),
-    hours: z.number().nullable().meta({ description: 'Rounded to 2 decimals; null while open', example: 8.5 }),
-    latitude: coordinate,
-    longitude: coordinate,
-    out_latitude: coordinate,
-    out_longitude: coordinate,
-    in_ip: z.string().nullable(),
-    out_ip: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    note: z.string().max(1000).nullable(),
+    out_note: z.string().max(1000).nullable(),
+    timezone: z.string().max(64).meta({ description: "The employee's time zone when the record was made", example: 'Europe/Berlin' }),
+    in_time_utc: utcInstant,
+    out_time_utc: utcInstant.nullable(),
+    hours: z.number().min(0).nullable().meta({ description: 'Rounded to 2 decimals; null while open', example: 8.5 }),
+    latitude: coordinate(90),
+    longitude: coordinate(180),
+    out_latitude: coordinate(90),
+    out_longitude: coordinate(180),
+    in_ip: ip,
+    out_ip: ip,
+    created_at: z.string().max(30).meta({ format: 'date-time' }),
+    updated_at: z.string().max(30).meta({ format: 'date-time' }),
   })
   .meta({ id: 'Attendance', description: 'An attendance record (CONTRACT §5.3)' });
 
 const TIME_INPUT = 'A time `YYYY-MM-DD HH:MM:SS` (in the employee\'s time zone) or ISO-8601 with an offset; default: now';
 const id = z.object({ id: idString });
-const location = z.object({ Location: z.string() });
+const location = z.object({ Location: z.string().max(2048) });
 const rulesConflict =
   '409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`)';
 
@@ -61,6 +68,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/punch-in',
+    operationId: 'punchIn',
     tags,
     security,
     summary: 'Punch in (the caller, a direct report for managers, anyone for admins)',
@@ -71,6 +79,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/punch-out',
+    operationId: 'punchOut',
     tags,
     security,
     summary: "Punch out: closes the employee's open record (its note stays; the note sent here is out_note)",
@@ -81,6 +90,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance',
+    operationId: 'listAttendance',
     tags,
     security,
     summary: 'The records the caller may read, newest first',
@@ -90,6 +100,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance',
+    operationId: 'createAttendance',
     tags,
     security,
     summary: 'Add a complete record (admins, or managers for direct reports)',
@@ -100,6 +111,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance/{id}',
+    operationId: 'getAttendance',
     tags,
     security,
     summary: 'One record',
@@ -110,6 +122,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method,
       path: '/attendance/{id}',
+      operationId: method === 'put' ? 'updateAttendance' : 'patchAttendance',
       tags,
       security,
       summary: "Correct a record (admins, or managers for direct reports' records): only the sent fields change",
@@ -121,6 +134,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/attendance/{id}',
+    operationId: 'deleteAttendance',
     tags,
     security,
     summary: 'Delete a record (admins)',
@@ -131,6 +145,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path,
+      operationId: path.startsWith('/employee/') ? 'listEmployeeAttendanceIceHrm' : 'listEmployeeAttendance',
       tags,
       security,
       summary: `An employee's records, newest first${path.startsWith('/employee/') ? " (IceHrm's path)" : ''}`,
@@ -142,6 +157,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/{id}/attendance/summary',
+    operationId: 'getAttendanceSummary',
     tags,
     security,
     summary: "Totals of an employee's records, as IceHrm counts them",
@@ -153,14 +169,11 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
         'The summary',
         z
           .strictObject({
-            total: z.number().int().meta({ description: 'Records whose in_time falls in from..to (all without a range), open ones included', example: 4 }),
+            total: int64(0).meta({ description: 'Records whose in_time falls in from..to (all without a range), open ones included', example: 4 }),
             totalHours: z.number().meta({ description: 'Hours of the closed ones among them', example: 25.17 }),
-            thisMonth: z
-              .number()
-              .int()
-              .meta({ description: "Records whose in_time falls in the current calendar month of the employee's zone, open ones included, whatever the range", example: 3 }),
+            thisMonth: int64(0).meta({ description: "Records whose in_time falls in the current calendar month of the employee's zone, open ones included, whatever the range", example: 3 }),
             avgHours: z.number().meta({ description: 'totalHours / total (open records count in total); 0 without records', example: 6.29 }),
-            closed: z.number().int().meta({ description: 'The closed records among total', example: 3 }),
+            closed: int64(0).meta({ description: 'The closed records among total', example: 3 }),
             thisMonthHours: z.number().meta({ description: 'Hours of the closed records among thisMonth', example: 16.67 }),
           })
           .meta({ id: 'AttendanceSummary' }),
@@ -171,10 +184,11 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employee/{id}/open-punch-in/{date}',
+    operationId: 'getOpenPunchIn',
     tags,
     security,
     summary: "The employee's open record begun on or before a date (or today), and their wall-clock time now",
-    request: { params: z.object({ id: idString, date: z.string().meta({ description: 'YYYY-MM-DD or today', example: 'today' }) }) },
+    request: { params: z.object({ id: idString, date: z.string().regex(/^(\d{4}-\d{2}-\d{2}|today)$/).max(10).meta({ description: 'YYYY-MM-DD or today', example: 'today' }) }) },
     responses: {
       200: jsonResponse(
         'The open record, if any',

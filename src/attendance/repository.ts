@@ -321,29 +321,59 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria): 
   return query;
 }
 
-/** A page of records, newest first, and how many match in all. */
+/** Where a page of records starts: its first record's in_time_utc and id (newest first). */
+export interface AttendancePageStart {
+  inTimeUtc: string;
+  id: number;
+}
+
+/**
+ * A page of records, newest first, and how many match in all. With `start` (the first record of
+ * the page, known from the page before it) the page is read from there: `(in_time_utc, id) <=
+ * start`, whatever the page number (keyset paging); without it, the rows before the page are
+ * skipped by their ids alone (a deferred join: skipped rows are never read whole). `next` is the
+ * start of the following page, when there is one.
+ */
 export async function listAttendance(
   db: Db,
   criteria: AttendanceCriteria,
-  page: { page: number; limit: number },
-): Promise<{ records: AttendanceRecord[]; total: number }> {
+  page: { page: number; limit: number; start?: AttendancePageStart },
+): Promise<{ records: AttendanceRecord[]; total: number; first?: AttendancePageStart; next?: AttendancePageStart }> {
   const offset = offsetOf(page.page, page.limit);
-  const rows = (await applyCriteria(db('attendance as a').join('employees as e', 'e.id', 'a.employee_id'), criteria)
-    .select([...ATTENDANCE_COLUMNS, 'e.first_name', 'e.last_name'])
-    .orderBy([
-      { column: 'a.in_time_utc', order: 'desc' },
-      { column: 'a.id', order: 'desc' },
-    ])
-    .limit(page.limit)
-    .offset(offset)) as Array<Record<string, unknown>>;
-  const records = rows.map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
-  // A short page that is not empty is the last one: its rows tell the total without counting.
-  if (rows.length > 0 && rows.length < page.limit) return { records, total: offset + rows.length };
-  if (rows.length === 0 && offset === 0) return { records, total: 0 };
+  const order = [
+    { column: 'a.in_time_utc', order: 'desc' },
+    { column: 'a.id', order: 'desc' },
+  ];
+  const matching = (builder: Knex.QueryBuilder) => {
+    applyCriteria(criteria.visibleTo ? builder.join('employees as e', 'e.id', 'a.employee_id') : builder, criteria);
+    // One more row than the page: whether another page follows, and where it starts.
+    builder.orderBy(order).limit(page.limit + 1);
+    const { start } = page;
+    if (!start) return builder.offset(offset);
+    // Written as a range on in_time_utc and a tie-break, which both databases read off the
+    // (employee_id, in_time_utc) index or sort cheaply; a row-value comparison they do not.
+    return builder
+      .where('a.in_time_utc', '<=', start.inTimeUtc)
+      .andWhere((tie) => tie.where('a.in_time_utc', '<', start.inTimeUtc).orWhere('a.id', '<=', start.id));
+  };
+  const ids = matching(db('attendance as a').select('a.id', 'a.in_time_utc'));
+  const rows = (await db('attendance as a')
+    .join(ids.as('page'), 'page.id', 'a.id')
+    .join('employees as emp', 'emp.id', 'a.employee_id')
+    .select([...ATTENDANCE_COLUMNS, 'emp.first_name', 'emp.last_name'])
+    .orderBy(order)) as Array<Record<string, unknown>>;
+  const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
+  const records = rows
+    .slice(0, page.limit)
+    .map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
+  const found = { records, first: startOf(rows[0]), next: startOf(rows[page.limit]) };
+  // A page that is not empty and has no next one is the last: its rows tell the total without counting.
+  if (rows.length > 0 && rows.length <= page.limit) return { ...found, total: offset + rows.length };
+  if (rows.length === 0 && offset === 0) return { ...found, total: 0 };
   const count = applyCriteria(db('attendance as a'), criteria);
   if (criteria.visibleTo) count.join('employees as e', 'e.id', 'a.employee_id');
   const row = (await count.count({ total: '*' }).first()) as { total: number | string } | undefined;
-  return { records, total: Number(row?.total ?? 0) };
+  return { ...found, total: Number(row?.total ?? 0) };
 }
 
 /** Seconds between in_time_utc and out_time_utc of a closed record, in SQL. */
@@ -360,4 +390,81 @@ export async function countAttendance(db: Db, criteria: AttendanceCriteria): Pro
     .select(db.raw('COUNT(*) AS records'), db.raw('COUNT(a.out_time_utc) AS closed'), db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`))
     .first()) as { records: number | string; closed: number | string; seconds: number | string } | undefined;
   return { records: Number(row?.records ?? 0), closed: Number(row?.closed ?? 0), seconds: Number(row?.seconds ?? 0) };
+}
+
+// Punch-log batches (src/terminals): the same rows and locks as the single punches, many at a time.
+
+/** An employee a punch-log entry may name: by id, or by the badge number terminals know. */
+export interface BadgedAttendanceEmployee extends AttendanceEmployee {
+  attendance_device_id: string | null;
+}
+
+/**
+ * lockAttendanceEmployee for a batch: the employees named by badge number or id, locked until
+ * the transaction ends, so that a single punch of any of them waits for the batch (and the batch
+ * for it). Call it first in the transaction (after the device's lock), for the same reason.
+ */
+export async function lockAttendanceEmployees(
+  trx: Db,
+  named: { badges: string[]; ids: number[] },
+): Promise<BadgedAttendanceEmployee[]> {
+  const columns = [...EMPLOYEE_COLUMNS, 'attendance_device_id'];
+  const mysql = dialectOf(trx) === 'mysql';
+  const parts: Knex.QueryBuilder[] = [];
+  // Each part is an index lookup (the unique badge index, the primary key): a locking read of
+  // `badge IN (...) OR id IN (...)` could scan, and lock, the whole table.
+  if (named.badges.length > 0) parts.push(trx('employees').whereIn('attendance_device_id', named.badges).select(columns));
+  if (named.ids.length > 0) parts.push(trx('employees').whereIn('id', named.ids).select(columns));
+  if (mysql) for (const part of parts) part.forUpdate();
+  const rows = (parts.length === 0 ? [] : parts.length === 1 ? await parts[0] : await trx.queryBuilder().unionAll(parts, mysql)) as Array<
+    Record<string, unknown>
+  >;
+  const byId = new Map<number, BadgedAttendanceEmployee>();
+  for (const row of rows) {
+    byId.set(Number(row.id), { ...toAttendanceEmployee(row), attendance_device_id: (row.attendance_device_id as string | null) ?? null });
+  }
+  return [...byId.values()];
+}
+
+/**
+ * The records of these employees that start between `from` and `to` (UTC SQL text, inclusive),
+ * and their open records, whenever those start: what a batch's entries can meet.
+ */
+export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: number[], from: string, to: string): Promise<AttendanceRow[]> {
+  if (employeeIds.length === 0) return [];
+  const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(ATTENDANCE_COLUMNS);
+  const open = db('attendance as a').whereIn('a.open_employee_id', employeeIds).select(ATTENDANCE_COLUMNS);
+  // SQLite takes no parentheses around the parts of a UNION.
+  const rows = (await db.queryBuilder().unionAll([inRange, open], dialectOf(db) === 'mysql')) as Array<Record<string, unknown>>;
+  const byId = new Map<number, AttendanceRow>();
+  for (const row of rows) byId.set(Number(row.id), toAttendanceRow(row));
+  return [...byId.values()];
+}
+
+/** Rows per INSERT of a batch: 17 values each stay far below either database's limit on bound values. */
+const INSERT_BATCH = 500;
+
+/**
+ * Inserts records a few hundred per statement and answers their ids, in the order given. The ids
+ * are read back by (employee_id, in_time_utc), which records of one employee never share (they
+ * do not overlap): MySQL tells only the first id of a multi-row INSERT, and does not promise the
+ * others follow it.
+ */
+export async function insertAttendanceRows(db: Db, records: AttendanceColumns[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (let start = 0; start < records.length; start += INSERT_BATCH) {
+    const chunk = records.slice(start, start + INSERT_BATCH);
+    await db('attendance').insert(chunk.map((columns) => ({ ...columns, open_employee_id: openEmployeeId(columns) })));
+    const rows = (await db('attendance')
+      .whereIn('employee_id', [...new Set(chunk.map((columns) => columns.employee_id))])
+      .whereIn('in_time_utc', [...new Set(chunk.map((columns) => columns.in_time_utc))])
+      .select('id', 'employee_id', 'in_time_utc')) as Array<{ id: number; employee_id: number; in_time_utc: string }>;
+    const idOf = new Map(rows.map((row) => [`${Number(row.employee_id)} ${String(row.in_time_utc)}`, Number(row.id)]));
+    for (const columns of chunk) {
+      const id = idOf.get(`${columns.employee_id} ${columns.in_time_utc}`);
+      if (id === undefined) throw new Error('An attendance record inserted by a batch was not found again');
+      ids.push(id);
+    }
+  }
+  return ids;
 }

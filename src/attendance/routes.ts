@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
-import { NotFoundError } from '../errors';
+import { BadRequestError, NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
+import type { Instance } from '../instance';
 import { optionalJsonObject, requireJsonObject } from '../http/json-body';
 import { toPage } from '../http/pagination';
 import { pathId } from '../http/params';
@@ -12,9 +13,10 @@ import { sendWrite } from '../http/write';
 import { isCalendarDate, todayIn, wallClockIn } from '../time';
 import { assertAttendanceAccess } from './access';
 import { correctAttendance, createAttendance, deleteAttendanceRecord } from './corrections';
+import { AttendancePageStarts } from './page-starts';
 import { toAttendanceResponse } from './output';
 import { punchIn, punchOut } from './punch';
-import { type AttendanceEmployee, findAttendance, findAttendanceEmployee, findAttendanceEmployeeId, findOpenAttendance, listAttendance } from './repository';
+import { type AttendanceCriteria, type AttendanceEmployee, findAttendance, findAttendanceEmployee, findAttendanceEmployeeId, findOpenAttendance, listAttendance } from './repository';
 import { attendanceListQuery, attendanceSummaryQuery, employeeAttendanceQuery } from './schemas';
 import { summarizeAttendance } from './summary';
 import type { AttendanceWriteContext } from './writes';
@@ -24,6 +26,22 @@ import type { AttendanceWriteContext } from './writes';
  * (/employees/{id}/attendance), and IceHrm's paths for the same (/employee/{id}/...).
  */
 export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
+  // Where recent deep pages start, per instance (see AttendancePageStarts); forgotten when this process writes.
+  const pageStarts = new WeakMap<Instance, AttendancePageStarts>();
+  const pageStartsOf = (instance: Instance) => {
+    let starts = pageStarts.get(instance);
+    if (!starts) pageStarts.set(instance, (starts = new AttendancePageStarts(clock)));
+    return starts;
+  };
+  const forgetPages = (req: Request) => () => pageStartsOf(instanceOf(req)).clear();
+  const listPage = async (req: Request, criteria: AttendanceCriteria, query: { page: number; limit: number }) => {
+    const instance = instanceOf(req);
+    const starts = pageStartsOf(instance);
+    const question = JSON.stringify([criteria.employeeId, criteria.from, criteria.to, criteria.open, callerOf(req).role === 'admin' ? 'all' : callerOf(req).employeeId, criteria.visibleTo !== undefined]);
+    const { records, total, first, next } = await listAttendance(instance.db, criteria, { ...query, start: starts.get(question, query) });
+    starts.remember(question, query, first, next);
+    return toPage(records.map(toAttendanceResponse), total, query.page, query.limit, next !== undefined);
+  };
   const writeContext = async (req: Request): Promise<AttendanceWriteContext> => ({
     caller: callerOf(req),
     now: clock.now(),
@@ -48,10 +66,13 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
     const context = await writeContext(req);
     // Read before the write's transaction: the transaction must lock the employee first.
     const employeeId = await findAttendanceEmployeeId(instanceOf(req).db, id);
-    await sendWrite(req, res, context.now, async (trx) => ({
-      status: 200,
-      body: toAttendanceResponse(await correctAttendance(trx, { id, employeeId }, body, context)),
-    }));
+    await sendWrite(
+      req,
+      res,
+      context.now,
+      async (trx) => ({ status: 200, body: toAttendanceResponse(await correctAttendance(trx, { id, employeeId }, body, context)) }),
+      forgetPages(req),
+    );
   };
 
   const records = new Routes('/attendance')
@@ -63,22 +84,21 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
         await sendWrite(req, res, context.now, async (trx) => {
           const record = await punchIn(trx, body, context);
           return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
-        });
+        }, forgetPages(req));
       },
     })
     .route('/punch-out', {
       post: async (req, res) => {
         const body = optionalJsonObject(req);
         const context = await writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: toAttendanceResponse(await punchOut(trx, body, context)) }));
+        await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: toAttendanceResponse(await punchOut(trx, body, context)) }), forgetPages(req));
       },
     })
     .route('/', {
       get: async (req, res) => {
         const query = parseQuery(attendanceListQuery, req.query);
         const criteria = { visibleTo: callerOf(req), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
-        const { records, total } = await listAttendance(instanceOf(req).db, criteria, query);
-        sendJson(res, toPage(records.map(toAttendanceResponse), total, query.page, query.limit));
+        sendJson(res, await listPage(req, criteria, query));
       },
       post: async (req, res) => {
         const body = requireJsonObject(req);
@@ -86,7 +106,7 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
         await sendWrite(req, res, context.now, async (trx) => {
           const record = await createAttendance(trx, body, context);
           return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
-        });
+        }, forgetPages(req));
       },
     })
     .route('/:id', {
@@ -105,16 +125,14 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
         await sendWrite(req, res, context.now, async (trx) => {
           await deleteAttendanceRecord(trx, id, context);
           return { status: 200, body: { id: String(id) } };
-        });
+        }, forgetPages(req));
       },
     });
 
   const employeeAttendance = async (req: Request, res: Response) => {
     const employee = await visibleEmployee(req);
     const query = parseQuery(employeeAttendanceQuery, req.query);
-    const criteria = { employeeId: employee.id, from: query.from, to: query.to };
-    const { records, total } = await listAttendance(instanceOf(req).db, criteria, query);
-    sendJson(res, toPage(records.map(toAttendanceResponse), total, query.page, query.limit));
+    sendJson(res, await listPage(req, { employeeId: employee.id, from: query.from, to: query.to }, query));
   };
 
   const ofEmployee = new Routes('/employees/:id/attendance').route('/', { get: employeeAttendance }).route('/summary', {
@@ -128,9 +146,10 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
   // IceHrm's paths.
   const iceHrm = new Routes('/employee/:id').route('/attendance', { get: employeeAttendance }).route('/open-punch-in/:date', {
     get: async (req, res) => {
+      const day = openPunchDay(req.params.date);
       const employee = await visibleEmployee(req);
       const now = clock.now();
-      const date = openPunchDate(req.params.date, employee, now);
+      const date = day === 'today' ? todayIn(employee.timezone, now) : day;
       // The open record, if it began on or before that date: a night shift that began yesterday
       // is still the open punch-in today (IceHrm matches the in_time date exactly).
       const open = await findOpenAttendance(instanceOf(req).db, employee.id);
@@ -142,9 +161,13 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
   return [records, ofEmployee, iceHrm];
 }
 
-/** `today` (in the employee's zone) or a date; anything else names nothing: 404. */
-function openPunchDate(value: unknown, employee: AttendanceEmployee, now: Date): string {
-  if (value === 'today') return todayIn(employee.timezone, now);
-  if (typeof value === 'string' && isCalendarDate(value)) return value;
-  throw new NotFoundError({ detail: 'The date must be YYYY-MM-DD or today' });
+/** `today` or a calendar date; anything else (2026-02-30, yesterday) is a malformed request: 400. */
+function openPunchDay(value: unknown): string {
+  if (value === 'today' || (typeof value === 'string' && isCalendarDate(value))) return value;
+  throw new BadRequestError({
+    code: 'invalid_query',
+    title: 'Invalid query parameters',
+    detail: 'date must be a date YYYY-MM-DD or today',
+    errors: [{ field: 'date', message: 'must be a date YYYY-MM-DD or today' }],
+  });
 }

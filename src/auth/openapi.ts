@@ -1,27 +1,30 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
+import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, int64, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ROLES } from '../caller';
+import { USERNAME_PATTERN } from '../users/user-repository';
+
+const instant = z.string().max(30).meta({ format: 'date-time' });
 
 const tokenResponse = z
   .strictObject({
-    access_token: z.string().meta({ description: 'The bearer token (a JWT); shown only here' }),
+    access_token: z.string().max(2000).meta({ description: 'The bearer token (a JWT); shown only here' }),
     token_type: z.literal('bearer'),
-    expires_in: z.number().int().meta({ description: 'Seconds until it expires' }),
+    expires_in: int64(0, 10 * 365 * 86400).meta({ description: 'Seconds until it expires' }),
     scope: z.enum(ROLES).meta({ description: "The user's role" }),
-    id: z.string().meta({ description: "The token's id (its jti), for listing and revoking" }),
+    id: z.string().max(64).meta({ description: "The token's id (its jti), for listing and revoking" }),
   })
   .meta({ id: 'TokenResponse' });
 
 const tokenSummary = z
   .strictObject({
-    id: z.string(),
-    name: z.string().nullable(),
-    created_at: z.string(),
-    expires_at: z.string(),
-    revoked_at: z.string().nullable(),
-    last_used_at: z.string().nullable().meta({ description: 'Updated at most once a minute' }),
+    id: z.string().max(64),
+    name: z.string().max(100).nullable(),
+    created_at: instant,
+    expires_at: instant,
+    revoked_at: instant.nullable(),
+    last_used_at: instant.nullable().meta({ description: 'Updated at most once a minute' }),
     state: z.enum(['active', 'revoked', 'expired']),
     current: z.boolean().meta({ description: 'The token of this request' }),
   })
@@ -30,7 +33,7 @@ const tokenSummary = z
 const passwordGrant = z
   .object({
     grant_type: z.literal('password'),
-    username: z.string(),
+    username: z.string().max(100).regex(USERNAME_PATTERN),
     password: z.string(),
   })
   .meta({ id: 'PasswordGrant', description: 'RFC 6749 §4.3; other fields (client_id, scope...) are ignored' });
@@ -41,10 +44,11 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/oauth/token',
+    operationId: 'signIn',
     tags,
     summary: 'Sign in with a password (OAuth 2.0 password grant); no token needed',
     description:
-      'Failed attempts are limited per username and client address (5 per 15 minutes), per username (50) and per address (20): the 429 says when to retry.',
+      'Failed attempts are limited per user and client address (5 per 15 minutes), per user (50) and per address (20): the 429 says when to retry. A username outside the username pattern is 400 `invalid_request`.',
     request: {
       body: {
         required: true,
@@ -59,23 +63,30 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/tokens',
+    operationId: 'rotateToken',
     tags,
     security,
     summary: 'Rotate: a new token for the caller; the token used for this request is revoked',
     request: {
       headers: idempotencyKeyHeader,
-      body: jsonBody(
-        z.strictObject({
-          name: z.string().max(100).optional(),
-          expires_in: z.number().int().min(60).optional().meta({ description: 'Seconds; default 180 days' }),
-        }),
-      ),
+      // Optional, as the server reads it: no body (or no Content-Type) rotates with the defaults.
+      body: {
+        ...jsonBody(
+          z.strictObject({
+            name: z.string().max(100).optional(),
+            expires_in: int64(60, 10 * 365 * 86400).optional().meta({ description: 'Seconds; default 180 days' }),
+          }),
+          'Optional: without a body the new token is named "rotated" and lives 180 days',
+        ),
+        required: false,
+      },
     },
-    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 413, 415, 422, ...COMMON_PROBLEMS) },
+    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'get',
     path: '/tokens',
+    operationId: 'listTokens',
     tags,
     security,
     summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
@@ -85,6 +96,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/tokens/{id}',
+    operationId: 'revokeToken',
     tags,
     security,
     summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',

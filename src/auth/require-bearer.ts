@@ -1,9 +1,12 @@
+import { createHash, type KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
-import { UnauthorizedError } from '../errors';
+import { ForbiddenError, UnauthorizedError } from '../errors';
+import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
 import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
+import { type AccessTokenClaims, deviceOfSubject } from './tokens';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 
@@ -37,6 +40,8 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
         return reject(token.reason);
     }
     const { claims } = token;
+    const deviceId = deviceOfSubject(claims.sub);
+    if (deviceId !== undefined) return next(await authenticateDevice(req, deviceId, claims, now, reject));
 
     const withEmployee = callerEmployeeAt.size > 0 && callerEmployeeAt.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
     const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee });
@@ -62,10 +67,61 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
   };
 }
 
-/** The id of the request's token when it is correctly signed for its instance: what the rate limits key on. */
-export function signedTokenOf(clock: Clock): (req: Request) => string | undefined {
+/** What a device token may reach (under the base path): uploading and reading its punch logs. */
+const DEVICE_PATHS = new Set(['/attendance/punch-logs']);
+
+/**
+ * A device token (src/terminals): valid while its device is not deleted and is active; on any
+ * path but the punch logs it is 403 (RFC 6750 insufficient_scope), whatever the path is.
+ */
+async function authenticateDevice(
+  req: Request,
+  deviceId: number,
+  claims: AccessTokenClaims,
+  now: Date,
+  reject: (detail: string) => never,
+): Promise<undefined> {
+  const instance = instanceOf(req);
+  const device = await findDeviceByToken(instance.db, claims.jti);
+  if (!device || device.id !== deviceId) return reject('The token is not valid');
+  if (device.revoked) return reject('The token has been revoked');
+  if (device.tokenExpiresAt.getTime() <= now.getTime()) return reject('The token has expired');
+  if (!device.active) return reject('The device is not active');
+  if (!DEVICE_PATHS.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path)) {
+    throw new ForbiddenError({
+      detail: 'A device token may only upload and read punch logs (/attendance/punch-logs)',
+      headers: { 'WWW-Authenticate': `Bearer realm="${instance.realm}", error="insufficient_scope"` },
+    });
+  }
+  if (device.lastUsedAt === null || now.getTime() - device.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
+    await touchDevice(instance.db, device.id, now);
+  }
+  req.device = device;
+  return undefined;
+}
+
+/**
+ * The user (`sub`) of the request's token when it is correctly signed for its instance: what the
+ * per-token rate limit keys on, so that rotating tokens or holding several does not reset it.
+ * Qualified by a fingerprint of the signing key: self-hosted installations all have the realm
+ * "hrm" and users numbered from 1, and may share one Redis.
+ */
+export function signedUserOf(clock: Clock): (req: Request) => string | undefined {
   return (req) => {
-    const token = bearerToken(req, instanceOf(req), clock.now());
-    return token.kind === 'signed' ? token.claims.jti : undefined;
+    const instance = instanceOf(req);
+    const token = bearerToken(req, instance, clock.now());
+    return token.kind === 'signed' ? `${fingerprintOf(instance.signingKey)}:${token.claims.sub}` : undefined;
   };
+}
+
+const fingerprints = new WeakMap<KeyObject, string>();
+
+/** A short, one-way name for a signing key (16 characters of its SHA-256). */
+function fingerprintOf(key: KeyObject): string {
+  let fingerprint = fingerprints.get(key);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(key.export()).digest('base64url').slice(0, 16);
+    fingerprints.set(key, fingerprint);
+  }
+  return fingerprint;
 }

@@ -11,8 +11,8 @@ import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import type { LoginAttempts } from '../rate-limits/limits';
 import type { Role } from '../caller';
-import { findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
-import { findUserByUsername } from '../users/user-repository';
+import { countTokensOfUser, findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
+import { findLoginUser, findUserByUsername, USERNAME_PATTERN } from '../users/user-repository';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
 import { authenticatePassword } from './password-grant';
 
@@ -21,7 +21,10 @@ const MAX_LIFETIME_SECONDS = 10 * 365 * 86400;
 /** RFC 6749 §4.3; fields other than these (client_id, scope...) are ignored, as OAuth clients send them. */
 const passwordGrantSchema = z.object({
   grant_type: z.string({ error: 'is required' }),
-  username: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(100),
+  username: z
+    .string({ error: 'is required' })
+    .min(1, { error: 'is required' })
+    .regex(USERNAME_PATTERN, { error: 'may hold letters, digits and . _ @ - (at most 100 characters)' }),
   password: z.string({ error: 'is required' }).min(1, { error: 'is required' }).max(1024),
 });
 
@@ -54,9 +57,12 @@ export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttemp
   return new Routes('/oauth/token').route('/', {
     post: async (req, res) => {
       const grant = parseGrant(req);
-      const attempt = await login.attempt(req, grant.username);
       const instance = instanceOf(req);
-      const user = await authenticatePassword(instance, grant.username, grant.password);
+      // Failures count against the user found, whatever spelling of its name was sent; against
+      // the name sent (in lower case) when there is no such user.
+      const found = await findLoginUser(instance.db, grant.username);
+      const attempt = await login.attempt(req, found ? `user:${found.id}` : `name:${grant.username.toLowerCase()}`);
+      const user = await authenticatePassword(found, grant.password);
       if (!user) throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
       await attempt.succeeded();
       const now = clock.now();
@@ -88,7 +94,8 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           });
           // Rotation: the token that asked stops working.
           await revokeToken(trx, caller.tokenId, now);
-          return { status: 201, body: tokenResponse(issued, caller.role, now) };
+          // Never stored by the Idempotency-Key store: a database reader must not find a token.
+          return { status: 201, body: tokenResponse(issued, caller.role, now), secret: true };
         });
       },
       get: async (req, res) => {
@@ -103,13 +110,14 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           userId = user.id;
         }
         const now = clock.now().toISOString();
-        const tokens = (await listTokensOfUser(db, userId)).map((token) => ({
+        const page = { offset: offsetOf(query.page, query.limit), limit: query.limit };
+        const [rows, total] = await Promise.all([listTokensOfUser(db, userId, page), countTokensOfUser(db, userId)]);
+        const tokens = rows.map((token) => ({
           ...token,
           state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
           current: token.id === caller.tokenId,
         }));
-        const offset = offsetOf(query.page, query.limit);
-        sendJson(res, toPage(tokens.slice(offset, offset + query.limit), tokens.length, query.page, query.limit));
+        sendJson(res, toPage(tokens, total, query.page, query.limit));
       },
     })
     .route('/:id', {

@@ -30,8 +30,26 @@ export function signAccessToken(
   key: KeyObject,
   token: { userId: number; tokenId: string; issuedAt: Date; expiresAt: Date },
 ): string {
+  return signToken(key, { subject: String(token.userId), ...token });
+}
+
+/** A device token's subject: `device:<id>`, which no user id can be. */
+const DEVICE_SUBJECT = /^device:([1-9][0-9]{0,9})$/;
+
+/** An attendance terminal's token (src/terminals): the same JWT, with the device as its subject. */
+export function signDeviceToken(key: KeyObject, token: { deviceId: number; tokenId: string; issuedAt: Date; expiresAt: Date }): string {
+  return signToken(key, { subject: `device:${token.deviceId}`, ...token });
+}
+
+/** The device a token's subject names, or undefined for a user's token. */
+export function deviceOfSubject(subject: string): number | undefined {
+  const match = DEVICE_SUBJECT.exec(subject);
+  return match ? Number(match[1]) : undefined;
+}
+
+function signToken(key: KeyObject, token: { subject: string; tokenId: string; issuedAt: Date; expiresAt: Date }): string {
   const claims: AccessTokenClaims = {
-    sub: String(token.userId),
+    sub: token.subject,
     jti: token.tokenId,
     iat: Math.floor(token.issuedAt.getTime() / 1000),
     exp: Math.floor(token.expiresAt.getTime() / 1000),

@@ -6,6 +6,7 @@ import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
 import { registerDbCommands } from './db';
+import { registerDeviceCommands } from './device';
 import { registerImportCommands } from './import';
 import { registerInstanceCommands } from './instance';
 import { registerSeedCommand } from './seed';
@@ -31,6 +32,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerSeedCommand(program, context);
   registerAuditCommands(program, context);
   registerWebhookCommands(program, context);
+  registerDeviceCommands(program, context);
   registerImportCommands(program, context);
 
   try {

@@ -1,12 +1,13 @@
 import { type Command, Option } from 'commander';
 import { type Role, ROLES } from '../caller';
 import { hashPassword } from '../users/passwords';
-import { findUserByUsername, insertUser, setPasswordHash } from '../users/user-repository';
+import { revokeTokensOfUser } from '../users/token-repository';
+import { USERNAME_PATTERN } from '../users/user-repository';
+import { findUserByUsername, insertUser, setPasswordHash, setUserDisabled } from '../users/user-repository';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { findEmployeeById } from '../employees/repository';
 import { CliError, type CliContext } from './context';
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
 const MIN_PASSWORD_LENGTH = 12;
 
 export function registerUserCommands(program: Command, context: CliContext): void {
@@ -40,6 +41,7 @@ export function registerUserCommands(program: Command, context: CliContext): voi
       context.print(`Created user ${options.username} (id ${id}, role ${options.role}, ${link}).`);
     });
   registerSetPassword(user, context);
+  registerDisable(user, context);
 }
 
 function registerSetPassword(user: Command, context: CliContext): void {
@@ -53,6 +55,35 @@ function registerSetPassword(user: Command, context: CliContext): void {
       if (!found) throw new CliError(`There is no user named ${options.username}`);
       await setPasswordHash(db, found.id, await hashPassword(await readPassword(context)), context.io.clock.now());
       context.print(`Password set for ${found.username}.`);
+    });
+}
+
+function registerDisable(user: Command, context: CliContext): void {
+  user
+    .command('disable')
+    .description('stop a user signing in and revoke all their tokens')
+    .requiredOption('--username <username>', 'who')
+    .action(async (options: { username: string }) => {
+      const { db } = await context.instance();
+      const found = await findUserByUsername(db, options.username);
+      if (!found) throw new CliError(`There is no user named ${options.username}`);
+      const now = context.io.clock.now();
+      const revoked = await db.transaction(async (trx) => {
+        await setUserDisabled(trx, found.id, true, now);
+        return revokeTokensOfUser(trx, found.id, now);
+      });
+      context.print(`Disabled ${found.username}; revoked ${revoked} token(s).`);
+    });
+  user
+    .command('enable')
+    .description('let a disabled user sign in again (their old tokens stay revoked)')
+    .requiredOption('--username <username>', 'who')
+    .action(async (options: { username: string }) => {
+      const { db } = await context.instance();
+      const found = await findUserByUsername(db, options.username);
+      if (!found) throw new CliError(`There is no user named ${options.username}`);
+      await setUserDisabled(db, found.id, false, context.io.clock.now());
+      context.print(`Enabled ${found.username}.`);
     });
 }
 

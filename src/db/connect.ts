@@ -49,6 +49,8 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
     client: 'better-sqlite3',
     connection: { filename },
     useNullAsDefault: true,
+    // A failed query's message holds its SQL with placeholders, never the values (personal data).
+    compileSqlOnError: false,
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
     pool: {
       // better-sqlite3 is synchronous: one connection, writes serialised by SQLite itself.
@@ -59,13 +61,45 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
         connection.pragma('journal_mode = WAL');
         connection.pragma('synchronous = NORMAL');
         connection.pragma('foreign_keys = ON');
-        connection.pragma('busy_timeout = 5000');
+        // No waiting inside SQLite: better-sqlite3 would wait synchronously, the whole process
+        // with it (withBusyRetries waits between tries instead).
+        connection.pragma('busy_timeout = 0');
         done(null, connection);
       },
     },
   });
   withImmediateTransactions(db);
+  withBusyRetries(db, SQLITE_BUSY_WAIT_MS);
   return db;
+}
+
+/** How long a SQLite statement waits for another connection's write lock before failing (503). */
+export const SQLITE_BUSY_WAIT_MS = 5000;
+
+/**
+ * Retries a SQLite statement that found the database locked (SQLITE_BUSY) after a short timer,
+ * for up to `waitMs`, so that the event loop keeps serving other requests (health checks, reads
+ * of other instances) while another process holds the write lock. SQLite's own busy_timeout
+ * would sleep in the thread that runs JavaScript. A statement that failed with SQLITE_BUSY did
+ * nothing, and every transaction here is IMMEDIATE, so BUSY comes from its BEGIN or from a
+ * statement outside a transaction: trying it again is safe.
+ */
+function withBusyRetries(db: Db, waitMs: number): void {
+  type Query = (connection: unknown, query: unknown) => Promise<unknown>;
+  const client = db.client as { _query: Query };
+  const query = client._query.bind(client);
+  client._query = async (connection, statement) => {
+    const deadline = Date.now() + waitMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await query(connection, statement);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
+        const pause = Math.min(2 ** attempt, 50, Math.max(1, deadline - Date.now()));
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  };
 }
 
 /**
@@ -104,6 +138,7 @@ function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefin
       connectTimeout: 5000,
     },
     acquireConnectionTimeout: ACQUIRE_TIMEOUT_MS,
+    compileSqlOnError: false,
     pool: {
       min: 0,
       max: poolMax,

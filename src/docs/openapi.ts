@@ -7,6 +7,7 @@ export function describeDocs(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     tags,
     summary: 'This document; no token needed',
     responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.looseObject({}) } } }, ...problems(...COMMON_PROBLEMS) },
@@ -14,6 +15,7 @@ export function describeDocs(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/docs',
+    operationId: 'getDocsPage',
     tags,
     summary: 'The documentation page (Swagger UI, served locally); no token needed',
     responses: {
@@ -25,6 +27,7 @@ export function describeDocs(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/docs/{file}',
+    operationId: 'getDocsFile',
     tags,
     summary: "The documentation page's scripts and styles",
     request: { params: z.object({ file: z.string() }) },

@@ -6,6 +6,7 @@ export function describeEcho(registry: OpenAPIRegistry, options: { public: boole
   registry.registerPath({
     method: 'get',
     path: '/echo',
+    operationId: 'echo',
     tags: ['Service'],
     ...(options.public ? {} : { security: [{ bearer: [] }] }),
     summary: `Proves routing works and the API is enabled${options.public ? '; no token needed' : ''}`,

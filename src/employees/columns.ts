@@ -42,6 +42,8 @@ export interface EmployeeColumns {
   approver2_id: number | null;
   approver3_id: number | null;
   timezone: string;
+  /** The badge, card or PIN number attendance terminals know the employee by. */
+  attendance_device_id: string | null;
 }
 
 /** Parsed input values as `employees` column values. */

@@ -47,6 +47,7 @@ const EMPTY_EMPLOYEE: Omit<EmployeeColumns, 'employee_id' | 'first_name' | 'last
   approver1_id: null,
   approver2_id: null,
   approver3_id: null,
+  attendance_device_id: null,
 };
 
 /**

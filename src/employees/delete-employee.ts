@@ -2,14 +2,14 @@ import type { Knex } from 'knex';
 import { type AuditEntry, writeAudits } from '../audit/repository';
 import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
 import { valueChanges } from './columns';
-import { deleteEmployeeRow, detachEmployee, revokeTokensOfEmployee } from './repository';
+import { deleteEmployeeRow, detachEmployee, disableUsersOfEmployee } from './repository';
 import type { WriteContext } from './update-employee';
 import { recordEvents } from '../webhooks/outbox';
 import { deletionEvent, employeeEvent } from '../webhooks/resource-events';
 
 /**
- * Deletes an employee (admins only), in the write's transaction: revokes the tokens of their
- * users, clears them from the other employees that point at them (supervisor, approvers,
+ * Deletes an employee (admins only), in the write's transaction: disables their users and revokes
+ * their tokens, clears them from the other employees that point at them (supervisor, approvers,
  * indirect_supervisors), and writes the audit rows, one per employee so changed and the deleted
  * employee's. Those employees' updated_at moves too, so that a sync by `updated_since` sees the
  * change. The foreign keys delete their attendance.
@@ -18,7 +18,7 @@ export async function deleteEmployee(trx: Knex.Transaction, id: number, context:
   const { caller, now } = context;
   const existing = await findVisibleEmployee(trx, caller, id);
   assertMayDeleteEmployees(caller);
-  await revokeTokensOfEmployee(trx, id, now);
+  await disableUsersOfEmployee(trx, id, now);
   const detached = await detachEmployee(trx, id, now);
   const entries: AuditEntry[] = detached.map((employee) => ({
     action: 'update',

@@ -41,6 +41,7 @@ export const EMPLOYEE_FIELDS = [
   'approver2',
   'approver3',
   'timezone',
+  'attendance_device_id',
 ] as const;
 
 export type EmployeeField = (typeof EMPLOYEE_FIELDS)[number];
@@ -91,6 +92,7 @@ export const PERSONAL_FIELDS = [
   'home_phone',
   'mobile_phone',
   'private_email',
+  'attendance_device_id',
 ] as const satisfies readonly EmployeeField[];
 
 export const MARITAL_STATUSES = ['Married', 'Single', 'Divorced', 'Widowed', 'Other'] as const;

@@ -30,13 +30,18 @@ const wholeNumber = (fit: (value: number) => number) =>
 /** `limit`: 0 or negative means the default, above the maximum the maximum (IceHrm's reading, CONTRACT §6). */
 const limit = wholeNumber((value) => (value <= 0 ? DEFAULT_LIMIT : Math.min(value, MAX_LIMIT)))
   .default(DEFAULT_LIMIT)
-  .meta({ description: `Rows per page, default ${DEFAULT_LIMIT}; 0 or negative means ${DEFAULT_LIMIT}, above ${MAX_LIMIT} means ${MAX_LIMIT}` });
+  .meta({
+    description: `Rows per page, default ${DEFAULT_LIMIT}; 0 or negative means ${DEFAULT_LIMIT}, above ${MAX_LIMIT} means ${MAX_LIMIT}`,
+    format: 'int64',
+    minimum: Number.MIN_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+  });
 
 /** `page`: 0 or negative means 1. Beyond a million pages is refused: it would only skip rows. */
 const page = wholeNumber((value) => Math.max(value, 1))
   .refine((value) => value <= MAX_PAGE, { error: `must be at most ${MAX_PAGE}` })
   .default(1)
-  .meta({ description: 'From 1; 0 or negative means 1' });
+  .meta({ description: 'From 1; 0 or negative means 1', format: 'int32', minimum: Number.MIN_SAFE_INTEGER, maximum: MAX_PAGE });
 
 /** How a filter's values are compared with its column. */
 type Comparison = 'equal' | 'text' | 'listed';
@@ -93,7 +98,7 @@ const FILTERS: Record<string, Filter> = {
   ...Object.fromEntries(
     (
       ['employee_id', 'first_name', 'middle_name', 'last_name', 'gender', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
-        'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email', 'timezone'] as const
+        'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email', 'timezone', 'attendance_device_id'] as const
     ).map((field) => [field, { value: text, column: `e.${field}`, comparison: 'text' }]),
   ),
   ...Object.fromEntries(
@@ -126,7 +131,7 @@ const SORT_FIELDS = [
   'id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at',
   'middle_name', 'birthday', 'gender', 'marital_status', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
   'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email',
-  'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at',
+  'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at', 'attendance_device_id',
 ] as const;
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };

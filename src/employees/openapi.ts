@@ -16,8 +16,10 @@ import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
 import { listEmployeesQuery } from './list-query';
 import { employeeWriteSchema } from './schemas';
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable().meta({ example: '2024-03-01' });
-const text = z.string().nullable();
+const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).max(10).nullable().meta({ format: 'date', example: '2024-03-01' });
+/** Text as stored, at most `max` characters (the column's length; the input rules' limit). */
+const text = (max: number) => z.string().max(max).nullable();
+const instant = z.string().max(30).meta({ format: 'date-time' });
 /** Personal fields are left out (not null) for callers who may not see them. */
 const personal = <T extends z.ZodType>(schema: T) => schema.optional();
 
@@ -25,48 +27,57 @@ const personal = <T extends z.ZodType>(schema: T) => schema.optional();
 export const employeeSchema = z
   .strictObject({
     id: idString,
-    employee_id: z.string().meta({ example: 'E0001' }),
-    first_name: z.string(),
-    middle_name: text,
-    last_name: z.string(),
+    employee_id: z.string().max(50).meta({ example: 'E0001' }),
+    first_name: z.string().max(100),
+    middle_name: text(100),
+    last_name: z.string().max(100),
     nationality: personal(referenceSchema('Nationality')),
     birthday: personal(date),
-    gender: personal(text),
+    gender: personal(text(20)),
     marital_status: personal(z.enum(MARITAL_STATUSES).nullable()),
-    ssn_num: personal(text),
-    nic_num: personal(text),
-    other_id: personal(text),
-    driving_license: personal(text),
+    ssn_num: personal(text(100)),
+    nic_num: personal(text(100)),
+    other_id: personal(text(100)),
+    driving_license: personal(text(100)),
     employment_status: referenceSchema('EmploymentStatus'),
     job_title: referenceSchema('JobTitle'),
     pay_grade: referenceSchema('PayGrade'),
-    work_station_id: text,
-    address1: personal(text),
-    address2: personal(text),
-    city: personal(text),
+    work_station_id: text(100),
+    address1: personal(text(255)),
+    address2: personal(text(255)),
+    city: personal(text(150)),
     country: personal(countryReferenceSchema),
     province: personal(referenceSchema('Province')),
-    postal_code: personal(text),
-    home_phone: personal(text),
-    mobile_phone: personal(text),
-    work_phone: text,
-    work_email: text,
-    private_email: personal(text),
+    postal_code: personal(text(20)),
+    home_phone: personal(text(50)),
+    mobile_phone: personal(text(50)),
+    work_phone: text(50),
+    work_email: text(254),
+    private_email: personal(text(254)),
     joined_date: date,
     confirmation_date: date,
     supervisor: referenceSchema('Employee'),
-    indirect_supervisors: z.string().nullable().meta({ description: 'A JSON array of employee ids, inside a string', example: '["3","7"]' }),
+    indirect_supervisors: z.string().max(65_535).nullable().meta({
+      description:
+        'The employee ids as JSON text, a list of id strings (`"[\\"3\\",\\"7\\"]"`), or null for none. A value imported from IceHrm that is not such a list is answered as stored.',
+      example: '["3","7"]',
+    }),
     department: referenceSchema('Department'),
     termination_date: date,
     status: z.enum(EMPLOYEE_STATUSES),
     approver1: referenceSchema('Employee'),
     approver2: referenceSchema('Employee'),
     approver3: referenceSchema('Employee'),
-    timezone: z.string().meta({ example: 'Europe/Berlin' }),
-    created_at: z.string().meta({ example: '2026-11-22T11:00:00.000Z' }),
-    updated_at: z.string(),
+    timezone: z.string().max(64).meta({ example: 'Europe/Berlin' }),
+    attendance_device_id: personal(text(100)).meta({
+      description: 'The badge, card or PIN number attendance terminals know the employee by (unique; admins write it; personal: see docs/terminals.md)',
+      example: '004217',
+    }),
+    created_at: instant.meta({ example: '2026-11-22T11:00:00.000Z' }),
+    updated_at: instant,
     restricted_fields: z
       .array(z.enum(PERSONAL_FIELDS))
+      .max(PERSONAL_FIELDS.length)
       .optional()
       .meta({ description: 'Present when the caller may not see personal fields: the ones left out' }),
   })
@@ -75,12 +86,13 @@ export const employeeSchema = z
 /** GET /employees/me: the read shape and the caller's account, as IceHrm's /me answers it (CONTRACT §6). */
 export const meSchema = employeeSchema
   .extend({
-    user_name: z.string().meta({ description: "The caller's username", example: 'admin' }),
-    user_email: text.meta({ description: "The employee's work e-mail (users here have no e-mail of their own)" }),
+    user_name: z.string().max(100).meta({ description: "The caller's username", example: 'admin' }),
+    user_email: text(254).meta({ description: "The employee's work e-mail (users here have no e-mail of their own)" }),
     user_level: z.enum(['Admin', 'Manager', 'Employee']).meta({ description: "The caller's role, by IceHrm's names (admin, manager, employee)" }),
     can_login: z.enum(['Yes', 'No']).meta({ description: 'Whether the employee has a user: always Yes here, the caller being one' }),
     current_time: z
       .string()
+      .max(19)
       .meta({ description: "Now on the employee's wall clock (their time zone), YYYY-MM-DD HH:MM:SS", example: '2026-11-22 15:31:10' }),
   })
   .meta({ id: 'EmployeeMe', description: "The caller's employee record and account (CONTRACT §6)" });
@@ -93,7 +105,7 @@ const employeeInput = employeeWriteSchema.meta({
 
 const createInput = employeeInput.required({ employee_id: true, first_name: true, last_name: true }).meta({ id: 'EmployeeCreate' });
 const idParam = z.object({ id: idString });
-const location = z.object({ Location: z.string().meta({ description: 'The new employee, e.g. /app/api/employees/42' }) });
+const location = z.object({ Location: z.string().max(2048).meta({ description: 'The new employee, e.g. /app/api/employees/42' }) });
 
 export function describeEmployees(registry: OpenAPIRegistry): void {
   const tags = ['Employees'];
@@ -101,6 +113,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/me',
+    operationId: 'getMyEmployee',
     tags,
     security,
     summary: "The caller's own employee record",
@@ -109,6 +122,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees',
+    operationId: 'listEmployees',
     tags,
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
@@ -120,6 +134,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/employees',
+    operationId: 'createEmployee',
     tags,
     security,
     summary: 'Create an employee (admins)',
@@ -132,6 +147,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/employees/{id}',
+    operationId: 'getEmployee',
     tags,
     security,
     summary: 'One employee',
@@ -142,6 +158,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method,
       path: '/employees/{id}',
+      operationId: method === 'put' ? 'updateEmployee' : 'patchEmployee',
       tags,
       security,
       summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
@@ -154,6 +171,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/employees/{id}',
+    operationId: 'deleteEmployee',
     tags,
     security,
     summary: "Delete an employee (admins); revokes their user's tokens",

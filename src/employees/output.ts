@@ -79,6 +79,7 @@ function employeeJson(r: EmployeeRecord, names: NameLookup, personal: boolean): 
     `,"approver2":${employee(r.approver2_id, r.employeeNames.approver2)}` +
     `,"approver3":${employee(r.approver3_id, r.employeeNames.approver3)}` +
     `,"timezone":${quote(r.timezone)}` +
+    (personal ? `,"attendance_device_id":${optional(r.attendance_device_id)}` : '') +
     // ISO instants are digits and -:.TZ only: nothing to escape.
     `,"created_at":"${sqlDateTimeToIso(r.created_at)}","updated_at":"${sqlDateTimeToIso(r.updated_at)}"`;
   return personal ? `${json}}` : json;

@@ -138,12 +138,15 @@ export async function detachEmployee(db: Db, id: number, now: Date): Promise<Det
   return detached;
 }
 
-/** Revokes every token of the users linked to an employee (termination, deletion). */
-export async function revokeTokensOfEmployee(db: Db, employeeId: number, now: Date): Promise<number> {
-  return db('api_tokens')
-    .whereIn('user_id', db('users').select('id').where({ employee_id: employeeId }))
-    .whereNull('revoked_at')
-    .update({ revoked_at: toSqlDateTime(now) });
+/**
+ * Disables the users linked to an employee and revokes their tokens (termination, deletion): a
+ * deleted employee's user is unlinked afterwards, so the employee's status can no longer stop it
+ * signing in; its own `disabled` flag does. `hrm user enable` lets it in again.
+ */
+export async function disableUsersOfEmployee(db: Db, employeeId: number, now: Date): Promise<void> {
+  const users = db('users').select('id').where({ employee_id: employeeId });
+  await db('api_tokens').whereIn('user_id', users).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
+  await db('users').where({ employee_id: employeeId }).update({ disabled: true, updated_at: toSqlDateTime(now) });
 }
 
 /** The ids among `ids` that exist in `table`. */

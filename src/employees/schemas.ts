@@ -24,7 +24,7 @@ const indirectSupervisors = z.preprocess(
     .max(50, { error: 'may list at most 50 employees' })
     .transform((ids) => (ids.length === 0 ? null : [...new Set(ids)]))
     .nullable(),
-);
+).meta({ 'x-accepts': 'idList' });
 
 const maritalStatus = z.preprocess(
   blankToNull,
@@ -70,7 +70,12 @@ const employeeWriteShape = {
   approver1: reference('an employee'),
   approver2: reference('an employee'),
   approver3: reference('an employee'),
-  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }),
+  // IANA names are at most 64 characters (the column's length): a longer one is no time zone.
+  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }).meta({ maxLength: 64 }),
+  attendance_device_id: z.preprocess(
+    (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : blankToNull(value)),
+    z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).nullable(),
+  ),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */

@@ -7,7 +7,7 @@ import { recordEmployeeEvent } from '../webhooks/resource-events';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
-import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, revokeTokensOfEmployee, updateEmployeeRow } from './repository';
+import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, disableUsersOfEmployee, updateEmployeeRow } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, type EmployeeValues, parseEmployeeInput } from './schemas';
 
@@ -59,7 +59,7 @@ export async function updateEmployee(trx: Knex.Transaction, id: number, body: Re
   if (changed.length === 0) return existing;
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   await updateEmployeeRow(trx, id, update, now);
-  if (terminating) await revokeTokensOfEmployee(trx, id, now);
+  if (terminating) await disableUsersOfEmployee(trx, id, now);
   await writeAudit(
     trx,
     {

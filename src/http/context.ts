@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import type { Instance } from '../instance';
 import type { Caller } from '../caller';
+import type { Device } from '../terminals/devices';
 
 // Per-request state, set by the middleware in front of the routers and read by handlers through
 // accessors that fail loudly when a handler runs without the middleware that should have set it.
@@ -13,6 +14,8 @@ declare global {
       instance: Instance | undefined;
       /** The user behind the bearer token: requireBearer. */
       caller: Caller | undefined;
+      /** The attendance terminal behind a device token (then there is no caller): requireBearer. */
+      device: Device | undefined;
       /** The client address as the trusted proxies report it (TRUST_PROXY), read once. */
       clientIp: string;
     }

@@ -12,7 +12,7 @@ import { requestIdOf } from './context';
 import { sendProblem } from './problem';
 
 /** Fields whose uniqueness a client can violate: codes, usernames, reference names. */
-const UNIQUE_FIELDS = ['employee_id', 'username', 'name'];
+const UNIQUE_FIELDS = ['employee_id', 'attendance_device_id', 'username', 'name'];
 
 /** The field a unique violation is about, from the index name or column list the driver gives. */
 function duplicateField(key: string): string | undefined {
@@ -80,10 +80,11 @@ export function toAppError(error: unknown, options: { bodyLimitBytes: number }):
  */
 function asRequestError(error: unknown, bodyLimitBytes: number): AppError | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
-  const { type, status } = error as { type?: unknown; status?: unknown };
+  const { type, status, limit } = error as { type?: unknown; status?: unknown; limit?: unknown };
   switch (type) {
     case 'entity.too.large':
-      return new PayloadTooLargeError(bodyLimitBytes);
+      // The parser's own limit: some paths take larger bodies (acceptBodies' largeBodies).
+      return new PayloadTooLargeError(typeof limit === 'number' ? limit : bodyLimitBytes);
     case 'entity.parse.failed':
       return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
     case 'charset.unsupported':

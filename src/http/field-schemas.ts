@@ -3,6 +3,8 @@ import { isCalendarDate } from '../time';
 
 // Field rules shared by every write body. IceHrm clients send every value as a string; ids may
 // also be numbers or reference objects as read, "" means "no value" and 0000-00-00 "no date".
+// What a rule accepts before it converts is more than zod-to-openapi can see through a
+// preprocess step: `x-accepts` names the shape src/http/openapi.ts documents it with instead.
 
 export const MAX_ID = 4294967295;
 
@@ -19,15 +21,16 @@ export const optionalText = (max: number) => z.preprocess(blankToNull, text(max)
 export const requiredText = (max: number) =>
   text(max).trim().min(1, { error: 'must not be empty' });
 
-export const email = z.preprocess(
-  blankToNull,
-  z.email({ error: 'must be a valid e-mail address' }).max(254, { error: 'must be at most 254 characters' }).nullable(),
-);
+export const email = z
+  .preprocess(blankToNull, z.email({ error: 'must be a valid e-mail address' }).max(254, { error: 'must be at most 254 characters' }).nullable())
+  .meta({ 'x-accepts': 'email' });
 
-export const date = z.preprocess(
-  (value) => (value === '' || value === '0000-00-00' ? null : value),
-  z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' }).nullable(),
-);
+export const date = z
+  .preprocess(
+    (value) => (value === '' || value === '0000-00-00' ? null : value),
+    z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' }).nullable(),
+  )
+  .meta({ 'x-accepts': 'date' });
 
 /** An id as a string or number, e.g. "3" or 3; a read reference {"id": "3", ...} is accepted too. */
 export const idSchema = (what: string) =>
@@ -41,10 +44,7 @@ export const idSchema = (what: string) =>
   );
 
 export const reference = (what: string) =>
-  z.preprocess(
-    (value) => (isPlainObject(value) ? value.id : blankToNull(value)),
-    idSchema(what).nullable(),
-  );
+  z.preprocess((value) => (isPlainObject(value) ? value.id : blankToNull(value)), idSchema(what).nullable()).meta({ 'x-accepts': 'reference' });
 
 const isoCountryCode = z
   .string({ error: 'must be a two-letter ISO 3166-1 country code' })
@@ -53,7 +53,7 @@ const isoCountryCode = z
 const codeOfReference = (value: unknown) => (isPlainObject(value) ? value.code : value);
 
 /** A two-letter ISO 3166-1 code (any case), or a read reference {"code": "US", ...}; "" or null for none. */
-export const countryCode = z.preprocess((value) => blankToNull(codeOfReference(value)), isoCountryCode.nullable());
+export const countryCode = z.preprocess((value) => blankToNull(codeOfReference(value)), isoCountryCode.nullable()).meta({ 'x-accepts': 'country' });
 
 /** The same where a country must be given (a province's). */
-export const requiredCountryCode = z.preprocess(codeOfReference, isoCountryCode);
+export const requiredCountryCode = z.preprocess(codeOfReference, isoCountryCode).meta({ 'x-accepts': 'requiredCountry' });

@@ -16,22 +16,32 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
  * (the OAuth token endpoint, RFC 6749 §4.3). An empty body declared as JSON counts as no body:
  * clients often send the header on a bare POST.
  */
-export function acceptBodies(options: { limitBytes: number; formPaths: readonly string[] }): RequestHandler {
+export function acceptBodies(options: {
+  limitBytes: number;
+  formPaths: readonly string[];
+  /** Paths that take larger JSON bodies (a terminal's batch of punches), and their limit. */
+  largeBodies?: { paths: readonly string[]; limitBytes: number };
+}): RequestHandler {
   const emptyBodies = new WeakSet<Request>();
-  const json = express.json({
-    limit: options.limitBytes,
-    strict: true,
-    verify: (req, _res, raw) => {
-      if (raw.length === 0) emptyBodies.add(req as Request);
-      else checkJsonText(raw.toString('utf8'));
-    },
-  });
+  const jsonParser = (limit: number) =>
+    express.json({
+      limit,
+      strict: true,
+      verify: (req, _res, raw) => {
+        if (raw.length === 0) emptyBodies.add(req as Request);
+        else checkJsonText(raw.toString('utf8'));
+      },
+    });
+  const smallJson = jsonParser(options.limitBytes);
+  const largeJson = options.largeBodies ? jsonParser(Math.max(options.limitBytes, options.largeBodies.limitBytes)) : smallJson;
+  const largePaths = new Set(options.largeBodies?.paths ?? []);
   const form = express.urlencoded({ limit: options.limitBytes, extended: false, parameterLimit: 20 });
   const formPaths = new Set(options.formPaths);
   return (req, res, next) => {
     if (!hasBody(req)) return next();
     const type = req.headers['content-type'] ?? '';
     if (JSON_TYPE.test(type)) {
+      const json = largePaths.has(withoutTrailingSlashes(req.path)) ? largeJson : smallJson;
       return json(req, res, (error?: unknown) => {
         if (emptyBodies.has(req)) req.body = undefined;
         next(error);

@@ -10,43 +10,65 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 
 export const problemSchema = z
   .strictObject({
-    type: z.string().meta({ example: 'urn:hrm:problem:validation_failed' }),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    code: z.string().meta({ description: 'Stable machine-readable cause, e.g. validation_failed, api_disabled, duplicate' }),
-    request_id: z.string().meta({ description: 'Equals the X-Request-Id response header' }),
+    type: z.string().max(200).meta({ example: 'urn:hrm:problem:validation_failed' }),
+    title: z.string().max(200),
+    status: int32(400, 599),
+    detail: z.string().max(10_000),
+    code: z.string().max(100).meta({ description: 'Stable machine-readable cause, e.g. validation_failed, api_disabled, duplicate' }),
+    request_id: z.string().max(128).meta({ description: 'Equals the X-Request-Id response header' }),
     errors: z
-      .array(z.strictObject({ field: z.string(), message: z.string() }))
+      .array(z.strictObject({ field: z.string().max(300), message: z.string().max(1000) }))
+      .max(1000)
       .optional()
       .meta({ description: 'Every invalid field (422), refused field (403) or bad parameter (400)' }),
     error: z
-      .array(z.array(z.strictObject({ code: z.number().int(), message: z.string() })))
+      .array(z.array(z.strictObject({ code: int32(400, 599), message: z.string().max(10_000) })).max(1))
+      .max(1)
       .meta({ description: "IceHrm's error member, kept for old clients" }),
   })
   .meta({ id: 'Problem', description: 'RFC 9457 problem details (application/problem+json)' });
 
-export const idString = z.string().regex(/^\d+$/).meta({ example: '42' });
+export const idString = z.string().regex(/^\d+$/).max(20).meta({ example: '42' });
+
+/** A whole number within the given bounds, as a 32-bit integer. */
+export function int32(min: number, max: number) {
+  return z.number().int().min(min).max(max).meta({ format: 'int32' });
+}
+
+/** A whole number within the given bounds, as a 64-bit integer (counts, seconds, ids). */
+export function int64(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.number().int().min(min).max(max).meta({ format: 'int64' });
+}
+
+/** The longest page any list serves (the reference tables' limit). */
+const MAX_PAGE_ITEMS = 500;
 
 /** `{"type": "<type>", "id": "3", "display": "..."}`, or null when unset. */
 export function referenceSchema(type: string) {
   return z
-    .strictObject({ type: z.literal(type), id: idString, display: z.string().nullable() })
+    .strictObject({ type: z.literal(type), id: idString, display: z.string().max(255).nullable() })
     .nullable()
     .meta({ description: `A reference to a ${type}: its id and display name` });
 }
 
+/** The same, for a reference that is always there (an attendance record's employee). */
+export function requiredReferenceSchema(type: string) {
+  return z
+    .strictObject({ type: z.literal(type), id: idString, display: z.string().max(255).nullable() })
+    .meta({ description: `A reference to a ${type}: its id and display name` });
+}
+
 export const countryReferenceSchema = z
-  .strictObject({ type: z.literal('Country'), code: z.string().length(2), display: z.string().nullable() })
+  .strictObject({ type: z.literal('Country'), code: z.string().length(2), display: z.string().max(100).nullable() })
   .nullable();
 
 /** `{"data": [...], "total": N, "nextPage": P | null}` */
 export function pageSchema<T extends z.ZodType>(item: T, id: string) {
   return z
     .strictObject({
-      data: z.array(item),
-      total: z.number().int().meta({ description: 'Rows matching in all pages' }),
-      nextPage: z.number().int().nullable().meta({ description: 'page + 1 while more rows follow; null on the last page' }),
+      data: z.array(item).max(MAX_PAGE_ITEMS),
+      total: int64(0).meta({ description: 'Rows matching in all pages' }),
+      nextPage: int32(2, 1_000_001).nullable().meta({ description: 'page + 1 while more rows follow; null on the last page' }),
     })
     .meta({ id });
 }
@@ -104,3 +126,127 @@ export const idempotencyKeyHeader = z.object({
 
 export type Describe = (registry: OpenAPIRegistry) => void;
 export type Path = RouteConfig;
+
+/**
+ * The response headers cross-cutting middleware sends (request id, rate limits, the error
+ * classes, the write wrapper, the router's 405), declared once under `components.headers`.
+ */
+type HeaderName = 'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
+
+export const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is sane, else a new UUID; the problem body's request_id",
+    schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },
+  },
+  RateLimit: {
+    description: 'Requests left in the window and seconds until it resets (IETF draft), while a rate limit is configured',
+    schema: { type: 'string', maxLength: 100, example: '"per-token";r=599;t=42' },
+  },
+  'RateLimit-Policy': {
+    description: 'The limit that applies: quota per window of seconds (IETF draft), while a rate limit is configured',
+    schema: { type: 'string', maxLength: 100, example: '"per-token";q=600;w=60' },
+  },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400, example: 30 } },
+  'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750): realm, error and its description', schema: { type: 'string', maxLength: 500 } },
+  Allow: { description: 'The methods the path serves', schema: { type: 'string', maxLength: 100, example: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS' } },
+  Location: { description: 'The address of the record created (or of the page, for a redirect)', schema: { type: 'string', maxLength: 2048 } },
+  'Idempotent-Replayed': {
+    description: 'Present (`true`) when this answer replays the first answer to the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+type Operation = {
+  parameters?: Array<{ in?: string; name?: string }>;
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+};
+
+/**
+ * Adds to each response of `document` the headers the server sends with it. `outsideBase` paths
+ * (the health checks) get only the request id and, on 503, Retry-After: neither the rate limits
+ * nor the bearer check run there.
+ */
+export function declareResponseHeaders(document: OpenApiDocument, outsideBase: readonly string[]): void {
+  document.components = { ...document.components, headers: { ...document.components?.headers, ...RESPONSE_HEADERS } };
+  const ref = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    const underBase = !outsideBase.includes(path);
+    for (const [method, value] of Object.entries(item)) {
+      if (method === 'servers' || method === 'parameters') continue;
+      const operation = value as Operation;
+      const idempotent = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key') ?? false;
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const names: HeaderName[] = ['X-Request-Id'];
+        if (underBase) names.push('RateLimit', 'RateLimit-Policy');
+        if (status === '401') names.push('WWW-Authenticate');
+        if (status === '405') names.push('Allow');
+        if (status === '429' || status === '503') names.push('Retry-After');
+        if (idempotent && /^2/.test(status)) names.push('Idempotent-Replayed');
+        if ((status === '201' || status === '301') && response.headers?.Location) names.push('Location');
+        response.headers = Object.fromEntries(names.map((name) => [name, ref(name)]));
+      }
+    }
+  }
+}
+
+const ID_TEXT = { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, example: '3' };
+const ID_NUMBER = { type: 'integer', format: 'int64', minimum: 1, maximum: 4294967295, example: 3 };
+const BLANK = { type: 'string', enum: [''], description: 'No value' };
+const NONE = { type: 'null' };
+const COUNTRY_CODE = { type: 'string', pattern: '^[A-Za-z]{2}$', minLength: 2, maxLength: 2, example: 'US' };
+const ANY_ID = { anyOf: [ID_TEXT, ID_NUMBER] };
+const REFERENCE_AS_READ = {
+  type: 'object',
+  properties: { id: ANY_ID },
+  required: ['id'],
+  description: 'A reference as read ({"type", "id", "display"}); only its id counts',
+};
+
+/**
+ * What the input rules of src/http/field-schemas.ts accept, by their `x-accepts` name: the
+ * spellings IceHrm clients send (ids as text, numbers or reference objects, "" for no value,
+ * 0000-00-00 for no date, id lists as JSON text), which zod-to-openapi cannot see through the
+ * rules' preprocess step.
+ */
+const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
+  reference: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ, BLANK, NONE] },
+  employee: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ] },
+  date: {
+    anyOf: [
+      { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, example: '2024-03-01' },
+      { type: 'string', enum: ['', '0000-00-00'], description: 'No date' },
+      NONE,
+    ],
+  },
+  email: { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, BLANK, NONE] },
+  country: {
+    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }, BLANK, NONE],
+  },
+  requiredCountry: {
+    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }],
+  },
+  idList: {
+    anyOf: [
+      { type: 'array', items: ANY_ID, maxItems: 50, description: 'Employee ids' },
+      { type: 'string', maxLength: 1000, description: 'The same list as JSON text, as IceHrm sends it: "[\\"3\\",\\"7\\"]"; "" for none' },
+      NONE,
+    ],
+  },
+};
+
+/** Replaces every schema marked `x-accepts` with what that rule accepts (keeping its description). */
+export function documentAcceptedInputs(node: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach(documentAcceptedInputs);
+    return;
+  }
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) documentAcceptedInputs(value);
+  const kind = schema['x-accepts'];
+  if (typeof kind !== 'string') return;
+  const accepted = ACCEPTED_INPUTS[kind];
+  if (!accepted) throw new Error(`No documented input shape "${kind}"`);
+  const { description, example } = schema;
+  for (const key of Object.keys(schema)) delete schema[key];
+  Object.assign(schema, structuredClone(accepted), description === undefined ? {} : { description }, example === undefined ? {} : { example });
+}

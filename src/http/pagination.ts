@@ -20,14 +20,18 @@ export function paginationFields(options: { defaultLimit: number; maxLimit: numb
   return {
     limit: decimal(
       z.number({ error: limitError }).int({ error: limitError }).min(1, { error: limitError }).max(options.maxLimit, { error: limitError }),
-    ).default(options.defaultLimit),
+    )
+      .default(options.defaultLimit)
+      .meta({ format: 'int32' }),
     page: decimal(
       z
         .number({ error: 'must be a whole number from 1' })
         .int({ error: 'must be a whole number from 1' })
         .min(1, { error: 'must be a whole number from 1' })
         .max(1_000_000, { error: 'must be at most 1000000' }),
-    ).default(1),
+    )
+      .default(1)
+      .meta({ format: 'int32' }),
   };
 }
 

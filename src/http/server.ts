@@ -46,6 +46,7 @@ function requestClass(app: Express): typeof http.IncomingMessage {
     Reflect.apply(http.IncomingMessage, this, [socket]);
     this.instance = undefined;
     this.caller = undefined;
+    this.device = undefined;
     this.callerEmployee = undefined;
     this.clientIp = '';
   }

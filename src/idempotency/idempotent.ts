@@ -12,6 +12,7 @@ import {
   releaseClaim,
   type StoredResponse,
   takeOverExpiredClaim,
+  withholdClaim,
 } from './repository';
 
 /** What a write answers: sent as is, and stored for replay when an Idempotency-Key was sent. */
@@ -19,6 +20,11 @@ export interface WriteResult {
   status: number;
   headers?: Record<string, string>;
   body: unknown;
+  /**
+   * The answer holds a credential (a bearer token, a signing secret): under an Idempotency-Key
+   * only the fact that the write happened is stored, never the answer, and a retry is 409.
+   */
+  secret?: boolean;
 }
 
 /** A write's answer as it goes out: its body as JSON text, and whether it is a replay. */
@@ -40,7 +46,7 @@ export interface WriteRequest {
 /** How long a running first request holds its key before a retry may take it over. */
 const CLAIM_LEASE_MS = 60_000;
 /** How long keys are remembered (CONTRACT §6: at least 24 hours). */
-const KEY_RETENTION_MS = 24 * 3600 * 1000;
+export const KEY_RETENTION_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /**
@@ -51,11 +57,15 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * answer again and writes nothing; the same key with another request is 422; while the first
  * request still runs, 409. The answer is stored in the write's own transaction, so a write is
  * never applied without its key being completed, or the other way round. A write that fails
- * (4xx or 5xx) stores nothing and frees the key, as a request that changed nothing.
+ * (4xx or 5xx) stores nothing and frees the key, as a request that changed nothing. An answer
+ * marked `secret` is sent but not stored: the key is kept as used, and a retry is 409.
  */
 export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx: Knex.Transaction) => Promise<WriteResult>): Promise<WriteAnswer> {
-  const answered = async (trx: Knex.Transaction) => answerOf(await write(trx));
-  if (request.key === undefined) return db.transaction(answered);
+  const answered = async (trx: Knex.Transaction) => {
+    const result = await write(trx);
+    return { answer: answerOf(result), secret: result.secret === true };
+  };
+  if (request.key === undefined) return db.transaction(async (trx) => (await answered(trx)).answer);
   if (!KEY_PATTERN.test(request.key)) {
     throw new BadRequestError({ code: 'invalid_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
   }
@@ -67,8 +77,9 @@ export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx
   if (typeof claimId !== 'number') return { ...claimId, json: claimId.body, replayed: true };
   try {
     return await db.transaction(async (trx) => {
-      const answer = await answered(trx);
-      await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
+      const { answer, secret } = await answered(trx);
+      if (secret) await withholdClaim(trx, claimId);
+      else await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
       return answer;
     });
   } catch (error) {
@@ -92,6 +103,12 @@ async function claim(
   if (!existing) throw new ConflictError({ code: 'idempotency_key_in_use', detail: 'A request with this Idempotency-Key is still running' });
   if (existing.requestHash !== claim.requestHash) {
     throw new ValidationError([{ field: 'Idempotency-Key', message: 'was already used with another request body' }]);
+  }
+  if (existing.state === 'withheld') {
+    throw new ConflictError({
+      code: 'idempotency_answer_not_stored',
+      detail: 'The request with this Idempotency-Key succeeded; its answer held a secret, which is never stored, so it cannot be sent again',
+    });
   }
   if (existing.response) return existing.response;
   if (fromSqlDateTime(existing.lockedUntil) < claim.now && (await takeOverExpiredClaim(db, existing.id, claim.now, lockedUntil))) {

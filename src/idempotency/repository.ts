@@ -11,7 +11,8 @@ export interface StoredResponse {
 export interface IdempotencyRecord {
   id: number;
   requestHash: string;
-  state: 'in_progress' | 'completed';
+  /** withheld: completed, but the answer held a secret and was not stored. */
+  state: 'in_progress' | 'completed' | 'withheld';
   lockedUntil: string;
   response: StoredResponse | undefined;
 }
@@ -69,6 +70,11 @@ export async function completeClaim(db: Db, id: number, response: StoredResponse
       response_headers: JSON.stringify(response.headers),
       response_body: response.body,
     });
+}
+
+/** Completes a claim without its answer (one that held a secret). */
+export async function withholdClaim(db: Db, id: number): Promise<void> {
+  await db('idempotency_keys').where({ id }).update({ state: 'withheld' });
 }
 
 export async function releaseClaim(db: Db, id: number): Promise<void> {

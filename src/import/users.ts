@@ -1,4 +1,4 @@
-import { USERNAME_PATTERN } from '../cli/user';
+import { USERNAME_PATTERN } from '../users/user-repository';
 import { FIRST_ADMIN_USERNAME } from '../instances/first-admin';
 import { fingerprintOf, type LedgerRow, readLedger, writeLedger } from './ledger';
 import { type ImportContext, quoted, textOrNull } from './report';

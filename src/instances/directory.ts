@@ -6,6 +6,11 @@ import { type Instance, openInstance } from '../instance';
 import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName } from './registry';
 import type { InstanceLease, InstanceSource } from './source';
 
+/** How long a name found missing from the registry is answered 404 without asking it again. */
+export const MISS_CACHE_MS = 10_000;
+/** The most missing names remembered; the oldest are forgotten first. */
+const MAX_MISSES = 10_000;
+
 /** Connections one open MySQL instance may use: a request and an overlapping one. */
 export const MYSQL_CONNECTIONS_PER_INSTANCE = 2;
 
@@ -58,6 +63,8 @@ export class InstanceDirectory implements InstanceSource {
   /** Known instances, least recently used first (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<Entry | undefined>>();
+  /** Names the registry did not have, until when that answer holds (ms). */
+  private readonly misses = new Map<string, number>();
   private readonly waiters = new Set<() => void>();
   private readonly perInstance: number;
   readonly maxOpen: number;
@@ -76,6 +83,7 @@ export class InstanceDirectory implements InstanceSource {
   async acquire(name: string | undefined): Promise<InstanceLease | undefined> {
     // The name rule is checked before any lookup: /api/<anything>/ never reaches the database.
     if (name === undefined || !isInstanceName(name)) return undefined;
+    if (this.recentlyMissing(name)) return undefined;
     const entry = this.entries.get(name) ?? (await this.load(name));
     if (!entry) return undefined;
     entry.leases += 1;
@@ -95,6 +103,10 @@ export class InstanceDirectory implements InstanceSource {
         this.release(entry);
       },
     };
+  }
+
+  needsLookup(name: string): boolean {
+    return isInstanceName(name) && !this.entries.has(name) && !this.recentlyMissing(name);
   }
 
   async checkReady(): Promise<void> {
@@ -126,7 +138,10 @@ export class InstanceDirectory implements InstanceSource {
 
   private async open(name: string): Promise<Entry | undefined> {
     const registered = await findRegisteredInstance(this.options.control, name);
-    if (!registered) return undefined;
+    if (!registered) {
+      this.rememberMissing(name);
+      return undefined;
+    }
     const config = instanceDatabaseConfig(this.options.controlConfig, registered.databaseName);
     const db = openDatabase(config, { poolMax: this.perInstance, idleTimeoutMs: this.options.idleTimeoutMs });
     // Opening runs queries (migrations, the signing secret), so it needs a slot like a request.
@@ -144,6 +159,27 @@ export class InstanceDirectory implements InstanceSource {
     this.entries.set(name, entry);
     this.forgetBeyondMaxKnown();
     return entry;
+  }
+
+  /**
+   * Unknown names cost a registry query each: a name found missing is answered 404 from memory
+   * for MISS_CACHE_MS (an instance created meanwhile is found after that).
+   */
+  private rememberMissing(name: string): void {
+    this.misses.delete(name);
+    this.misses.set(name, this.options.clock.now().getTime() + MISS_CACHE_MS);
+    if (this.misses.size > MAX_MISSES) {
+      const oldest = this.misses.keys().next().value;
+      if (oldest !== undefined) this.misses.delete(oldest);
+    }
+  }
+
+  private recentlyMissing(name: string): boolean {
+    const until = this.misses.get(name);
+    if (until === undefined) return false;
+    if (until > this.options.clock.now().getTime()) return true;
+    this.misses.delete(name);
+    return false;
   }
 
   /**

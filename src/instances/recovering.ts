@@ -42,5 +42,7 @@ export function recoveringSource(prepare: () => Promise<InstanceSource>, clock: 
   return {
     acquire: async (name): Promise<InstanceLease | undefined> => (await source()).acquire(name),
     checkReady: async () => (await source()).checkReady(),
+    // Not prepared yet: preparing queries the database too.
+    needsLookup: (name) => (ready ? (ready.needsLookup?.(name) ?? false) : true),
   };
 }

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { NotFoundError } from '../errors';
 import type { InstanceSource } from './source';
 
@@ -6,11 +6,17 @@ import type { InstanceSource } from './source';
  * Finds the instance a request under the base path is for (self-hosted: the one; cloud: the
  * `:instance` path segment's) and holds it until the response is closed, when its database may
  * be closed to make room for another. An unknown instance is 404 before anything else.
+ *
+ * A name that costs a query of the control database (not known, not recently found missing)
+ * first passes `beforeLookup` (the per-address rate limit): a client trying names cannot make
+ * the server query the registry without limit.
  */
-export function resolveInstance(instances: InstanceSource, options: { cloud: boolean }): RequestHandler {
+export function resolveInstance(instances: InstanceSource, options: { cloud: boolean; beforeLookup?: RequestHandler }): RequestHandler {
+  const { beforeLookup } = options;
   return async (req, res, next) => {
-    const name = options.cloud ? req.params.instance : undefined;
-    const lease = await instances.acquire(typeof name === 'string' ? name : undefined);
+    const name = options.cloud && typeof req.params.instance === 'string' ? req.params.instance : undefined;
+    if (name !== undefined && beforeLookup && instances.needsLookup?.(name)) await passThrough(beforeLookup, req, res);
+    const lease = await instances.acquire(name);
     if (!lease) {
       // The same answer for a malformed and an unregistered name: nothing else is revealed.
       throw new NotFoundError({ code: 'instance_not_found', title: 'No such instance', detail: 'There is no instance by this name' });
@@ -26,4 +32,11 @@ export function resolveInstance(instances: InstanceSource, options: { cloud: boo
     req.instance = lease.instance;
     next();
   };
+}
+
+/** Runs a middleware to its end: resolves when it calls next(), rejects with what it passes on. */
+function passThrough(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    Promise.resolve(middleware(req, res, (error?: unknown) => (error ? reject(error) : resolve()))).catch(reject);
+  });
 }

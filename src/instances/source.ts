@@ -15,6 +15,11 @@ export interface InstanceSource {
   acquire(name: string | undefined): Promise<InstanceLease | undefined>;
   /** Throws when the database the server depends on does not answer (GET /readyz). */
   checkReady(): Promise<void>;
+  /**
+   * Whether acquiring `name` would cost a query of the control database (cloud mode: a name
+   * neither known nor recently found missing). Absent: never.
+   */
+  needsLookup?(name: string): boolean;
 }
 
 /** A self-hosted server: one instance, opened by main.ts, never closed per request. */

@@ -17,20 +17,24 @@ import { LOOKUP_TABLES } from './tables';
 import { LOOKUP_WRITES } from './writes';
 
 /** The row shape of each reference table, as `toResponse` in tables.ts answers it, by component name. */
+const NAME = z.string().max(100);
+const DESCRIPTION = z.string().max(500).nullable();
+const AMOUNT = z.string().regex(/^-?\d{1,10}\.\d{2}$/).max(14).nullable();
+
 const ROW_SCHEMAS: Record<string, [name: string, schema: z.ZodObject]> = {
-  nationalities: ['Nationality', z.strictObject({ id: idString, name: z.string() })],
-  'employment-statuses': ['EmploymentStatus', z.strictObject({ id: idString, name: z.string(), description: z.string().nullable() })],
-  'job-titles': ['JobTitle', z.strictObject({ id: idString, code: z.string().nullable(), name: z.string(), description: z.string().nullable() })],
+  nationalities: ['Nationality', z.strictObject({ id: idString, name: NAME })],
+  'employment-statuses': ['EmploymentStatus', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION })],
+  'job-titles': ['JobTitle', z.strictObject({ id: idString, code: z.string().max(50).nullable(), name: NAME, description: DESCRIPTION })],
   'pay-grades': ['PayGrade', z.strictObject({
     id: idString,
-    name: z.string(),
-    currency: z.string().nullable(),
-    min_salary: z.string().nullable().meta({ description: 'Two decimals, as a string', example: '45000.00' }),
-    max_salary: z.string().nullable(),
+    name: NAME,
+    currency: z.string().length(3).nullable(),
+    min_salary: AMOUNT.meta({ description: 'Two decimals, as a string', example: '45000.00' }),
+    max_salary: AMOUNT,
   })],
-  departments: ['Department', z.strictObject({ id: idString, name: z.string(), description: z.string().nullable(), parent: referenceSchema('Department') })],
-  countries: ['Country', z.strictObject({ code: z.string().length(2), name: z.string(), iso3: z.string().length(3), numeric_code: z.string().length(3) })],
-  provinces: ['Province', z.strictObject({ id: idString, code: z.string().nullable(), name: z.string(), country: countryReferenceSchema })],
+  departments: ['Department', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION, parent: referenceSchema('Department') })],
+  countries: ['Country', z.strictObject({ code: z.string().length(2), name: NAME, iso3: z.string().length(3), numeric_code: z.string().length(3) })],
+  provinces: ['Province', z.strictObject({ id: idString, code: z.string().max(10).nullable(), name: NAME, country: countryReferenceSchema })],
 };
 
 export function describeLookups(registry: OpenAPIRegistry): void {
@@ -38,6 +42,8 @@ export function describeLookups(registry: OpenAPIRegistry): void {
   const security = [{ bearer: [] }];
   for (const lookup of LOOKUP_TABLES) {
     const [name, schema] = ROW_SCHEMAS[lookup.path] ?? [lookup.path, z.strictObject({})];
+    // Operation ids: listJobTitles, getJobTitle, createJobTitle, updateJobTitle, patchJobTitle, ...
+    const plural = lookup.path.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
     const row = schema.meta({ id: name });
     const key = lookup.key === 'code' ? z.object({ key: z.string().length(2).meta({ example: 'US' }) }) : z.object({ key: idString });
     const query = z.strictObject({
@@ -47,6 +53,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path: `/${lookup.path}`,
+      operationId: `list${plural}`,
       tags,
       security,
       summary: `List ${lookup.path.replace(/-/g, ' ')}`,
@@ -56,6 +63,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'get',
       path: `/${lookup.path}/{key}`,
+      operationId: `get${name}`,
       tags,
       security,
       summary: `One ${lookup.noun}`,
@@ -69,6 +77,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'post',
       path: `/${lookup.path}`,
+      operationId: `create${name}`,
       tags,
       security,
       summary: `Create a ${lookup.noun} (admins); requires ${writes.required.join(', ')}`,
@@ -82,6 +91,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
       registry.registerPath({
         method,
         path: `/${lookup.path}/{key}`,
+        operationId: `${method === 'put' ? 'update' : 'patch'}${name}`,
         tags,
         security,
         summary: `Change a ${lookup.noun} (admins): only the sent fields change`,
@@ -92,6 +102,7 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     registry.registerPath({
       method: 'delete',
       path: `/${lookup.path}/{key}`,
+      operationId: `delete${name}`,
       tags,
       security,
       summary: `Delete a ${lookup.noun} (admins); 409 in_use while employees use it`,

@@ -25,17 +25,23 @@ type LoginCounter = keyof typeof LOGIN_FAILURES;
 /** Limits on password sign-ins (POST /oauth/token). */
 export interface LoginAttempts {
   /**
-   * Counts an attempt to sign in as `username` from this client, before its password is
-   * checked: 429 when too many failed lately. Counting first means that however many attempts
+   * Counts an attempt to sign in as `account` (the user found, or the name sent when there is
+   * none: never a spelling the database would match to another user) from this client, before
+   * its password is checked: 429 when too many failed lately. Counting first means that however many attempts
    * arrive at once, at most the limit's number of them reach the password check. A sign-in that
    * succeeds takes its attempt back with `succeeded`, so only failures count.
    */
-  attempt(req: Request, username: string): Promise<{ succeeded(): Promise<void> }>;
+  attempt(req: Request, account: string): Promise<{ succeeded(): Promise<void> }>;
 }
 
 export interface RateLimits {
   /** The middleware: after the settings gate, before authentication. */
   perRequest: RequestHandler;
+  /**
+   * Cloud mode: the per-address limit, counted before a lookup of the instance registry (a
+   * name not known yet), whoever asks: unknown instances have no realm to count in.
+   */
+  beforeInstanceLookup: RequestHandler;
   login: LoginAttempts;
 }
 
@@ -44,10 +50,11 @@ export interface RateLimitOptions {
   store: RateLimitStore;
   logger: Logger;
   /**
-   * The id of the request's bearer token when it is correctly signed (for this instance), else
-   * undefined. Given by app.ts from authentication, so that this module knows nothing of tokens.
+   * The user (`sub`) of the request's bearer token when it is correctly signed (for this
+   * instance), else undefined. Given by app.ts from authentication, so that this module knows
+   * nothing of tokens.
    */
-  signedTokenOf(req: Request): string | undefined;
+  signedUserOf(req: Request): string | undefined;
 }
 
 /**
@@ -65,11 +72,13 @@ export interface RateLimitOptions {
 export function createRateLimits(options: RateLimitOptions): RateLimits {
   const { limits } = options;
   const keyOf: Record<Policy, (req: Request) => string> = {
-    'per-token': (req) => `${instanceOf(req).realm}:token:${options.signedTokenOf(req)}`,
+    // Per user, not per token id: a rotated token (POST /tokens) must not start a new count.
+    'per-token': (req) => `${instanceOf(req).realm}:user:${options.signedUserOf(req)}`,
     'per-ip': (req) => `${instanceOf(req).realm}:ip:${req.clientIp}`,
   };
   const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
-  const limiter = (policy: Policy): RequestHandler | undefined => {
+  const perText: Record<Policy, string> = { 'per-token': 'per token', 'per-ip': 'per client address without a valid token' };
+  const limiter = (policy: Policy, keyGenerator = keyOf[policy], storeName: string = policy, per = perText[policy]): RequestHandler | undefined => {
     const max = maxOf[policy];
     if (max === 0) return undefined;
     const fields = (info: RateLimitInfo) => {
@@ -79,8 +88,8 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
     const limited = rateLimit({
       windowMs: WINDOW_MS,
       limit: max,
-      store: newStore(options.store, policy),
-      keyGenerator: keyOf[policy],
+      store: newStore(options.store, storeName),
+      keyGenerator,
       standardHeaders: false,
       legacyHeaders: false,
       passOnStoreError: true,
@@ -91,7 +100,6 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         const { policy: policyField, state, seconds } = fields(infoOf(req));
         res.setHeader('RateLimit-Policy', policyField);
         res.setHeader('RateLimit', state);
-        const per = policy === 'per-token' ? 'per token' : 'per client address without a valid token';
         next(new RateLimitedError({ retryAfterSeconds: seconds, detail: `At most ${max} requests per minute ${per}; retry in ${seconds} s` }));
       },
     });
@@ -112,12 +120,14 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   const perRequest: RequestHandler =
     perToken || perIp
       ? (req, res, next) => {
-          const enforce = options.signedTokenOf(req) === undefined ? perIp : perToken;
+          const enforce = options.signedUserOf(req) === undefined ? perIp : perToken;
           if (enforce) enforce(req, res, next);
           else next();
         }
       : (_req, _res, next) => next();
-  return { perRequest, login: loginAttempts(options.store, options.logger) };
+  const beforeLookup = limiter('per-ip', (req) => `lookup:ip:${req.clientIp}`, 'instance-lookup', 'per client address for instances not looked up yet');
+  const beforeInstanceLookup: RequestHandler = beforeLookup ?? ((_req, _res, next) => next());
+  return { perRequest, beforeInstanceLookup, login: loginAttempts(options.store, options.logger) };
 }
 
 function infoOf(req: Request): RateLimitInfo {
@@ -139,14 +149,14 @@ function loginAttempts(kind: RateLimitStore, logger: Logger): LoginAttempts {
     });
     return { counter, max: LOGIN_FAILURES[counter], store };
   });
-  const keyFor = (counter: LoginCounter, req: Request, username: string) => {
+  const keyFor = (counter: LoginCounter, req: Request, account: string) => {
     const realm = instanceOf(req).realm;
-    if (counter === 'user-ip') return `${realm}:${username}|${req.clientIp}`;
-    return counter === 'user' ? `${realm}:${username}` : `${realm}:${req.clientIp}`;
+    if (counter === 'user-ip') return `${realm}:${account}|${req.clientIp}`;
+    return counter === 'user' ? `${realm}:${account}` : `${realm}:${req.clientIp}`;
   };
   return {
-    async attempt(req, username) {
-      const keys = counters.map(({ counter }) => keyFor(counter, req, username.toLowerCase()));
+    async attempt(req, account) {
+      const keys = counters.map(({ counter }) => keyFor(counter, req, account));
       let counted: Array<{ totalHits: number; resetTime: Date | undefined }>;
       try {
         counted = await Promise.all(counters.map(({ store }, index) => store.increment(keys[index] as string)));

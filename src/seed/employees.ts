@@ -106,6 +106,8 @@ function demoEmployee(
     approver2_id: null,
     approver3_id: null,
     timezone: random.pick(TIMEZONES),
+    // The badge number terminals know them by: unique, as the employee id.
+    attendance_device_id: String(100000 + id),
   };
 }
 

@@ -101,11 +101,17 @@ export async function findTokenPrincipal(
   };
 }
 
-export async function listTokensOfUser(db: Db, userId: number): Promise<TokenSummary[]> {
-  const rows: Array<Omit<TokenSummary, 'id'> & { id: string }> = await db('api_tokens')
+/** A user's tokens, newest first; one page of them with `page`. */
+export async function listTokensOfUser(db: Db, userId: number, page?: { offset: number; limit: number }): Promise<TokenSummary[]> {
+  const query = db('api_tokens')
     .where({ user_id: userId })
-    .orderBy('created_at', 'desc')
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .select('id', 'name', 'created_at', 'expires_at', 'revoked_at', 'last_used_at');
+  if (page) query.offset(page.offset).limit(page.limit);
+  const rows: Array<Omit<TokenSummary, 'id'> & { id: string }> = await query;
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -114,6 +120,11 @@ export async function listTokensOfUser(db: Db, userId: number): Promise<TokenSum
     revoked_at: row.revoked_at === null ? null : sqlDateTimeToIso(row.revoked_at),
     last_used_at: row.last_used_at === null ? null : sqlDateTimeToIso(row.last_used_at),
   }));
+}
+
+export async function countTokensOfUser(db: Db, userId: number): Promise<number> {
+  const row = await db('api_tokens').where({ user_id: userId }).count({ count: '*' }).first();
+  return Number(row?.count ?? 0);
 }
 
 /** Revokes one token; false if there is no such token or it was already revoked. */

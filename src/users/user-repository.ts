@@ -2,6 +2,12 @@ import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import type { Role } from '../caller';
 
+/**
+ * What a username may be (hrm user create), and what sign-in accepts: nothing a collation could
+ * read as another user's name (MariaDB's PAD SPACE takes "carol " for "carol").
+ */
+export const USERNAME_PATTERN = /^[A-Za-z0-9._@-]{1,100}$/;
+
 export interface User {
   id: number;
   username: string;
@@ -68,11 +74,10 @@ export async function findLoginUser(db: Db, username: string): Promise<LoginUser
   };
 }
 
-export async function findUserById(db: Db, id: number): Promise<User | undefined> {
-  const row: UserRow | undefined = await db('users').where({ id }).first('id', 'username', 'role', 'employee_id', 'disabled');
-  return row && { id: row.id, username: row.username, role: row.role, employeeId: row.employee_id, disabled: Boolean(row.disabled) };
-}
-
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: Date): Promise<void> {
   await db('users').where({ id: userId }).update({ password_hash: passwordHash, updated_at: toSqlDateTime(now) });
+}
+
+export async function setUserDisabled(db: Db, userId: number, disabled: boolean, now: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ disabled, updated_at: toSqlDateTime(now) });
 }

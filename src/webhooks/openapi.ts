@@ -2,30 +2,30 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { attendanceSchema } from '../attendance/openapi';
 import { employeeSchema } from '../employees/openapi';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
+import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
 import { createWebhookSchema, updateWebhookSchema } from './subscriptions';
 
-const instant = z.string().meta({ example: '2026-11-22T11:00:00.000Z' });
+const instant = z.string().max(30).meta({ format: 'date-time', example: '2026-11-22T11:00:00.000Z' });
 
 const webhookSchema = z
   .strictObject({
     id: idString,
-    url: z.string().meta({ example: 'https://payroll.example.com/hrm-events' }),
-    events: z.array(z.enum([...EVENT_TYPES, ALL_EVENTS])),
-    description: z.string().nullable(),
+    url: z.string().max(2000).meta({ example: 'https://payroll.example.com/hrm-events' }),
+    events: z.array(z.enum([...EVENT_TYPES, ALL_EVENTS])).max(EVENT_TYPES.length + 1),
+    description: z.string().max(500).nullable(),
     active: z.boolean().meta({ description: 'Off: no new deliveries are queued for it, pending ones wait' }),
     include_personal: z.boolean().meta({ description: "Employee events carry the personal fields (else they are left out and named in restricted_fields)" }),
     created_at: instant,
     failing_since: instant.nullable().meta({ description: 'When its deliveries started failing (null while they go through)' }),
-    disabled_reason: z.string().nullable().meta({ description: 'Why the server turned it off (failing for 3 days); null otherwise' }),
+    disabled_reason: z.string().max(500).nullable().meta({ description: 'Why the server turned it off (failing for 3 days); null otherwise' }),
   })
   .meta({ id: 'Webhook', description: 'A webhook subscription (never its secret)' });
 
 const withSecret = webhookSchema
   .extend({
-    secret: z.string().meta({
+    secret: z.string().max(100).meta({
       description: 'The signing secret (Standard Webhooks `whsec_<base64>`), shown only here',
       example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     }),
@@ -35,13 +35,13 @@ const withSecret = webhookSchema
 const deliverySchema = z
   .strictObject({
     id: idString,
-    event_id: z.string().meta({ description: 'The event (the webhook-id header), the same on every attempt', example: 'evt_3f1c0d0e5b3a4a4c9d7e2b1a0c9f8e7d' }),
+    event_id: z.string().max(40).meta({ description: 'The event (the webhook-id header), the same on every attempt', example: 'evt_3f1c0d0e5b3a4a4c9d7e2b1a0c9f8e7d' }),
     type: z.enum(EVENT_TYPES),
     status: z.enum(['pending', 'delivered', 'failed']),
-    attempts: z.number().int(),
+    attempts: int32(0, 100_000),
     next_attempt_at: instant.nullable().meta({ description: 'When it is tried next; null unless pending' }),
-    last_status: z.number().int().nullable().meta({ description: "The receiver's HTTP status at the last attempt; null if it did not answer" }),
-    last_error: z.string().nullable().meta({ description: 'Why the last attempt failed, with a short excerpt of the answer' }),
+    last_status: int32(100, 599).nullable().meta({ description: "The receiver's HTTP status at the last attempt; null if it did not answer" }),
+    last_error: z.string().max(500).nullable().meta({ description: 'Why the last attempt failed, with a short excerpt of the answer' }),
     created_at: instant,
   })
   .meta({ id: 'WebhookDelivery' });
@@ -57,6 +57,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks',
+    operationId: 'createWebhook',
     tags,
     security,
     summary: 'Subscribe a receiver to events (admins); the answer holds the signing secret, shown only here',
@@ -67,6 +68,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks',
+    operationId: 'listWebhooks',
     tags,
     security,
     summary: 'The subscriptions (admins)',
@@ -76,6 +78,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks/{id}',
+    operationId: 'getWebhook',
     tags,
     security,
     summary: 'One subscription (admins)',
@@ -85,6 +88,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'patch',
     path: '/webhooks/{id}',
+    operationId: 'updateWebhook',
     tags,
     security,
     summary: 'Change a subscription (admins); `"active": true` turns a disabled one on again',
@@ -95,6 +99,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/webhooks/{id}',
+    operationId: 'deleteWebhook',
     tags,
     security,
     summary: 'Delete a subscription and its deliveries (admins)',
@@ -104,6 +109,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks/{id}/rotate-secret',
+    operationId: 'rotateWebhookSecret',
     tags,
     security,
     summary: 'A new signing secret (admins); the previous one keeps signing alongside it for 24 hours',
@@ -113,6 +119,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
     tags,
     security,
     summary: "A subscription's deliveries, newest first (admins); kept 30 days",
@@ -128,6 +135,7 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/webhooks/{id}/deliveries/{delivery}/retry',
+    operationId: 'retryWebhookDelivery',
     tags,
     security,
     summary: 'Send a delivery again now, whatever its status (admins); 409 `webhook_inactive` while the subscription is off',
@@ -174,6 +182,8 @@ function describeDeliveries(registry: OpenAPIRegistry): void {
     registry.registerWebhook({
       method: 'post',
       path: type,
+      // receiveEmployeeCreated, receiveAttendancePunchedIn, ...
+      operationId: `receive${type.replace(/(^|[._])(\w)/g, (_, __, letter: string) => letter.toUpperCase())}`,
       tags: ['Webhooks'],
       summary: `${type}: sent to subscriptions listing it or "*"`,
       description: 'Signed as the Standard Webhooks specification says (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.',

@@ -63,7 +63,8 @@ export function recordEmployeeEvent(
 
 /**
  * Records one attendance event in the write's transaction: what every attendance write path
- * calls (punches, corrections, terminals' punch logs), after its write to the record.
+ * calls (punches, corrections), after its write to the record. Terminals' batches record
+ * theirs together (attendanceEvent, recordEvents).
  */
 export function recordAttendanceEvent(
   trx: Db,

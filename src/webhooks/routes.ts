@@ -70,7 +70,7 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         const now = clock.now();
         await sendWrite(req, res, now, async (trx) => {
           const { subscription, secret } = await createWebhook(trx, input, now);
-          return { status: 201, headers: { Location: `${req.baseUrl}/${subscription.id}` }, body: { ...toWebhookResponse(subscription), secret } };
+          return { status: 201, headers: { Location: `${req.baseUrl}/${subscription.id}` }, body: { ...toWebhookResponse(subscription), secret }, secret: true };
         });
       },
     })
@@ -105,7 +105,7 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         const now = clock.now();
         await sendWrite(req, res, now, async (trx) => {
           const { subscription, secret } = await rotateWebhookSecret(trx, await subscriptionOf(trx, req), now);
-          return { status: 200, body: { ...toWebhookResponse(subscription), secret } };
+          return { status: 200, body: { ...toWebhookResponse(subscription), secret }, secret: true };
         });
       },
     })

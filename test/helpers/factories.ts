@@ -73,6 +73,7 @@ export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): Emplo
     approver2_id: null,
     approver3_id: null,
     timezone: 'UTC',
+    attendance_device_id: null,
     ...overrides,
   };
 }

@@ -62,4 +62,55 @@ describe.each(testDialects())('the access log on %s', (dialect) => {
     expect(entries[0]?.err.stack).toMatch(/currency/);
     expect(entries[1]).toMatchObject({ level: 50, statusCode: 500 });
   });
+
+  describe('a failed write with personal values', () => {
+    const personal = { ssn_num: '987-65-4321', private_email: 'jane.private@example.org', nic_num: 'NIC-5551234' };
+    const create = (requestId: string, employeeId: string) =>
+      request(t.app)
+        .post(t.api('/employees'))
+        .set('X-Request-Id', requestId)
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: employeeId, first_name: 'Jane', last_name: 'Doe', ...personal });
+    const expectNoPersonalValues = () => {
+      const all = lines.join('\n');
+      for (const value of Object.values(personal)) expect(all).not.toContain(value);
+    };
+
+    it('logs the error without the SQL values (the driver\'s query text and Knex\'s message)', async () => {
+      await t.db.schema.alterTable('employees', (table) => table.renameColumn('work_phone', 'renamed_work_phone'));
+      let res;
+      try {
+        res = await create('log-test-3', 'LOG3');
+      } finally {
+        await t.db.schema.alterTable('employees', (table) => table.renameColumn('renamed_work_phone', 'work_phone'));
+      }
+
+      expect(res.status).toBe(500);
+      const [logged] = entriesFor('log-test-3');
+      expect(logged?.msg).toBe('unexpected error');
+      expect(logged?.err.message).toMatch(/work_phone/);
+      expect(logged?.err.message).toContain('?');
+      expect(logged?.err.sql).toBeUndefined();
+      expectNoPersonalValues();
+      expect(await t.db('employees').where({ employee_id: 'LOG3' }).first()).toBeUndefined();
+    });
+
+    it('logs a duplicate the driver quotes the value of without the value', async () => {
+      await t.db.schema.alterTable('employees', (table) => table.unique(['ssn_num'], { indexName: 'employees_ssn_test_unique' }));
+      let res;
+      try {
+        expect((await create('log-test-4', 'LOG4')).status).toBe(201);
+        res = await create('log-test-5', 'LOG5');
+      } finally {
+        await t.db.schema.alterTable('employees', (table) => table.dropUnique(['ssn_num'], 'employees_ssn_test_unique'));
+      }
+
+      expect(res.status).toBe(500);
+      const [logged] = entriesFor('log-test-5');
+      expect(logged?.msg).toBe('unexpected error');
+      expect(logged?.err.message).toMatch(/ssn/);
+      expectNoPersonalValues();
+      expect(await t.db('employees').where({ employee_id: 'LOG5' }).first()).toBeUndefined();
+    });
+  });
 });

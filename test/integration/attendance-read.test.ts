@@ -235,15 +235,21 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
       expect(dayBefore.body).toEqual({ attendance: null, time: '2026-11-20 17:30:00' });
     });
 
-    it('answers attendance null when nothing is open, and 404 for a bad date or an invisible employee', async () => {
+    it('answers attendance null when nothing is open, and 404 for an invisible employee', async () => {
       const { manager, outsider, otherReport } = await team();
 
       const none = await asUser(t, manager).get(`/employee/${otherReport}/open-punch-in/today`);
 
       expect(none.body).toEqual({ attendance: null, time: '2026-11-20 12:00:00' });
       expectProblem(await asUser(t, manager).get(`/employee/${outsider}/open-punch-in/today`), 404, 'not_found');
-      expectProblem(await asUser(t, admin).get(`/employee/${outsider}/open-punch-in/2026-02-30`), 404, 'not_found');
-      expectProblem(await asUser(t, admin).get(`/employee/${outsider}/open-punch-in/yesterday`), 404, 'not_found');
+    });
+
+    it.each(['2026-02-30', '2026-13-01', 'yesterday', '20261120'])('answers 400 invalid_query for the impossible date %s', async (date) => {
+      const { outsider } = await team();
+
+      const res = await asUser(t, admin).get(`/employee/${outsider}/open-punch-in/${date}`);
+
+      expect(expectProblem(res, 400, 'invalid_query').errors).toEqual([{ field: 'date', message: 'must be a date YYYY-MM-DD or today' }]);
     });
   });
 });

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { MISS_CACHE_MS } from '../../src/instances/directory';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';
@@ -148,13 +149,64 @@ describe.each(testDialects())('cloud mode on %s, first requests', (dialect) => {
     expect(c.directory.stats()).toMatchObject({ known: 1, open: 1, slotsInUse: 1 });
   });
 
-  it('finds an instance created while the server runs', async () => {
+  it('finds an instance created while the server runs, once its name\'s miss has expired', async () => {
     expectProblem(await request(c.app).get(c.api('late', '/echo')), 404, 'instance_not_found');
     const lateToken = await c.createInstance('late');
 
+    const cached = await request(c.app).get(c.api('late', '/echo')).auth(lateToken, { type: 'bearer' });
+    c.clock.advance(MISS_CACHE_MS);
     const res = await request(c.app).get(c.api('late', '/echo')).auth(lateToken, { type: 'bearer' });
 
+    expectProblem(cached, 404, 'instance_not_found');
     expect(res.status).toBe(200);
+  });
+});
+
+describe.each(testDialects())('cloud mode on %s, unknown instances', (dialect) => {
+  // The per-address limit counts with the real time: each case has an app (and counts) of its own.
+  const started: CloudTestApp[] = [];
+  let registryQueries: string[] = [];
+  const start = async (perIp: string) => {
+    const c = await startCloudTestApp(dialect, { env: { RATE_LIMIT_PER_IP: perIp } });
+    started.push(c);
+    const token = await c.createInstance('known');
+    c.control.db.on('query', (query: { sql: string }) => {
+      if (/instances/.test(query.sql)) registryQueries.push(query.sql);
+    });
+    registryQueries = [];
+    return { c, token, get: (instance: string) => request(c.app).get(c.api(instance, '/echo')) };
+  };
+  afterAll(async () => {
+    for (const c of started) await c.close();
+  });
+
+  it('asks the registry once for a missing name, then answers 404 from memory until the miss expires', async () => {
+    const { c, get } = await start('0');
+
+    const answers = [await get('ghost-one'), await get('ghost-one'), await get('ghost-one')];
+
+    for (const res of answers) expectProblem(res, 404, 'instance_not_found');
+    expect(registryQueries).toHaveLength(1);
+    c.clock.advance(MISS_CACHE_MS);
+    expectProblem(await get('ghost-one'), 404, 'instance_not_found');
+    expect(registryQueries).toHaveLength(2);
+  });
+
+  it('counts registry lookups against the client address before making them: 429 without a query once over the limit', async () => {
+    const { c, token, get } = await start('3');
+
+    const first = await request(c.app).get(c.api('known', '/employees/me')).auth(token, { type: 'bearer' });
+    const misses = [await get('ghost-two'), await get('ghost-three')];
+    const refused = await get('ghost-four');
+    const cachedMiss = await get('ghost-two');
+    const knownAgain = await request(c.app).get(c.api('known', '/employees/me')).auth(token, { type: 'bearer' });
+
+    expect(first.status).toBe(200);
+    for (const res of [...misses, cachedMiss]) expectProblem(res, 404, 'instance_not_found');
+    expectProblem(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(registryQueries).toHaveLength(3);
+    expect(knownAgain.status).toBe(200);
   });
 });
 

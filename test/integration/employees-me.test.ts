@@ -86,6 +86,7 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
       approver2: null,
       approver3: null,
       timezone: 'Europe/London',
+      attendance_device_id: null,
       created_at: created,
       updated_at: created,
       user_name: user.username,

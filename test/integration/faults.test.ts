@@ -141,6 +141,54 @@ describe('a locked SQLite database', () => {
     const after = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: code, first_name: 'L', last_name: 'K' });
     expect(after.status).toBe(201);
   }, 30_000);
+
+  it('answers /healthz within 50 ms while a write waits for the lock (the event loop stays free), and the write goes through once the lock is released', async () => {
+    const admin = await createUser(t, 'admin');
+    const config = t.database.config as { filename: string };
+    const locker = new Database(config.filename);
+    const code = unique('WAIT');
+    locker.exec('BEGIN IMMEDIATE');
+    let writeAnswered = false;
+    const write = request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .send({ employee_id: code, first_name: 'W', last_name: 'T' })
+      .then((res) => {
+        writeAnswered = true;
+        return res;
+      });
+    const probes: Array<{ status: number; answerMs: number; timerMs: number }> = [];
+    try {
+      const started = performance.now();
+      while (performance.now() - started < 1000) {
+        const timerStarted = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const asked = performance.now();
+        const health = await request(t.app).get('/healthz');
+        probes.push({ status: health.status, answerMs: performance.now() - asked, timerMs: asked - timerStarted });
+      }
+      // Still waiting: every probe above was answered while the lock was held.
+      expect(writeAnswered).toBe(false);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+      // Never leave the write behind, even when an expectation above failed.
+      await write.catch(() => undefined);
+    }
+
+    // Blocked, the event loop would stall for the whole busy wait (5 s): every probe would wait
+    // that long. On a machine shared with other test runs a probe may lose the CPU for a while,
+    // so the typical (median) probe must answer within 50 ms and none may take a second.
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Infinity;
+    expect(probes.length).toBeGreaterThan(5);
+    expect(probes.every((probe) => probe.status === 200)).toBe(true);
+    expect(median(probes.map((probe) => probe.answerMs))).toBeLessThan(50);
+    expect(Math.max(...probes.map((probe) => probe.answerMs))).toBeLessThan(1000);
+    // A 20 ms timer that fires a second late means the event loop was blocked.
+    expect(Math.max(...probes.map((probe) => probe.timerMs))).toBeLessThan(1000);
+    expect((await write).status).toBe(201);
+    expect(await t.db('employees').where({ employee_id: code }).first('id')).toBeDefined();
+  }, 30_000);
 });
 
 describe.each(testDialects())('SIGTERM while writes stream in, on %s', (dialect) => {

@@ -157,4 +157,56 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
     expectProblem(await create(key, newBody()), 400, 'invalid_idempotency_key');
     expect(await employeeCount()).toBe(count);
   });
+
+  describe('answers that hold a secret are never stored', () => {
+    const storedRow = (user: TestUser, key: string) => t.db('idempotency_keys').where({ user_id: user.userId, key_hash: sha256(key) }).first();
+
+    it('POST /tokens: the row keeps no token, and a retry answers without one', async () => {
+      const user = await createUser(t, 'employee');
+      const key = unique('key-');
+
+      const first = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name: 'laptop' });
+      const row = await storedRow(user, key);
+      const retry = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name: 'laptop' });
+      const retryWithNewToken = await request(t.app)
+        .post(t.api('/tokens'))
+        .auth(first.body.access_token, { type: 'bearer' })
+        .set('Idempotency-Key', key)
+        .send({ name: 'laptop' });
+
+      expect(first.status).toBe(201);
+      expect(row).toMatchObject({ state: 'withheld', response_body: null, response_headers: null });
+      expect(JSON.stringify(await t.db('idempotency_keys').select())).not.toContain(first.body.access_token);
+      // The rotated token is revoked: the retry cannot even authenticate.
+      expectProblem(retry, 401, 'invalid_token');
+      // The same user's key, under the new token: 409 without a token, and nothing issued.
+      const refused = expectProblem(retryWithNewToken, 409, 'idempotency_answer_not_stored');
+      expect(refused.detail).toMatch(/never stored/);
+      expect(retryWithNewToken.text).not.toContain('access_token');
+      expect(await t.db('api_tokens').where({ user_id: user.userId }).count({ n: '*' }).first()).toEqual({ n: 2 });
+    });
+
+    it.each(['create', 'rotate-secret'])('webhooks %s: the signing secret is not stored, and a retry is 409 without it', async (action) => {
+      const key = unique('key-');
+      const send = (path: string, body?: object) => {
+        const req = request(t.app).post(t.api(path)).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', key);
+        return body ? req.send(body) : req;
+      };
+      const create = { url: 'https://93.184.215.14/hooks', events: ['employee.created'] };
+      const path = action === 'create' ? '/webhooks' : `/webhooks/${(await request(t.app).post(t.api('/webhooks')).auth(admin.token, { type: 'bearer' }).send(create)).body.id}/rotate-secret`;
+      const body = action === 'create' ? create : undefined;
+
+      const first = await send(path, body);
+      const secretAfterFirst = (await t.db('webhooks').orderBy('id', 'desc').first('secret')).secret;
+      const retry = await send(path, body);
+
+      expect(first.status).toBe(action === 'create' ? 201 : 200);
+      expect(first.body.secret).toBe(secretAfterFirst);
+      expect(await storedRow(admin, key)).toMatchObject({ state: 'withheld', response_body: null });
+      expect(JSON.stringify(await t.db('idempotency_keys').select())).not.toContain(first.body.secret);
+      expectProblem(retry, 409, 'idempotency_answer_not_stored');
+      expect(retry.text).not.toContain('whsec_');
+      expect((await t.db('webhooks').orderBy('id', 'desc').first('secret')).secret).toBe(secretAfterFirst);
+    });
+  });
 });

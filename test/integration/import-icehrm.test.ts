@@ -160,6 +160,8 @@ describeWithMysql('hrm import icehrm', () => {
         approver2: null,
         approver3: null,
         timezone: 'America/New_York',
+        // IceHrm has no badge numbers for terminals.
+        attendance_device_id: null,
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });

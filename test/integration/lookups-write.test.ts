@@ -73,13 +73,25 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     expect(await t.db(table).where({ id: Number(row.body.id) }).first('id')).toBeDefined();
   });
 
-  it('answers 409 duplicate for a name already in use', async () => {
+  it.each(['/employment-statuses', '/departments', '/job-titles'])('answers 409 duplicate for a name of %s already in use, in any case, and writes nothing', async (path) => {
     const name = unique('Same ');
-    await as(admin).post('/employment-statuses', { name });
+    await as(admin).post(path, { name });
 
-    const res = await as(admin).post('/employment-statuses', { name: name.toUpperCase() });
+    const res = await as(admin).post(path, { name: name.toUpperCase() });
 
     expect(expectProblem(res, 409, 'duplicate').errors).toEqual([{ field: 'name', message: 'is already in use' }]);
+    const list = await as(admin).get(`${path}?limit=100&page=1`);
+    expect(list.body.data.filter((row: { name: string }) => row.name.toLowerCase() === name.toLowerCase())).toHaveLength(1);
+  });
+
+  it('answers 409 duplicate when a department is renamed to another one\'s name', async () => {
+    const taken = await as(admin).post('/departments', { name: unique('Taken ') });
+    const other = await as(admin).post('/departments', { name: unique('Other ') });
+
+    const res = await as(admin).put(`/departments/${other.body.id}`, { name: taken.body.name.toLowerCase() });
+
+    expectProblem(res, 409, 'duplicate');
+    expect((await as(admin).get(`/departments/${other.body.id}`)).body.name).toBe(other.body.name);
   });
 
   it('answers 422 for invalid rows, listing every field, and writes nothing', async () => {

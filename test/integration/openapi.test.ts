@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
+import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -38,6 +39,81 @@ describe('docs/openapi.json', () => {
   });
 });
 
+describe('what docs/openapi.json promises generated clients', () => {
+  const document = buildOpenApiDocument(loadConfig({}));
+  const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => method !== 'servers' && method !== 'parameters')
+      .map(([method, operation]) => ({ path, method, operation: operation as Record<string, any> })),
+  );
+
+  it('names every operation with a unique operationId', () => {
+    const ids = operations.map(({ operation }) => operation.operationId);
+
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(operations.length);
+    expect(operations.find(({ path, method }) => path === '/employees/{id}' && method === 'patch')?.operation.operationId).toBe('patchEmployee');
+  });
+
+  it('has bearer as the root security, and says security: [] exactly on the public operations', () => {
+    const publicOperations = operations.filter(({ operation }) => operation.security.length === 0).map(({ path, method }) => `${method} ${path}`);
+
+    expect(document.security).toEqual([{ bearer: [] }]);
+    expect(publicOperations.sort()).toEqual(
+      ['get /docs', 'get /docs/{file}', 'get /echo', 'get /healthz', 'get /openapi.json', 'get /readyz', 'post /oauth/token'].sort(),
+    );
+    expect(operations.every(({ operation }) => Array.isArray(operation.security))).toBe(true);
+  });
+
+  it('documents POST /tokens without a body, as the server answers it', () => {
+    const rotate = operations.find(({ path, method }) => path === '/tokens' && method === 'post')?.operation;
+
+    expect(rotate?.requestBody.required).toBe(false);
+  });
+});
+
+describe.each(testDialects())('the response headers docs/openapi.json declares, on %s', (dialect) => {
+  let t: TestApp;
+  const document = buildOpenApiDocument(loadConfig({}));
+  beforeAll(async () => {
+    t = await startTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '600', RATE_LIMIT_PER_IP: '60' } });
+  });
+  afterAll(() => t.close());
+
+  /** The headers the document declares for this answer, all of which the answer must carry. */
+  function expectDeclaredHeaders(res: request.Response, path: string, method: string, optional: string[] = []) {
+    const declared = Object.keys((document.paths as any)[path][method].responses[String(res.status)].headers ?? {});
+    expect(declared.length).toBeGreaterThan(0);
+    for (const name of declared.filter((header) => !optional.includes(header))) {
+      expect({ status: res.status, header: name, sent: res.headers[name.toLowerCase()] !== undefined }).toEqual({ status: res.status, header: name, sent: true });
+    }
+    return declared;
+  }
+
+  it('sends them where it declares them: 401, 405, 201 with Location, a replayed write, POST /tokens without a body', async () => {
+    const admin = await createUser(t, 'admin');
+    const unauthenticated = await request(t.app).get(t.api('/employees/me'));
+    const wrongMethod = await request(t.app).delete(t.api('/employees')).auth(admin.token, { type: 'bearer' });
+    const create = () =>
+      request(t.app).post(t.api('/departments')).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', 'headers-1').send({ name: 'Header checks' });
+    const created = await create();
+    const replayed = await create();
+
+    expect(expectDeclaredHeaders(unauthenticated, '/employees/me', 'get')).toEqual(['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate']);
+    // DELETE is no operation of /employees: its 405 is the one every operation there declares.
+    expect(wrongMethod.status).toBe(405);
+    expect(expectDeclaredHeaders(wrongMethod, '/employees', 'get')).toContain('Allow');
+    expect(expectDeclaredHeaders(created, '/departments', 'post', ['Idempotent-Replayed'])).toContain('Location');
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expectDeclaredHeaders(replayed, '/departments', 'post');
+
+    const user = await createUser(t, 'employee');
+    const rotated = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' });
+    expect(rotated.status).toBe(201);
+    expectDeclaredHeaders(rotated, '/tokens', 'post', ['Idempotent-Replayed']);
+  });
+});
+
 describe.each(testDialects())('the served documentation on %s', (dialect) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -51,7 +127,7 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(res.body.openapi).toBe('3.1.0');
-    expect(res.body.servers).toEqual([{ url: '/app/api' }]);
+    expect(res.body.servers).toEqual([{ url: '/app/api', 'x-internal': false }]);
     expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 
@@ -114,7 +190,7 @@ describe.each(testDialects())('the served documentation in cloud mode on %s', (d
 
     expect(alpha.status).toBe(200);
     expect(alpha.body.servers).toEqual([
-      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } } },
+      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } }, 'x-internal': false },
     ]);
     expect(beta.status).toBe(200);
     expect(beta.body.servers[0].variables.instance.default).toBe('beta');

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
+import { runHrm } from '../helpers/cli';
 import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { connectTestRedis } from '../helpers/redis';
@@ -40,10 +41,24 @@ describe.each(testDialects())('rate limits on %s', (dialect) => {
       expect(refused.headers['ratelimit-policy']).toBe('"per-token";q=3;w=60');
     });
 
-    it('gives every token its own budget', async () => {
+    it('gives every user its own budget', async () => {
       const other = await createUser(t, 'employee');
 
       expect((await me(other.token)).status).toBe(200);
+    });
+
+    it('counts per user: a rotated token or a second token of the same user does not start a new count', async () => {
+      const rotating = await createUser(t, 'employee');
+      const rotated = await request(t.app).post(t.api('/tokens')).auth(rotating.token, { type: 'bearer' });
+      const second = await runHrm(t, ['token', 'issue', '--username', rotating.username]);
+
+      const answers = [await me(rotated.body.access_token), await me(rotated.body.access_token)];
+      const refused = await me(second.stdout.trim());
+
+      expect(rotated.status).toBe(201);
+      expect(answers.map((res) => res.status)).toEqual([200, 200]);
+      expect(answers[1]?.headers.ratelimit).toMatch(/^"per-token";r=0;t=\d+$/);
+      expectProblem(refused, 429, 'rate_limited');
     });
 
     it('counts requests without a valid token per client address, garbage tokens included', async () => {

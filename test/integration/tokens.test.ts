@@ -94,6 +94,33 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expect(Number(blocked.headers['retry-after'])).toBeLessThanOrEqual(900);
     });
 
+    it('refuses usernames outside the username pattern (a trailing space is "carol" on MariaDB) with 400, issuing nothing', async () => {
+      const user = await withPassword();
+      const tokensBefore = Number((await t.db('api_tokens').count({ n: '*' }).first())?.n);
+
+      for (const variant of [`${user.username} `, ` ${user.username}`, `${user.username}\u00a0`, `${user.username}\t`, `${user.username}%`]) {
+        const res = await grant({ grant_type: 'password', username: variant, password: PASSWORD });
+
+        const body = expectProblem(res, 400, 'invalid_request');
+        expect(body.errors).toEqual([{ field: 'username', message: 'may hold letters, digits and . _ @ - (at most 100 characters)' }]);
+      }
+      expect(Number((await t.db('api_tokens').count({ n: '*' }).first())?.n)).toBe(tokensBefore);
+    });
+
+    it('keys the per-user lock on the user found: another spelling of a locked name is 429 too', async () => {
+      const user = await withPassword();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        expect((await grant({ grant_type: 'password', username: user.username, password: `wrong ${attempt}` })).status).toBe(400);
+      }
+
+      const variants = [user.username.toUpperCase(), `${user.username} `];
+      const answers = await Promise.all(variants.map((username) => grant({ grant_type: 'password', username, password: PASSWORD })));
+
+      expectProblem(answers[0] as request.Response, 429, 'rate_limited');
+      expect((answers[1] as request.Response).status).toBe(400);
+      expect(await t.db('api_tokens').where({ user_id: user.userId }).count({ n: '*' }).first()).toEqual({ n: 1 });
+    });
+
     it('does not count successful sign-ins as failures', async () => {
       const user = await withPassword();
 
@@ -128,6 +155,30 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
   });
 
   describe('GET /tokens and DELETE /tokens/{id}', () => {
+    it('pages in SQL, newest first: page 2 of 2 per page is the third and fourth newest, with the total', async () => {
+      const user = await createUser(t, 'employee');
+      for (const name of ['t1', 't2', 't3', 't4']) {
+        t.clock.advance(1000);
+        await runHrm(t, ['token', 'issue', '--username', user.username, '--name', name]);
+      }
+      const selects: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/from [`"]api_tokens[`"]/i.test(query.sql) && /^select [`"]id[`"]/i.test(query.sql)) selects.push(query.sql);
+      };
+      t.db.on('query', onQuery);
+
+      const res = await request(t.app).get(t.api('/tokens?limit=2&page=2')).auth(user.token, { type: 'bearer' });
+      t.db.off('query', onQuery);
+
+      expect(res.status).toBe(200);
+      expect(res.body.total).toBe(5);
+      expect(res.body.nextPage).toBe(3);
+      expect(res.body.data.map((token: { name: string }) => token.name)).toEqual(['t2', 't1']);
+      expect(selects).toHaveLength(1);
+      expect(selects[0]).toMatch(/limit \?/i);
+      expectProblem(await request(t.app).get(t.api('/tokens?limit=201')).auth(user.token, { type: 'bearer' }), 400, 'invalid_query');
+    });
+
     it('lists the caller\'s tokens without the token strings, marking the current one', async () => {
       const user = await createUser(t, 'employee');
       const second = await runHrm(t, ['token', 'issue', '--username', user.username, '--name', 'cli']);

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       cloudMaxConnections: 40,
       cloudIdleTimeoutMs: 60_000,
       webhooks: { allowHttp: false, allowPrivate: false, timeoutMs: 10_000 },
+      purgeIntervalMs: 3_600_000,
     });
   });
 
@@ -51,6 +52,7 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_HTTP: '1',
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT: '5',
+      PURGE_INTERVAL: '600',
     });
 
     expect(config).toEqual({
@@ -74,6 +76,7 @@ describe('loadConfig', () => {
       cloudMaxConnections: 100,
       cloudIdleTimeoutMs: 15_000,
       webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 5_000 },
+      purgeIntervalMs: 600_000,
     });
   });
 
@@ -133,6 +136,9 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOW_PRIVATE: '2' }, 'WEBHOOK_ALLOW_PRIVATE'],
     [{ WEBHOOK_TIMEOUT: '0' }, 'WEBHOOK_TIMEOUT'],
     [{ WEBHOOK_TIMEOUT: '61' }, 'WEBHOOK_TIMEOUT'],
+    [{ PURGE_INTERVAL: '59' }, 'PURGE_INTERVAL'],
+    [{ PURGE_INTERVAL: '-1' }, 'PURGE_INTERVAL'],
+    [{ PURGE_INTERVAL: 'hourly' }, 'PURGE_INTERVAL'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));

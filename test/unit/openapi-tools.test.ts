@@ -1,0 +1,126 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+// docs/openapi.json as third-party tools read it: Spectral (its OpenAPI ruleset and the OWASP
+// one), Redocly's recommended ruleset, and a client generated with openapi-typescript used with
+// openapi-fetch. The tools are devDependencies and run offline.
+
+const run = promisify(execFile);
+const ROOT = path.join(__dirname, '..', '..');
+const DOCUMENT = path.join(ROOT, 'docs', 'openapi.json');
+const bin = (name: string) => path.join(ROOT, 'node_modules', '.bin', name);
+const ruleset = (name: string) => path.join(ROOT, 'test', 'openapi', name);
+const OFFLINE = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+
+interface SpectralResult {
+  code: string;
+  path: string[];
+  severity: number;
+  message: string;
+}
+
+/** Spectral's findings of every severity (it exits 1 when there are any; the JSON is printed either way). */
+async function spectral(rulesetFile: string): Promise<SpectralResult[]> {
+  const args = ['lint', '--format', 'json', '--fail-severity', 'hint', '--quiet', '--ruleset', rulesetFile, DOCUMENT];
+  const output = await run(bin('spectral'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({
+    stdout: error.stdout ?? '',
+  }));
+  return JSON.parse(output.stdout.trim() || '[]') as SpectralResult[];
+}
+
+describe('docs/openapi.json read by third-party tools', () => {
+  it('has nothing at all for Spectral\'s OpenAPI ruleset (extends: ["spectral:oas"]): no error, warning, info or hint', async () => {
+    const findings = await spectral(ruleset('spectral-oas.yaml'));
+
+    expect(findings.map((finding) => `${finding.code} at ${finding.path.join('.')}: ${finding.message}`)).toEqual([]);
+  }, 120_000);
+
+  it('has no OWASP ruleset error that docs/security.md does not explain', async () => {
+    const explained = fs.readFileSync(path.join(ROOT, 'docs', 'security.md'), 'utf8');
+    const findings = await spectral(ruleset('spectral-owasp.yaml'));
+
+    const errors = findings.filter((finding) => finding.severity === 0);
+    const unexplained = [...new Set(errors.map((finding) => finding.code))].filter((code) => !explained.includes(`\`${code}\``));
+    expect(unexplained).toEqual([]);
+  }, 120_000);
+
+  it("has no error for Redocly's recommended ruleset", async () => {
+    const args = ['lint', '--config', ruleset('redocly.yaml'), '--format', 'json', DOCUMENT];
+    const output = await run(bin('redocly'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({
+      stdout: error.stdout ?? '',
+    }));
+    const report = JSON.parse(output.stdout) as { totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+
+    expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+  }, 120_000);
+
+  describe('a client generated with openapi-typescript, used with openapi-fetch', () => {
+    const dir = path.join(ROOT, 'test', 'artifacts', 'openapi-client');
+    beforeAll(async () => {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true });
+      await run(bin('openapi-typescript'), [DOCUMENT, '--output', path.join(dir, 'hrm-api.d.ts')], { cwd: ROOT, env: OFFLINE });
+      fs.writeFileSync(
+        path.join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'ESNext',
+            moduleResolution: 'Bundler',
+            lib: ['ES2023', 'DOM'],
+            types: ['node'],
+            typeRoots: [path.join(ROOT, 'node_modules', '@types')],
+            strict: true,
+            noEmit: true,
+            skipLibCheck: true,
+          },
+          include: ['*.ts'],
+        }),
+      );
+    }, 120_000);
+
+    /** Type-checks `source` against the generated types; tsc's complaints, or '' when there are none. */
+    async function typeCheck(name: string, source: string): Promise<string> {
+      for (const file of fs.readdirSync(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))) fs.rmSync(path.join(dir, file));
+      fs.writeFileSync(path.join(dir, name), `${source}\nexport {};\n`);
+      const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+      return run(process.execPath, [tsc, '-p', dir], { cwd: ROOT }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? 'tsc failed',
+      );
+    }
+
+    it("type-checks the README's example without casts", async () => {
+      const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+      const example = /### A generated client[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(example).toBeDefined();
+      // No casts: no `x as T`, no `<T>x`, no non-null assertions, no @ts- comments.
+      const code = (example ?? '').replace(/\/\/.*$/gm, '');
+      expect(code).not.toMatch(/\sas\s|<any>|\w!\.|@ts-/);
+
+      expect(await typeCheck('readme.ts', example ?? '')).toBe('');
+    }, 120_000);
+
+    it('refuses what the server refuses (the generated types are not too loose)', async () => {
+      const source = `
+import createClient from 'openapi-fetch';
+import type { paths } from './hrm-api';
+const api = createClient<paths>({ baseUrl: 'http://127.0.0.1:8080/app/api' });
+await api.POST('/employees', { body: { employee_id: 'E1', first_name: 'A', last_name: 'B', department: true } });
+await api.POST('/employees', { body: { first_name: 'A', last_name: 'B' } });
+const record = (await api.GET('/attendance/{id}', { params: { path: { id: '1' } } })).data;
+if (record) { const id: string = record.employee.id; const unknownField = record.salary; console.log(id, unknownField); }
+`;
+      const complaints = await typeCheck('wrong.ts', source);
+
+      expect(complaints).toMatch(/wrong\.ts\(5,/);
+      expect(complaints).toMatch(/wrong\.ts\(6,/);
+      expect(complaints).toMatch(/wrong\.ts\(8,.*salary/);
+      // record.employee is never null: reading its id needs no check (no complaint on that line before salary).
+      expect(complaints).not.toMatch(/employee' is possibly 'null'/);
+    }, 120_000);
+  });
+});
