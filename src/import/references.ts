@@ -8,8 +8,11 @@ interface ReferenceSpec {
   table: string;
   /** Singular, for report lines: "job title 3". */
   noun: string;
-  /** Names are unique here (any case). */
-  uniqueNames: boolean;
+  /**
+   * Names are unique here (any case). A second IceHrm row of a name is left out, or (departments,
+   * which employees must keep) renamed "<name> (<id>)" as migration 0013 renamed them.
+   */
+  duplicateNames: 'reject' | 'rename';
   /** The row's columns here, or why it cannot be imported. */
   columns(row: SourceRow, notes: string[]): Record<string, unknown> | { reject: string };
 }
@@ -35,7 +38,7 @@ export const EMPLOYMENT_STATUSES: ReferenceSpec = {
   kind: 'employment_status',
   table: 'employment_statuses',
   noun: 'employment status',
-  uniqueNames: true,
+  duplicateNames: 'reject',
   columns: (row, notes) => {
     const name = named(row, 'name', notes);
     return typeof name === 'string' ? { name, description: fitted(row.description, 500, 'description', notes) } : name;
@@ -46,7 +49,7 @@ export const JOB_TITLES: ReferenceSpec = {
   kind: 'job_title',
   table: 'job_titles',
   noun: 'job title',
-  uniqueNames: true,
+  duplicateNames: 'reject',
   columns: (row, notes) => {
     const name = named(row, 'name', notes);
     if (typeof name !== 'string') return name;
@@ -58,7 +61,7 @@ export const PAY_GRADES: ReferenceSpec = {
   kind: 'pay_grade',
   table: 'pay_grades',
   noun: 'pay grade',
-  uniqueNames: true,
+  duplicateNames: 'reject',
   columns: (row, notes) => {
     const name = named(row, 'name', notes);
     if (typeof name !== 'string') return name;
@@ -73,7 +76,7 @@ export const DEPARTMENTS: ReferenceSpec = {
   kind: 'department',
   table: 'departments',
   noun: 'department',
-  uniqueNames: false,
+  duplicateNames: 'rename',
   columns: (row, notes) => {
     const title = textOrNull(row.title)?.trim();
     if (!title) return { reject: 'has no title' };
@@ -99,7 +102,7 @@ export async function importReferenceTable(context: ImportContext, spec: Referen
   const ledger = await readLedger(db, spec.kind);
   const existing = new Map(((await db(spec.table).select('*')) as Array<Record<string, unknown>>).map((row) => [Number(row.id), row]));
   const namesInUse = new Map<string, number>();
-  if (spec.uniqueNames) for (const [id, row] of existing) namesInUse.set(looseName(row.name), id);
+  for (const [id, row] of existing) namesInUse.set(looseName(row.name), id);
 
   type Planned = { id: number; columns: Record<string, unknown>; action: 'add' | 'update' | 'keep'; fingerprint: string };
   const planned = new Map<number, Planned>();
@@ -113,7 +116,6 @@ export async function importReferenceTable(context: ImportContext, spec: Referen
       report.reject(spec.table, `${what}: ${String(columns.reject)}`);
       continue;
     }
-    const fingerprint = fingerprintOf(columns);
     const here = existing.get(id);
     const ours = ledger.get(id);
     if (here && !ours && looseName(here.name) !== looseName(columns.name)) {
@@ -123,16 +125,20 @@ export async function importReferenceTable(context: ImportContext, spec: Referen
       }
       report.notes.push(`${what}: ${quoted(here.name)} here is renamed to IceHrm's ${quoted(columns.name)}`);
     }
-    if (spec.uniqueNames) {
-      const holder = namesInUse.get(looseName(columns.name));
-      if (holder !== undefined && holder !== id) {
+    const holder = namesInUse.get(looseName(columns.name));
+    if (holder !== undefined && holder !== id) {
+      if (spec.duplicateNames === 'reject') {
         report.reject(spec.table, `${what}: the name ${quoted(columns.name)} is already ${spec.noun} ${holder}`);
         continue;
       }
-      if (here) namesInUse.delete(looseName(here.name));
-      namesInUse.set(looseName(columns.name), id);
+      const name = String(columns.name);
+      columns.name = `${name.slice(0, 100 - ` (${id})`.length)} (${id})`;
+      notes.push(`the name ${quoted(name)} is already ${spec.noun} ${holder}'s: imported as ${quoted(columns.name)}`);
     }
+    if (here && namesInUse.get(looseName(here.name)) === id) namesInUse.delete(looseName(here.name));
+    namesInUse.set(looseName(columns.name), id);
     for (const note of notes) report.notes.push(`${what}: ${note}`);
+    const fingerprint = fingerprintOf(columns);
     const action = !here ? 'add' : ours?.fingerprint === fingerprint || (!ours && sameColumns(here, columns)) ? 'keep' : 'update';
     planned.set(id, { id, columns, action, fingerprint });
   }

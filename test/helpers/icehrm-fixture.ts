@@ -120,6 +120,8 @@ export async function createIcehrmFixture(serverUrl: string, options: { version?
     { id: 2, title: 'Berlin Office', description: '', type: 'Regional Office', country: 'DE', parent: 1, timezone: 'Europe/Berlin' },
     { id: 3, title: 'Engineering', description: 'Builds things', type: 'Department', country: 'DE', parent: 2, timezone: 'Mars/Olympus' },
     { id: 4, title: 'Sales', description: '', type: 'Department', country: 'US', parent: 1, timezone: 'America/Chicago' },
+    // Department titles repeat in IceHrm; here names are unique.
+    { id: 5, title: 'sales', description: '', type: 'Unit', country: 'DE', parent: 2, timezone: 'Europe/Berlin' },
   ]);
   const bulk = Array.from({ length: BULK_EMPLOYEES }, (_, index) => {
     const id = BULK_FIRST_ID + index;

@@ -72,7 +72,7 @@ describeWithMysql('hrm import icehrm', () => {
       expect(countsOf(first, 'employment_statuses')).toEqual([7, 1, 0, 6, 0]);
       expect(countsOf(first, 'job_titles')).toEqual([5, 3, 0, 0, 2]);
       expect(countsOf(first, 'pay_grades')).toEqual([2, 2, 0, 0, 0]);
-      expect(countsOf(first, 'departments')).toEqual([4, 4, 0, 0, 0]);
+      expect(countsOf(first, 'departments')).toEqual([5, 5, 0, 0, 0]);
       expect(countsOf(first, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
       expect(countsOf(first, 'users')).toEqual([7, 6, 0, 0, 1]);
       expect(countsOf(first, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
@@ -111,9 +111,10 @@ describeWithMysql('hrm import icehrm', () => {
           'user 5 (ghost): employee 999 is not an employee here (deleted in IceHrm, or left out): no employee linked',
           'user 7 (una): employee 7 is not an employee here (deleted in IceHrm, or left out): no employee linked',
           'users: 1 with IceHrm\'s user level "Other" (custom roles) are employees here',
+          'department 5: the name "sales" is already department 4\'s: imported as "sales (5)"',
         ]),
       );
-      expect(section(first, 'Imported differently')).toHaveLength(9);
+      expect(section(first, 'Imported differently')).toHaveLength(10);
     });
 
     it('answers an imported employee field by field, ids kept', async () => {
@@ -220,13 +221,14 @@ describeWithMysql('hrm import icehrm', () => {
     });
 
     it('imports the company structure as departments, nested as in IceHrm', async () => {
-      const rows = await t.db('departments').whereIn('id', [1, 2, 3, 4]).orderBy('id').select('id', 'name', 'description', 'parent_id');
+      const rows = await t.db('departments').whereIn('id', [1, 2, 3, 4, 5]).orderBy('id').select('id', 'name', 'description', 'parent_id');
 
       expect(rows.map((row) => ({ ...row, id: Number(row.id), parent_id: row.parent_id === null ? null : Number(row.parent_id) }))).toEqual([
         { id: 1, name: 'Acme', description: 'The company', parent_id: null },
         { id: 2, name: 'Berlin Office', description: null, parent_id: 1 },
         { id: 3, name: 'Engineering', description: 'Builds things', parent_id: 2 },
         { id: 4, name: 'Sales', description: null, parent_id: 1 },
+        { id: 5, name: 'sales (5)', description: null, parent_id: 2 },
       ]);
     });
 
