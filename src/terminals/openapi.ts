@@ -59,6 +59,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/devices',
+    operationId: 'createAttendanceDevice',
     tags,
     security,
     summary: 'Add a terminal (admins); the answer holds its token, shown only here',
@@ -75,6 +76,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance/devices',
+    operationId: 'listAttendanceDevices',
     tags,
     security,
     summary: 'The terminals (admins; never their tokens)',
@@ -89,6 +91,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance/devices/{id}',
+    operationId: 'getAttendanceDevice',
     tags,
     security,
     summary: 'One terminal (admins)',
@@ -98,6 +101,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'delete',
     path: '/attendance/devices/{id}',
+    operationId: 'deleteAttendanceDevice',
     tags,
     security,
     summary: 'Delete a terminal (admins): its token stops working at once; its punch logs stay',
@@ -107,6 +111,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'post',
     path: '/attendance/punch-logs',
+    operationId: 'uploadPunchLogs',
     tags,
     security,
     summary: "Upload a batch of punches (a device's token, or an admin back-filling)",
@@ -120,6 +125,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: 'get',
     path: '/attendance/punch-logs',
+    operationId: 'listPunchLogs',
     tags,
     security,
     summary: 'The raw punch log, newest received first (admins; a device: its own)',

@@ -51,7 +51,7 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
         const { defaultTimezone } = await instance.settings.get();
         await sendWrite(req, res, now, async (trx) => {
           const { device, token } = await createDevice(trx, instance.signingKey, input, { now, defaultTimezone });
-          return { status: 201, headers: { Location: `${req.baseUrl}/${device.id}` }, body: { ...toDeviceResponse(device), token } };
+          return { status: 201, headers: { Location: `${req.baseUrl}/${device.id}` }, body: { ...toDeviceResponse(device), token }, secret: true };
         });
       },
     })

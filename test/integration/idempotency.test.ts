@@ -208,5 +208,23 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
       expect(retry.text).not.toContain('whsec_');
       expect((await t.db('webhooks').orderBy('id', 'desc').first('secret')).secret).toBe(secretAfterFirst);
     });
+
+    it('POST /attendance/devices: the device token is not stored, and a retry is 409 without it', async () => {
+      const key = unique('key-');
+      const name = unique('door-');
+      const send = () => request(t.app).post(t.api('/attendance/devices')).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name });
+
+      const first = await send();
+      const devices = await t.db('attendance_devices').count({ n: '*' }).first();
+      const retry = await send();
+
+      expect(first.status).toBe(201);
+      expect(typeof first.body.token).toBe('string');
+      expect(await storedRow(admin, key)).toMatchObject({ state: 'withheld', response_body: null });
+      expect(JSON.stringify(await t.db('idempotency_keys').select())).not.toContain(first.body.token);
+      expectProblem(retry, 409, 'idempotency_answer_not_stored');
+      expect(retry.text).not.toContain(first.body.token);
+      expect(await t.db('attendance_devices').count({ n: '*' }).first()).toEqual(devices);
+    });
   });
 });
