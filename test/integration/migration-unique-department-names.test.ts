@@ -41,7 +41,7 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
     const [other] = await db('departments').insert({ name: 'Support' });
     // A row as a database of that release holds it: without the columns later migrations add.
     const { attendance_device_id: _later, ...columns } = employeeColumns({ department_id: second });
-    const employee = await insertEmployee(db, { ...columns, created_at: '2026-01-05 09:00:00.000', updated_at: '2026-01-05 09:00:00.000' });
+    const employee = await insertEmployee(db, { ...columns, created_at: '2026-01-05 09:00:00.000', updated_at: '2026-01-05 09:00:00.000' } as Parameters<typeof insertEmployee>[1]);
 
     await migrateToLatest(db);
 
