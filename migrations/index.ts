@@ -15,6 +15,7 @@ import * as uniqueDepartmentNames from './0013_unique_department_names';
 import * as purge from './0014_purge';
 import * as webhooks from './0016_webhooks';
 import * as attendanceTerminals from './0017_attendance_terminals';
+import * as importLedger from './0018_import_ledger';
 
 export interface Migration {
   name: string;
@@ -43,4 +44,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0014_purge', ...purge },
   { name: '0016_webhooks', ...webhooks },
   { name: '0017_attendance_terminals', ...attendanceTerminals },
+  { name: '0018_import_ledger', ...importLedger },
 ];

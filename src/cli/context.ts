@@ -13,8 +13,15 @@ export interface CliIo {
   clock: Clock;
 }
 
-/** A failure the user can fix; printed as one line, exit code 1. */
-export class CliError extends Error {}
+/** A failure the user can fix; printed as one line, exit code 1 unless the command says otherwise. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * What commands share: the configuration and the instance, opened on first use (so `hrm --help`

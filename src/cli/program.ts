@@ -7,6 +7,7 @@ import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
 import { registerDbCommands } from './db';
 import { registerDeviceCommands } from './device';
+import { registerImportCommands } from './import';
 import { registerInstanceCommands } from './instance';
 import { registerSeedCommand } from './seed';
 import { registerTokenCommands } from './token';
@@ -32,6 +33,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerAuditCommands(program, context);
   registerWebhookCommands(program, context);
   registerDeviceCommands(program, context);
+  registerImportCommands(program, context);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -42,7 +44,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError;
     const reason = error instanceof Error ? error.message : String(error);
     io.stderr.write(`hrm: ${known ? reason : `failed: ${reason}`}\n`);
-    return 1;
+    return error instanceof CliError ? error.exitCode : 1;
   } finally {
     await context.close();
   }

@@ -8,11 +8,16 @@ export interface CliResult {
 }
 
 /** Runs an hrm command in-process against the test app's database, as an operator would. */
-export async function runHrm(t: TestApp, argv: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+export async function runHrm(
+  t: TestApp,
+  argv: string[],
+  options: { stdin?: string; env?: Record<string, string>; terminal?: boolean } = {},
+): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
+    // `terminal`: standard output is a terminal, as `process.stdout.isTTY` says.
+    stdout: { write: (text: string) => (stdout += text), ...(options.terminal ? { isTTY: true } : {}) },
     stderr: { write: (text: string) => (stderr += text) },
     env: { DATABASE_URL: t.database.url, LOG_LEVEL: 'silent', ...options.env },
     readStdin: async () => options.stdin ?? '',

@@ -1,0 +1,309 @@
+import { checkTimes, type AttendanceSettings } from '../attendance/rules';
+import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
+import { instantOfWallClock, isWallClock } from '../time';
+import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
+import { rowInserter } from './insert-rows';
+import { fingerprintOf, type LedgerEntry, type LedgerRow, readLedgerGroups, writeLedger } from './ledger';
+import type { ImportContext } from './report';
+
+const insertAttendance = rowInserter('attendance', [
+  'id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc', 'out_time_local', 'timezone', 'note', 'out_note', 'latitude',
+  'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip', 'open_employee_id', 'created_at', 'updated_at',
+]);
+
+/** IceHrm records per batch (one transaction each), whole employees at a time. */
+const RECORDS_PER_BATCH = 5000;
+
+/** A record as this server's attendance table stores it. */
+type AttendanceColumns = Record<string, unknown> & { employee_id: number; in_time_utc: string; out_time_utc: string | null };
+
+/** A record already here that this run does not rewrite: it constrains the imported ones. */
+interface Interval {
+  id: number;
+  start: number;
+  /** Infinity while open. */
+  end: number;
+}
+
+/**
+ * Copies IceHrm's attendance, ids kept, reading IceHrm's wall-clock times in each employee's time
+ * zone. A record that breaks this server's rules (no in time, out not after in, longer than
+ * max_shift_hours, in the future, overlapping an earlier record, or open while a later record
+ * exists) is reported with the reason and left out whole. Employees are taken in batches of
+ * about RECORDS_PER_BATCH records, a transaction each; records the ledger holds unchanged are
+ * not written again, and one an earlier run imported that breaks the rules now is removed. With
+ * `since`, only records that begin on or after that day are read.
+ */
+export async function importAttendance(
+  context: ImportContext,
+  source: IcehrmSource,
+  employees: Map<number, string>,
+  options: { since: string | undefined; settings: AttendanceSettings },
+): Promise<void> {
+  const { db, report } = context;
+  const counts = report.counts('attendance');
+  const perEmployee = await source.attendanceCounts(options.since);
+  let total = 0;
+  for (const [employee, n] of perEmployee) {
+    if (employees.has(employee)) total += n;
+    else {
+      counts.read += n;
+      counts.rejected += n;
+      report.rejects.push(`attendance of employee ${employee} (${n} record${n === 1 ? "" : "s"}): the employee is not here (deleted in IceHrm, or left out)`);
+    }
+  }
+  // An IceHrm id must not land on a record here that no import wrote (--merge, or one written
+  // through the API between runs). Into a table that was empty at the start nothing can clash.
+  const targetHadAttendance = (await db('attendance').first('id')) !== undefined;
+  const timeCache = new WallClockCache();
+
+  let done = 0;
+  for (const batch of employeeBatches([...perEmployee.keys()].filter((id) => employees.has(id)).sort((a, b) => a - b), perEmployee)) {
+    const first = batch[0]!;
+    const last = batch[batch.length - 1]!;
+    const rows = (await source.attendanceOf(first, last, options.since)).filter((row) => employees.has(Number(row.employee)));
+    const ledger = await readLedgerGroups(db, 'attendance', first, last);
+    const ownIds = new Set([...ledger.values()].map((entry) => entry.targetId));
+    const readIds = new Set(rows.map((row) => Number(row.id)));
+    const here = (await db('attendance')
+      .whereBetween('employee_id', [first, last])
+      .select('id', 'employee_id', 'in_time_utc', 'out_time_utc')) as Array<{ id: number; employee_id: number; in_time_utc: string; out_time_utc: string | null }>;
+    // Records here that this batch does not rewrite stay as they are and bound the imported ones.
+    const fixed = new Map<number, Interval[]>();
+    for (const record of here) {
+      if (readIds.has(Number(record.id)) && ownIds.has(Number(record.id))) continue;
+      const list = fixed.get(Number(record.employee_id)) ?? [];
+      list.push({
+        id: Number(record.id),
+        start: fromSqlDateTime(record.in_time_utc).getTime(),
+        end: record.out_time_utc === null ? Infinity : fromSqlDateTime(record.out_time_utc).getTime(),
+      });
+      fixed.set(Number(record.employee_id), list);
+    }
+    const taken = targetHadAttendance ? await foreignIdsAmong(context, [...readIds], ledger) : new Set<number>();
+
+    const toWrite: Array<{ row: AttendanceColumns & { id: number }; add: boolean; fingerprint: string; employee: number }> = [];
+    // Records an earlier run imported that break the rules now (IceHrm changed): they go, as if never imported.
+    const withdrawn: number[] = [];
+    let start = 0;
+    while (start < rows.length) {
+      const employee = Number(rows[start]!.employee);
+      let end = start;
+      while (end < rows.length && Number(rows[end]!.employee) === employee) end++;
+      const accepted = checkEmployeeRecords(context, rows.slice(start, end), employees.get(employee)!, fixed.get(employee) ?? [], taken, options.settings, timeCache, (id) => {
+        if (ledger.has(id)) withdrawn.push(id);
+        return ledger.has(id);
+      });
+      for (const { id, columns } of accepted) {
+        const fingerprint = fingerprintOf(columns);
+        const previous = ledger.get(id);
+        if (previous?.fingerprint === fingerprint) {
+          counts.unchanged++;
+          continue;
+        }
+        if (previous) counts.updated++;
+        else counts.added++;
+        toWrite.push({ row: { id, ...columns }, add: !previous, fingerprint, employee });
+      }
+      start = end;
+    }
+    counts.read += rows.length;
+
+    if (!context.dryRun && (toWrite.length > 0 || withdrawn.length > 0)) {
+      await db.transaction(async (trx) => {
+        for (let at = 0; at < withdrawn.length; at += 500) {
+          await trx('attendance').whereIn('id', withdrawn.slice(at, at + 500)).delete();
+          await trx('import_ledger').where({ kind: 'attendance' }).whereIn('source_id', withdrawn.slice(at, at + 500)).delete();
+        }
+        // Changed records first: one closed in IceHrm since frees the open slot a new record may take.
+        for (const record of toWrite.filter((r) => !r.add)) {
+          await trx('attendance').where({ id: record.row.id }).update({ ...record.row, updated_at: context.nowSql });
+        }
+        await insertAttendance(
+          trx,
+          toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql })),
+        );
+        const ledgerRows: LedgerRow[] = toWrite.map((record) => ({
+          kind: 'attendance',
+          sourceId: record.row.id,
+          targetId: record.row.id,
+          groupId: record.employee,
+          fingerprint: record.fingerprint,
+        }));
+        await writeLedger(trx, ledgerRows, context.nowSql);
+      });
+    }
+    done += rows.length;
+    context.progress.running('attendance', done, total);
+  }
+  context.progress.tableDone('attendance', counts);
+}
+
+/** Employee ids in groups of about RECORDS_PER_BATCH records (an employee is never split). */
+function* employeeBatches(ids: number[], perEmployee: Map<number, number>): Generator<number[]> {
+  let batch: number[] = [];
+  let records = 0;
+  for (const id of ids) {
+    batch.push(id);
+    records += perEmployee.get(id) ?? 0;
+    if (records >= RECORDS_PER_BATCH) {
+      yield batch;
+      batch = [];
+      records = 0;
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Ids among `ids` that attendance here already uses for records no import wrote. */
+async function foreignIdsAmong(context: ImportContext, ids: number[], ledger: Map<number, LedgerEntry>): Promise<Set<number>> {
+  const taken = new Set<number>();
+  const candidates = ids.filter((id) => !ledger.has(id));
+  for (let start = 0; start < candidates.length; start += 500) {
+    const rows = (await context.db('attendance').whereIn('id', candidates.slice(start, start + 500)).select('id')) as Array<{ id: number }>;
+    for (const row of rows) taken.add(Number(row.id));
+  }
+  return taken;
+}
+
+/**
+ * One employee's records (in IceHrm's order: by in_time), checked against the rules; returns the
+ * ones to keep as this server's columns and reports the others. Sorted by start, a record
+ * overlaps an earlier kept one exactly when it starts before the latest end among them.
+ */
+function checkEmployeeRecords(
+  context: ImportContext,
+  rows: IcehrmAttendanceRow[],
+  timezone: string,
+  fixed: Interval[],
+  taken: Set<number>,
+  settings: AttendanceSettings,
+  times: WallClockCache,
+  withdraw: (id: number) => boolean,
+): Array<{ id: number; columns: AttendanceColumns }> {
+  const kept: Array<{ id: number; columns: AttendanceColumns }> = [];
+  let latest: Interval | undefined;
+  /** The open record met last, kept unless a later record is. */
+  let open: { row: IcehrmAttendanceRow; record: { id: number; columns: AttendanceColumns } } | undefined;
+  const reject = (row: IcehrmAttendanceRow, reason: string) => {
+    const removed = !withdraw(Number(row.id)) ? '' : context.dryRun ? '; an earlier run imported it: the import removes it' : '; an earlier run imported it: removed here';
+    context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`);
+  };
+
+  for (const row of rows) {
+    const id = Number(row.id);
+    if (taken.has(id)) {
+      reject(row, `id ${id} is taken here by a record that did not come from IceHrm`);
+      continue;
+    }
+    const inReading = wallClock(row.in_time);
+    if (inReading === null) {
+      reject(row, 'it has no in time');
+      continue;
+    }
+    const outReading = wallClock(row.out_time);
+    const inTime = times.instant(timezone, inReading);
+    const outTime = outReading === null ? null : times.instant(timezone, outReading);
+    if (!inTime || outTime === undefined) {
+      reject(row, `${!inTime ? inReading : outReading} does not exist in ${timezone} (the clocks skip it for daylight saving time)`);
+      continue;
+    }
+    const broken = checkTimes({ inTime, outTime }, { now: context.now, settings, checkFuture: { inTime: true, outTime: true } });
+    if (broken.length > 0) {
+      reject(row, broken.map((error) => `${error.field} ${error.message}`).join('; '));
+      continue;
+    }
+    const interval: Interval = { id, start: inTime.getTime(), end: outTime === null ? Infinity : outTime.getTime() };
+    const clash =
+      (latest && latest.end > interval.start ? latest : undefined) ??
+      fixed.find((other) => other.start < interval.end && interval.start < other.end) ??
+      (interval.end === Infinity ? fixed.find((other) => other.end === Infinity) : undefined);
+    if (clash) {
+      reject(row, clash.end === Infinity && interval.end === Infinity ? `record ${clash.id} is open already` : `it overlaps record ${clash.id}`);
+      continue;
+    }
+    const record = {
+      id,
+      columns: {
+        employee_id: Number(row.employee),
+        in_time_utc: toSqlDateTimeSeconds(inTime),
+        in_time_local: inReading,
+        out_time_utc: outTime === null ? null : toSqlDateTimeSeconds(outTime),
+        out_time_local: outReading,
+        timezone,
+        note: textOrNull(row.note),
+        out_note: null,
+        ...position(row.map_lat, row.map_lng, 'latitude', 'longitude'),
+        ...position(row.map_out_lat, row.map_out_lng, 'out_latitude', 'out_longitude'),
+        in_ip: ip(row.in_ip),
+        out_ip: ip(row.out_ip),
+        open_employee_id: outTime === null ? Number(row.employee) : null,
+      },
+    };
+    // An open record stays open only if no later record is kept: that one shows the employee
+    // came back, so the open record is a forgotten punch-out.
+    if (open) reject(open.row, `it is open, but record ${id} begins later (one open record per employee: the latest)`);
+    open = undefined;
+    if (interval.end === Infinity) open = { row, record };
+    else {
+      if (!latest || interval.end > latest.end) latest = interval;
+      kept.push(record);
+    }
+  }
+  if (open) kept.push(open.record);
+  return kept;
+}
+
+function textOrNull(value: unknown): string | null {
+  return value === null || value === undefined || String(value).trim() === '' ? null : String(value);
+}
+
+/** IceHrm's DATETIME as read ('YYYY-MM-DD HH:MM:SS'); zero dates and empty values are none. */
+function wallClock(value: string | null): string | null {
+  if (value === null || value.startsWith('0000-00-00')) return null;
+  const reading = value.slice(0, 19);
+  return isWallClock(reading) ? reading : null;
+}
+
+/** A position kept when both coordinates are in range (IceHrm stores 8 decimals, this server 6). */
+function position(lat: unknown, lng: unknown, latName: string, lngName: string): Record<string, number | null> {
+  const latitude = lat === null || lat === undefined || lat === '' ? NaN : Number(lat);
+  const longitude = lng === null || lng === undefined || lng === '' ? NaN : Number(lng);
+  const usable = Math.abs(latitude) <= 90 && Math.abs(longitude) <= 180;
+  return {
+    [latName]: usable ? Math.round(latitude * 1e6) / 1e6 : null,
+    [lngName]: usable ? Math.round(longitude * 1e6) / 1e6 : null,
+  };
+}
+
+function ip(value: unknown): string | null {
+  const text = textOrNull(value)?.trim() ?? null;
+  return text !== null && text.length <= 45 ? text : null;
+}
+
+/**
+ * Wall-clock readings to instants, a million times over: the offset of a zone is looked up once
+ * per hour of readings, where the hour has one offset from start to end; other hours (clocks
+ * changing) take the exact, slower path for every reading.
+ */
+class WallClockCache {
+  private readonly offsets = new Map<string, number | null>();
+
+  instant(timezone: string, reading: string): Date | undefined {
+    const hour = `${timezone}|${reading.slice(0, 13)}`;
+    let offset = this.offsets.get(hour);
+    if (offset === undefined) {
+      const start = instantOfWallClock(timezone, `${reading.slice(0, 13)}:00:00`);
+      const end = instantOfWallClock(timezone, `${reading.slice(0, 13)}:59:59`);
+      const startOffset = start ? start.getTime() - readingMs(`${reading.slice(0, 13)}:00:00`) : NaN;
+      const endOffset = end ? end.getTime() - readingMs(`${reading.slice(0, 13)}:59:59`) : NaN;
+      offset = startOffset === endOffset ? startOffset : null;
+      this.offsets.set(hour, offset);
+    }
+    return offset === null ? instantOfWallClock(timezone, reading) : new Date(readingMs(reading) + offset);
+  }
+}
+
+function readingMs(reading: string): number {
+  return Date.parse(`${reading.replace(' ', 'T')}Z`);
+}
