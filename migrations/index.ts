@@ -11,6 +11,7 @@ import * as rateLimits from './0009_rate_limits';
 import * as auditEmployee from './0010_audit_employee';
 import * as employeeSortIndexes from './0011_employee_sort_indexes';
 import * as icehrmNumbering from './0012_icehrm_numbering';
+import * as attendanceVersion from './0015_attendance_version';
 import * as webhooks from './0016_webhooks';
 
 export interface Migration {
@@ -36,5 +37,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0010_audit_employee', ...auditEmployee },
   { name: '0011_employee_sort_indexes', ...employeeSortIndexes },
   { name: '0012_icehrm_numbering', ...icehrmNumbering },
+  { name: '0015_attendance_version', ...attendanceVersion },
   { name: '0016_webhooks', ...webhooks },
 ];

@@ -66,9 +66,27 @@ export async function findAttendanceEmployee(db: Db, id: number): Promise<Attend
  * and a snapshot taken before the lock would miss the record the previous holder just wrote.
  */
 export async function lockAttendanceEmployee(trx: Db, id: number): Promise<AttendanceEmployee | undefined> {
+  await claimAttendanceEmployee(trx, id);
   const row = (await trx('employees').where({ id }).forUpdate().first(EMPLOYEE_COLUMNS)) as Record<string, unknown> | undefined;
   return row && toAttendanceEmployee(row);
 }
+
+/**
+ * Writes the employee's row (attendance_version + 1, migration 0015) as the first statement of an
+ * attendance write on MySQL. The write locks the row like FOR UPDATE did on one server; on a
+ * Galera cluster, where locks are node-local, it puts the row in the transaction's write set, so
+ * certification lets only one of two concurrent attendance writes of the employee commit,
+ * whichever nodes they ran on (the other is retried: src/db/retry-conflicts.ts). A locking
+ * statement takes no snapshot: the reads after it see what the previous writer committed. SQLite
+ * runs one writer at a time and needs neither.
+ */
+async function claimAttendanceEmployee(trx: Db, id: number): Promise<void> {
+  if (dialectOf(trx) === 'mysql') await incrementAttendanceVersion(trx, [id]);
+}
+
+const incrementAttendanceVersion = preparedWrite((db) =>
+  db('employees').where('id', parameter(0)).update({ attendance_version: db.raw('attendance_version + 1') }),
+);
 
 /** Of an employee's records, the one that starts last: the only one a new open record can overlap. */
 export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>;
@@ -92,6 +110,7 @@ export async function lockAttendanceEmployeeWithLatestRecord(
     const [latest] = await selectLatestRecord(trx, [id]);
     return employee && { employee: toAttendanceEmployee(employee), latest: latest && toLatestRecord(latest) };
   }
+  await claimAttendanceEmployee(trx, id);
   const [employeeRow, latestRow] = await lockEmployeeAndSelectLatestRecord(trx, [id, id]);
   // Without the employee, the first row (if any) is the record's: there is no employee to punch.
   if (!employeeRow || employeeRow.id == null) return undefined;
@@ -134,6 +153,7 @@ export async function lockAttendanceEmployeeWithOpenRecord(
   trx: Db,
   id: number,
 ): Promise<{ employee: AttendanceEmployee; open: AttendanceRow | undefined } | undefined> {
+  await claimAttendanceEmployee(trx, id);
   const [row] = await lockEmployeeAndSelectOpenRecord(trx, [id]);
   if (!row) return undefined;
   const employee = toAttendanceEmployee(Object.fromEntries(EMPLOYEE_COLUMNS.map((column) => [column, row[`employee__${column}`]])));

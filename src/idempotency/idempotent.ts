@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { asUniqueViolation } from '../db/constraint-errors';
+import { retryConflicts } from '../db/retry-conflicts';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
@@ -52,10 +53,14 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * request still runs, 409. The answer is stored in the write's own transaction, so a write is
  * never applied without its key being completed, or the other way round. A write that fails
  * (4xx or 5xx) stores nothing and frees the key, as a request that changed nothing.
+ *
+ * A transaction the database aborts for a conflict (a deadlock, or a Galera certification
+ * conflict with a write committed through another node) runs again whole (retryConflicts): a
+ * conflict is never the client's problem, and the rollback took the key's completion with it.
  */
 export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx: Knex.Transaction) => Promise<WriteResult>): Promise<WriteAnswer> {
   const answered = async (trx: Knex.Transaction) => answerOf(await write(trx));
-  if (request.key === undefined) return db.transaction(answered);
+  if (request.key === undefined) return retryConflicts(() => db.transaction(answered));
   if (!KEY_PATTERN.test(request.key)) {
     throw new BadRequestError({ code: 'invalid_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
   }
@@ -63,14 +68,16 @@ export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx
   const { userId, now } = request;
   const keyHash = sha256(request.key);
   await purgeIdempotencyKeys(db, userId, new Date(now.getTime() - KEY_RETENTION_MS));
-  const claimId = await claim(db, { userId, keyHash, requestHash: request.requestHash, now });
+  const claimId = await retryConflicts(() => claim(db, { userId, keyHash, requestHash: request.requestHash, now }));
   if (typeof claimId !== 'number') return { ...claimId, json: claimId.body, replayed: true };
   try {
-    return await db.transaction(async (trx) => {
-      const answer = await answered(trx);
-      await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
-      return answer;
-    });
+    return await retryConflicts(() =>
+      db.transaction(async (trx) => {
+        const answer = await answered(trx);
+        await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
+        return answer;
+      }),
+    );
   } catch (error) {
     await releaseClaim(db, claimId);
     throw error;
