@@ -63,6 +63,10 @@ export function isUnavailableError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code } = error as DriverError;
   if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
+  // mysql2 marks errors that end the connection fatal; some carry no code ("Can't add new command
+  // when connection is in closed state": a statement, or a transaction's ROLLBACK, sent on a
+  // connection whose database server just died).
+  if ((error as { fatal?: unknown }).fatal === true) return true;
   // Knex's pool gives up waiting for a connection with a KnexTimeoutError.
   return (error as Error).name === 'KnexTimeoutError';
 }
