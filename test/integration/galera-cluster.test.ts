@@ -3,6 +3,7 @@ import request from 'supertest';
 import { issueToken } from '../../src/auth/issue-token';
 import { openDatabase } from '../../src/db/connect';
 import { retryConflicts } from '../../src/db/retry-conflicts';
+import { lockAttendanceEmployee } from '../../src/attendance/repository';
 import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
@@ -130,6 +131,54 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         expect(attempts).toEqual([1, 2]);
         const versions = await onEveryNode(async (db) => (await db('employees').where({ id: employeeId }).first('attendance_version')).attendance_version);
         expect(versions).toEqual([11, 11, 11]);
+      } finally {
+        await node1.destroy();
+        await node2.destroy();
+      }
+    });
+
+    it("fails the second of two attendance writes of one employee on two nodes at certification: the employee's row is in both write sets", async () => {
+      const [node1, node2] = [0, 1].map((node) => clusterTestDatabase(cluster, database, startingAt(node)).open()) as [
+        ReturnType<typeof openDatabase>,
+        ReturnType<typeof openDatabase>,
+      ];
+      try {
+        const record = (employeeId: number, inTime: string) => ({
+          employee_id: employeeId,
+          in_time_utc: inTime,
+          in_time_local: inTime,
+          out_time_utc: null,
+          out_time_local: null,
+          timezone: 'UTC',
+          created_at: inTime,
+          updated_at: inTime,
+        });
+        // Each node locks the employee (locks are node-local) and writes a record; then both
+        // commit at once. Certification must let exactly one through, every time (the foreign
+        // key to the employee is only a shared key: two records alone would both commit).
+        for (let round = 0; round < 10; round++) {
+          const employeeId = await createEmployee(first());
+          const [trx1, trx2] = await Promise.all([node1.transaction(), node2.transaction()]);
+          await lockAttendanceEmployee(trx1, employeeId);
+          await lockAttendanceEmployee(trx2, employeeId);
+          const inserted = await Promise.allSettled([
+            trx1('attendance').insert(record(employeeId, '2026-11-19 08:00:00')),
+            trx2('attendance').insert(record(employeeId, '2026-11-19 09:00:00')),
+          ]);
+          const commits = await Promise.allSettled(
+            [trx1, trx2].map(async (trx, index) => {
+              if (inserted[index]?.status === 'rejected') {
+                await trx.rollback().catch(() => undefined);
+                throw (inserted[index] as PromiseRejectedResult).reason;
+              }
+              await trx.commit();
+            }),
+          );
+          expect(commits.map((commit) => commit.status).sort()).toEqual(['fulfilled', 'rejected']);
+          expect((commits.find((commit) => commit.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ errno: 1213 });
+          const counts = await onEveryNode(async (db) => Number((await db('attendance').where({ employee_id: employeeId }).count({ n: '*' }).first())?.n));
+          expect(counts).toEqual([1, 1, 1]);
+        }
       } finally {
         await node1.destroy();
         await node2.destroy();
