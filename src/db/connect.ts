@@ -133,9 +133,12 @@ function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, poolMax
 }
 
 /**
- * UTC, strict mode and, on a Galera node, causal reads: `wsrep_sync_wait = 1` makes each read
- * wait until the node has applied every write the cluster committed before it began, so a token
- * revoked or a record written through one node is seen through any other in the next request.
+ * UTC, strict mode and, on a Galera node, causal reads: `wsrep_sync_wait = 3` makes each read,
+ * UPDATE and DELETE wait until the node has applied every write the cluster committed before it
+ * began, so a token revoked or a record written through one node is seen through any other in the
+ * next request. UPDATE is included because an attendance write's first statement is an UPDATE of
+ * the employee's row (src/attendance/repository.ts): run before the node applied the employee's
+ * creation, it would change no row and leave the row out of the write set.
  */
 async function prepareSession(connection: RawConnection, causalReads: boolean): Promise<void> {
   const query = (sql: string) =>
@@ -143,7 +146,7 @@ async function prepareSession(connection: RawConnection, causalReads: boolean): 
   await query(MYSQL_SESSION_SQL);
   if (!causalReads) return;
   const rows = (await query("SHOW VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string }>;
-  if (rows[0]?.Value === 'ON') await query('SET SESSION wsrep_sync_wait = 1');
+  if (rows[0]?.Value === 'ON') await query('SET SESSION wsrep_sync_wait = 3');
 }
 
 /**

@@ -4,9 +4,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
-import type { DatabaseConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/connect';
-import type { TestDatabase } from './databases';
 import { freePort } from './web-servers';
 
 // A MariaDB Galera cluster of our own for the tests and the bench: three mariadbd processes on
@@ -243,43 +240,6 @@ function tail(file: string): string {
   } catch {
     return '';
   }
-}
-
-let reported = false;
-
-/**
- * Defines `body` when the cluster can run here. When it cannot: under CI=true a failing test says
- * why (CI must run these tests; .ci/run installs galera-4 and rsync), otherwise the tests are
- * skipped with a warning, like the MySQL half of the suite and the web-server tests.
- */
-export function whenGaleraAvailable(body: () => void): void {
-  const missing = galeraMissing();
-  if (!missing) {
-    body();
-    return;
-  }
-  if (process.env.CI === 'true') {
-    it('runs on a Galera cluster', () => {
-      throw new Error(`${missing}; CI=true requires the Galera cluster tests, so the run fails`);
-    });
-    return;
-  }
-  if (!reported) {
-    reported = true;
-    process.stderr.write(`\n*** Galera cluster tests SKIPPED: ${missing}. ***\n`);
-  }
-  it.skip(`runs on a Galera cluster (${missing})`, () => undefined);
-}
-
-/** A TestDatabase (test/helpers/databases.ts) on the cluster, its connections preferring `order`. */
-export function clusterTestDatabase(
-  cluster: GaleraCluster,
-  database: { name: string; drop(): Promise<void> },
-  order: number[],
-  options: { causalReads?: boolean } = {},
-): TestDatabase {
-  const config: DatabaseConfig = { client: 'mysql', url: cluster.url(database.name, order), causalReads: options.causalReads ?? true };
-  return { config, url: config.url, open: () => openDatabase(config), drop: database.drop };
 }
 
 /** The node order that puts node `first` first: [1, 2, 0] for 1 of 3. */

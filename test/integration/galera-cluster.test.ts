@@ -7,7 +7,8 @@ import { lockAttendanceEmployee } from '../../src/attendance/repository';
 import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { clusterTestDatabase, type GaleraCluster, startGaleraCluster, startingAt, whenGaleraAvailable } from '../helpers/galera';
+import { type GaleraCluster, startGaleraCluster, startingAt } from '../helpers/galera';
+import { clusterTestDatabase, whenGaleraAvailable } from '../helpers/galera-suite';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
@@ -73,9 +74,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         apps.map(async (app) => (await app.db.raw('SELECT @@wsrep_node_name AS node, @@session.wsrep_sync_wait AS syncWait'))[0][0]),
       );
       expect(sessions).toEqual([
-        { node: 'node1', syncWait: 1 },
-        { node: 'node2', syncWait: 1 },
-        { node: 'node3', syncWait: 1 },
+        { node: 'node1', syncWait: 3 },
+        { node: 'node2', syncWait: 3 },
+        { node: 'node3', syncWait: 3 },
       ]);
     });
 
@@ -171,7 +172,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
                 await trx.rollback().catch(() => undefined);
                 throw (inserted[index] as PromiseRejectedResult).reason;
               }
+              // commit() resolves even when COMMIT fails; the transaction's own promise tells.
               await trx.commit();
+              await trx.executionPromise;
             }),
           );
           expect(commits.map((commit) => commit.status).sort()).toEqual(['fulfilled', 'rejected']);

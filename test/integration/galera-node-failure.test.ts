@@ -3,7 +3,8 @@ import request from 'supertest';
 import { openDatabase } from '../../src/db/connect';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { clusterTestDatabase, type GaleraCluster, startGaleraCluster, startingAt, whenGaleraAvailable } from '../helpers/galera';
+import { type GaleraCluster, startGaleraCluster, startingAt } from '../helpers/galera';
+import { clusterTestDatabase, whenGaleraAvailable } from '../helpers/galera-suite';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // A node killed with SIGKILL under 8 streams of writes through two server processes, one on the
