@@ -83,14 +83,14 @@ async function main(): Promise<void> {
           serverCpuMicros: Number.NaN,
         };
         rows.push({ setup: setup.name, scenario: name, result });
-        process.stderr.write(`${setup.name} | ${name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${result.p99Ms} ms, ${result.failures} failures\n`);
+        process.stderr.write(`${setup.name} | ${name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${Math.round(result.p99Ms)} ms, ${result.failures} failures\n`);
       }
       for (const server of servers) await children.stop(server.child);
     }
 
     process.stdout.write('\n| setup | scenario | req/s | p50 ms | p99 ms | failures |\n|---|---|---:|---:|---:|---:|\n');
     for (const { setup, scenario, result } of rows) {
-      process.stdout.write(`| ${setup} | ${scenario} | ${Math.round(result.requestsPerSecond)} | ${result.p50Ms} | ${result.p99Ms} | ${result.failures} |\n`);
+      process.stdout.write(`| ${setup} | ${scenario} | ${Math.round(result.requestsPerSecond)} | ${Math.round(result.p50Ms)} | ${Math.round(result.p99Ms)} | ${result.failures} |\n`);
     }
 
     // A node's death to the first 2xx through a surviving node, and the rejoin.
