@@ -165,6 +165,9 @@ describe('a Galera node killed under load', () => {
       await cluster.nodes[0]?.kill();
       await sleep(6000);
       const acknowledgedBeforeRestart = outcome.acknowledgedAt.length;
+      // Every employee acknowledged so far is on both surviving nodes, before node 1 is back.
+      const codesBeforeRestart = outcome.created.map((entry) => entry.code);
+      const onSurvivors = await Promise.all([1, 2].map((node) => employeesOn(node, codesBeforeRestart)));
       const restartedAt = Date.now();
       await cluster.nodes[0]?.restart();
       const rejoinMs = Date.now() - restartedAt;
@@ -185,6 +188,8 @@ describe('a Galera node killed under load', () => {
       expect((firstAfterKill as number) - killedAt).toBeLessThan(20_000);
       expect(outcome.acknowledgedAt.some((at) => at > restartedAt + rejoinMs)).toBe(true);
 
+      for (const rows of onSurvivors) expect(rows).toEqual(expect.arrayContaining(codesBeforeRestart.map((code) => ({ employee_id: code, n: 1 }))));
+      for (const rows of onSurvivors) expect(rows).toHaveLength(codesBeforeRestart.length);
       // Every acknowledged employee exists exactly once on every node, the rejoined one included.
       const codes = outcome.created.map((entry) => entry.code);
       expect(codes.length).toBeGreaterThan(0);
