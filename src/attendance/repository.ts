@@ -59,8 +59,9 @@ export async function findAttendanceEmployee(db: Db, id: number): Promise<Attend
 }
 
 /**
- * Reads the employee and locks their row until the transaction ends (MySQL `FOR UPDATE`; SQLite
- * lets one writer at a time anyway), so that the attendance writes of one employee run one after
+ * Reads the employee and locks their row until the transaction ends (MySQL: the row is written
+ * first, claimAttendanceEmployee, then read `FOR UPDATE`; SQLite lets one writer at a time
+ * anyway), so that the attendance writes of one employee run one after
  * another and each sees what the previous one committed. Call it as the FIRST statement of the
  * transaction: InnoDB (REPEATABLE READ) fixes a transaction's snapshot at its first plain read,
  * and a snapshot taken before the lock would miss the record the previous holder just wrote.
@@ -93,7 +94,7 @@ export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_
 
 /**
  * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
- * statement). On MySQL both come from one UNION: first the employee's row, locked (a primary-key
+ * statements). On MySQL, after claimAttendanceEmployee, both come from one UNION: first the employee's row, locked (a primary-key
  * lookup, read while the statement is optimised), then the record, a plain read. The record is
  * the transaction's first consistent read, so its snapshot is taken after the lock is granted and
  * holds whatever the previous holder of the lock committed. It is not locked itself: a locking

@@ -120,6 +120,7 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
       const child = processes.get(spec.name);
       if (child) await stopChild(child, 'SIGTERM');
     }
+    // HRM_GALERA_KEEP=1 keeps the data directories and error logs to look at after a failure.
     if (!process.env.HRM_GALERA_KEEP) fs.rmSync(root, { recursive: true, force: true });
   };
 
