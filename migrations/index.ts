@@ -13,6 +13,7 @@ import * as employeeSortIndexes from './0011_employee_sort_indexes';
 import * as icehrmNumbering from './0012_icehrm_numbering';
 import * as uniqueDepartmentNames from './0013_unique_department_names';
 import * as purge from './0014_purge';
+import * as attendanceVersion from './0015_attendance_version';
 import * as webhooks from './0016_webhooks';
 import * as attendanceTerminals from './0017_attendance_terminals';
 import * as importLedger from './0018_import_ledger';
@@ -42,6 +43,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0012_icehrm_numbering', ...icehrmNumbering },
   { name: '0013_unique_department_names', ...uniqueDepartmentNames },
   { name: '0014_purge', ...purge },
+  { name: '0015_attendance_version', ...attendanceVersion },
   { name: '0016_webhooks', ...webhooks },
   { name: '0017_attendance_terminals', ...attendanceTerminals },
   { name: '0018_import_ledger', ...importLedger },

@@ -1,10 +1,17 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { parseMysqlUrl } from './db/mysql-hosts';
 
 export type DatabaseConfig =
   | { client: 'sqlite'; filename: string }
-  | { client: 'mysql'; url: string };
+  | {
+      client: 'mysql';
+      /** One host, or several (a Galera cluster's nodes): mysql://user:pass@h1:3306,h2:3306/db */
+      url: string;
+      /** On a Galera node, reads wait for the writes committed anywhere before them (default on). */
+      causalReads?: boolean;
+    };
 
 export interface Config {
   database: DatabaseConfig;
@@ -72,6 +79,7 @@ const envSchema = z.object({
     .string()
     .regex(/^(mysql:\/\/.+|sqlite:.+)$/, 'must be mysql://user:pass@host:3306/db or sqlite:<path>')
     .optional(),
+  DATABASE_CAUSAL_READS: flag.default(true),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   BASE_PATH: urlPath.default('/app/api'),
@@ -132,7 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration: JWT_SECRET is for self-hosted installs; in cloud mode every instance keeps its own secret');
   }
   return Object.freeze({
-    database: parseDatabaseUrl(values.DATABASE_URL),
+    database: parseDatabaseUrl(values.DATABASE_URL, values.DATABASE_CAUSAL_READS),
     host: values.HOST,
     port: values.PORT,
     basePath: values.BASE_PATH,
@@ -156,17 +164,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   });
 }
 
-function parseDatabaseUrl(url: string | undefined): DatabaseConfig {
+function parseDatabaseUrl(url: string | undefined, causalReads: boolean): DatabaseConfig {
   if (url === undefined) return { client: 'sqlite', filename: DEFAULT_SQLITE_FILE };
   if (url.startsWith('sqlite:')) return { client: 'sqlite', filename: url.slice('sqlite:'.length) };
+  let database: string;
   try {
-    const parsed = new URL(url);
-    if (parsed.pathname.length <= 1) throw new ConfigError('DATABASE_URL must name a database: mysql://user:pass@host:3306/db');
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    throw new ConfigError('Invalid configuration: DATABASE_URL is not a valid URL');
+    database = parseMysqlUrl(url).database;
+  } catch {
+    throw new ConfigError('Invalid configuration: DATABASE_URL is not a valid URL (mysql://user:pass@host:3306/db, or host:port,host:port for several hosts)');
   }
-  return { client: 'mysql', url };
+  if (!database) throw new ConfigError('DATABASE_URL must name a database: mysql://user:pass@host:3306/db');
+  return { client: 'mysql', url, causalReads };
 }
 
 function parseTrustProxy(value: string): string[] {

@@ -59,23 +59,42 @@ export async function findAttendanceEmployee(db: Db, id: number): Promise<Attend
 }
 
 /**
- * Reads the employee and locks their row until the transaction ends (MySQL `FOR UPDATE`; SQLite
- * lets one writer at a time anyway), so that the attendance writes of one employee run one after
+ * Reads the employee and locks their row until the transaction ends (MySQL: the row is written
+ * first, claimAttendanceEmployee, then read `FOR UPDATE`; SQLite lets one writer at a time
+ * anyway), so that the attendance writes of one employee run one after
  * another and each sees what the previous one committed. Call it as the FIRST statement of the
  * transaction: InnoDB (REPEATABLE READ) fixes a transaction's snapshot at its first plain read,
  * and a snapshot taken before the lock would miss the record the previous holder just wrote.
  */
 export async function lockAttendanceEmployee(trx: Db, id: number): Promise<AttendanceEmployee | undefined> {
+  await claimAttendanceEmployee(trx, id);
   const row = (await trx('employees').where({ id }).forUpdate().first(EMPLOYEE_COLUMNS)) as Record<string, unknown> | undefined;
   return row && toAttendanceEmployee(row);
 }
+
+/**
+ * Writes the employee's row (attendance_version + 1, migration 0015) as the first statement of an
+ * attendance write on MySQL. The write locks the row like FOR UPDATE did on one server; on a
+ * Galera cluster, where locks are node-local, it puts the row in the transaction's write set, so
+ * certification lets only one of two concurrent attendance writes of the employee commit,
+ * whichever nodes they ran on (the other is retried: src/db/retry-conflicts.ts). A locking
+ * statement takes no snapshot: the reads after it see what the previous writer committed. SQLite
+ * runs one writer at a time and needs neither.
+ */
+async function claimAttendanceEmployee(trx: Db, id: number): Promise<void> {
+  if (dialectOf(trx) === 'mysql') await incrementAttendanceVersion(trx, [id]);
+}
+
+const incrementAttendanceVersion = preparedWrite((db) =>
+  db('employees').where('id', parameter(0)).update({ attendance_version: db.raw('attendance_version + 1') }),
+);
 
 /** Of an employee's records, the one that starts last: the only one a new open record can overlap. */
 export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>;
 
 /**
  * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
- * statement). On MySQL both come from one UNION: first the employee's row, locked (a primary-key
+ * statements). On MySQL, after claimAttendanceEmployee, both come from one UNION: first the employee's row, locked (a primary-key
  * lookup, read while the statement is optimised), then the record, a plain read. The record is
  * the transaction's first consistent read, so its snapshot is taken after the lock is granted and
  * holds whatever the previous holder of the lock committed. It is not locked itself: a locking
@@ -92,6 +111,7 @@ export async function lockAttendanceEmployeeWithLatestRecord(
     const [latest] = await selectLatestRecord(trx, [id]);
     return employee && { employee: toAttendanceEmployee(employee), latest: latest && toLatestRecord(latest) };
   }
+  await claimAttendanceEmployee(trx, id);
   const [employeeRow, latestRow] = await lockEmployeeAndSelectLatestRecord(trx, [id, id]);
   // Without the employee, the first row (if any) is the record's: there is no employee to punch.
   if (!employeeRow || employeeRow.id == null) return undefined;
@@ -134,6 +154,7 @@ export async function lockAttendanceEmployeeWithOpenRecord(
   trx: Db,
   id: number,
 ): Promise<{ employee: AttendanceEmployee; open: AttendanceRow | undefined } | undefined> {
+  await claimAttendanceEmployee(trx, id);
   const [row] = await lockEmployeeAndSelectOpenRecord(trx, [id]);
   if (!row) return undefined;
   const employee = toAttendanceEmployee(Object.fromEntries(EMPLOYEE_COLUMNS.map((column) => [column, row[`employee__${column}`]])));
@@ -413,6 +434,13 @@ export async function lockAttendanceEmployees(
   const parts: Knex.QueryBuilder[] = [];
   // Each part is an index lookup (the unique badge index, the primary key): a locking read of
   // `badge IN (...) OR id IN (...)` could scan, and lock, the whole table.
+  if (mysql) {
+    // As claimAttendanceEmployee: written first, so that on a Galera cluster a batch and any other
+    // attendance write of one of these employees cannot both commit.
+    const bump = { attendance_version: trx.raw('attendance_version + 1') };
+    if (named.badges.length > 0) await trx('employees').whereIn('attendance_device_id', named.badges).update(bump);
+    if (named.ids.length > 0) await trx('employees').whereIn('id', named.ids).update(bump);
+  }
   if (named.badges.length > 0) parts.push(trx('employees').whereIn('attendance_device_id', named.badges).select(columns));
   if (named.ids.length > 0) parts.push(trx('employees').whereIn('id', named.ids).select(columns));
   if (mysql) for (const part of parts) part.forUpdate();

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { DatabaseConfig } from '../config';
+import { isNodeNotReady } from './constraint-errors';
+import { HostSelector, isUsableNode, type MysqlHost, NODE_STATUS_SQL, parseMysqlUrl } from './mysql-hosts';
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'mysql';
@@ -36,7 +38,7 @@ export interface OpenDatabaseOptions {
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Db {
   return config.client === 'sqlite'
     ? openSqlite(config.filename, options.idleTimeoutMs)
-    : openMysql(config.url, options.poolMax ?? 10, options.idleTimeoutMs);
+    : openMysql(config, options.poolMax ?? 10, options.idleTimeoutMs);
 }
 
 export function dialectOf(db: Db): Dialect {
@@ -121,16 +123,22 @@ function withImmediateTransactions(db: Db): void {
   };
 }
 
-function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefined): Db {
-  const parsed = new URL(url);
+type RawConnection = { query(sql: string, callback: (error: Error | null, rows?: unknown) => void): void; destroy(): void };
+
+function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, poolMax: number, idleTimeoutMs: number | undefined): Db {
+  const url = parseMysqlUrl(config.url);
+  const first = url.hosts[0] as MysqlHost;
+  // Several hosts: the selector picks the node new connections go to (src/db/mysql-hosts.ts).
+  const selector = url.hosts.length > 1 ? new HostSelector(url) : undefined;
+  const causalReads = config.causalReads ?? true;
   const db = knex({
     client: 'mysql2',
     connection: {
-      host: parsed.hostname,
-      port: parsed.port ? Number(parsed.port) : 3306,
-      user: decodeURIComponent(parsed.username),
-      password: decodeURIComponent(parsed.password),
-      database: decodeURIComponent(parsed.pathname.slice(1)),
+      host: first.host,
+      port: first.port,
+      user: url.user,
+      password: url.password,
+      database: url.database,
       charset: 'utf8mb4',
       timezone: 'Z',
       // DATETIME and DATE come back as the strings stored, exactly as SQLite returns them.
@@ -143,16 +151,83 @@ function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefin
       min: 0,
       max: poolMax,
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }),
-      afterCreate(
-        connection: { query(sql: string, callback: (error: Error | null) => void): void },
-        done: (error: Error | null, connection: unknown) => void,
-      ) {
-        connection.query(MYSQL_SESSION_SQL, (error) => done(error, connection));
+      afterCreate(connection: RawConnection, done: (error: Error | null, connection: unknown) => void) {
+        prepareSession(connection, causalReads).then(
+          () => done(null, connection),
+          (error: Error) => done(error, connection),
+        );
       },
+      // A connection to a host other than the preferred one is dropped when next lent out: the
+      // pool moves away from a node that left the cluster, and back once an earlier one is synced.
+      ...(selector ? { validate: (connection: { hrmHostIndex?: number }) => connection.hrmHostIndex === selector.preferred() } : {}),
     },
   });
   withDefaultQueryTimeout(db, QUERY_TIMEOUT_MS);
+  if (selector) withHostFailover(db, selector);
   return db;
+}
+
+/**
+ * UTC, strict mode and, on a Galera node, causal reads: `wsrep_sync_wait = 3` makes each read,
+ * UPDATE and DELETE wait until the node has applied every write the cluster committed before it
+ * began, so a token revoked or a record written through one node is seen through any other in the
+ * next request. UPDATE is included because an attendance write's first statement is an UPDATE of
+ * the employee's row (src/attendance/repository.ts): run before the node applied the employee's
+ * creation, it would change no row and leave the row out of the write set.
+ */
+async function prepareSession(connection: RawConnection, causalReads: boolean): Promise<void> {
+  const query = (sql: string) =>
+    new Promise<unknown>((resolve, reject) => connection.query(sql, (error, rows) => (error ? reject(error) : resolve(rows))));
+  await query(MYSQL_SESSION_SQL);
+  if (!causalReads) return;
+  const rows = (await query("SHOW VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string }>;
+  if (rows[0]?.Value === 'ON') await query('SET SESSION wsrep_sync_wait = 3');
+}
+
+/**
+ * Opens each new connection on the first usable host (src/db/mysql-hosts.ts): a host that
+ * refuses, times out or is not a synced member of the primary component is skipped and marked,
+ * and the health check marks it usable again. Knex reads its connection settings when it
+ * connects, so the host is set on them just before each attempt.
+ */
+function withHostFailover(db: Db, selector: HostSelector): void {
+  type Client = { connectionSettings: Record<string, unknown>; acquireRawConnection(): Promise<RawConnection & { hrmHostIndex?: number }> };
+  const client = db.client as Client;
+  const connect = client.acquireRawConnection.bind(client);
+  client.acquireRawConnection = async () => {
+    let lastError: unknown;
+    for (const index of selector.candidates()) {
+      const host = selector.hosts[index] as MysqlHost;
+      client.connectionSettings = { ...client.connectionSettings, host: host.host, port: host.port };
+      let connection: (RawConnection & { hrmHostIndex?: number }) | undefined;
+      try {
+        connection = await connect();
+        const rows = await new Promise<unknown>((resolve, reject) =>
+          connection?.query(NODE_STATUS_SQL, (error, result) => (error ? reject(error) : resolve(result))),
+        );
+        if (isUsableNode(rows as Array<{ Variable_name: string; Value: string }>)) {
+          selector.mark(index, true);
+          connection.hrmHostIndex = index;
+          return connection;
+        }
+        lastError = Object.assign(new Error(`${host.host}:${host.port} is not a synced cluster member`), { code: 'ER_SERVER_SHUTDOWN' });
+        connection.destroy();
+      } catch (error) {
+        lastError = error;
+        connection?.destroy();
+      }
+      selector.mark(index, false);
+    }
+    throw lastError;
+  };
+  selector.start();
+  // db.destroy() ends here (Knex's own function is read-only).
+  const clientWithDestroy = db.client as { destroy(...args: unknown[]): unknown };
+  const destroy = clientWithDestroy.destroy.bind(clientWithDestroy);
+  clientWithDestroy.destroy = (...args) => {
+    selector.stop();
+    return destroy(...args);
+  };
 }
 
 /**
@@ -164,10 +239,17 @@ function openMysql(url: string, poolMax: number, idleTimeoutMs: number | undefin
 function withDefaultQueryTimeout(db: Db, timeoutMs: number): void {
   const client = db.client as { query(connection: unknown, query: unknown): Promise<unknown> };
   const query = client.query.bind(client);
-  client.query = (connection, obj) => {
+  client.query = async (connection, obj) => {
     if (obj !== null && typeof obj === 'object' && !(obj as { timeout?: number }).timeout) {
       (obj as { timeout?: number }).timeout = timeoutMs;
     }
-    return query(connection, obj);
+    try {
+      return await query(connection, obj);
+    } catch (error) {
+      // A Galera node that left the primary component still answers, with 1047 to every
+      // statement: the pool must not lend this connection again.
+      if (isNodeNotReady(error)) (connection as { __knex__disposed?: unknown }).__knex__disposed = error;
+      throw error;
+    }
   };
 }

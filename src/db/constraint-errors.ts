@@ -49,6 +49,11 @@ const CONNECTION_ERROR_CODES = new Set([
   'PROTOCOL_SEQUENCE_TIMEOUT',
   'ER_SERVER_SHUTDOWN',
   'ER_CON_COUNT_ERROR',
+  // A Galera node outside the primary component, or still joining: "WSREP has not yet prepared
+  // node for application use" (1047). Another node may answer.
+  'ER_UNKNOWN_COM_ERROR',
+  // A certification conflict (or deadlock) that outlived its retries (src/db/retry-conflicts.ts).
+  'ER_LOCK_DEADLOCK',
   'SQLITE_BUSY',
   'SQLITE_CANTOPEN',
 ]);
@@ -58,6 +63,28 @@ export function isUnavailableError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code } = error as DriverError;
   if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
+  // mysql2 marks errors that end the connection fatal; some carry no code ("Can't add new command
+  // when connection is in closed state": a statement, or a transaction's ROLLBACK, sent on a
+  // connection whose database server just died).
+  if ((error as { fatal?: unknown }).fatal === true) return true;
   // Knex's pool gives up waiting for a connection with a KnexTimeoutError.
   return (error as Error).name === 'KnexTimeoutError';
+}
+
+/**
+ * A transaction the database rolled back because it lost a race, which runs again safely: an
+ * InnoDB deadlock, or on a Galera cluster a certification conflict with a write committed
+ * through another node, both reported as 1213 at any statement or at commit.
+ */
+export function isConflictAbort(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as DriverError;
+  return code === 'ER_LOCK_DEADLOCK' || errno === 1213;
+}
+
+/** A Galera node that cannot serve (1047): nothing ran, so another node may take the transaction. */
+export function isNodeNotReady(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as DriverError;
+  return code === 'ER_UNKNOWN_COM_ERROR' || errno === 1047;
 }

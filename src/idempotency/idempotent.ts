@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { asUniqueViolation } from '../db/constraint-errors';
+import { retryConflicts } from '../db/retry-conflicts';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { BadRequestError, ConflictError, ValidationError } from '../errors';
@@ -59,13 +60,17 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * never applied without its key being completed, or the other way round. A write that fails
  * (4xx or 5xx) stores nothing and frees the key, as a request that changed nothing. An answer
  * marked `secret` is sent but not stored: the key is kept as used, and a retry is 409.
+ *
+ * A transaction the database aborts for a conflict (a deadlock, or a Galera certification
+ * conflict with a write committed through another node) runs again whole (retryConflicts): a
+ * conflict is never the client's problem, and the rollback took the key's completion with it.
  */
 export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx: Knex.Transaction) => Promise<WriteResult>): Promise<WriteAnswer> {
   const answered = async (trx: Knex.Transaction) => {
     const result = await write(trx);
     return { answer: answerOf(result), secret: result.secret === true };
   };
-  if (request.key === undefined) return db.transaction(async (trx) => (await answered(trx)).answer);
+  if (request.key === undefined) return retryConflicts(() => db.transaction(async (trx) => (await answered(trx)).answer));
   if (!KEY_PATTERN.test(request.key)) {
     throw new BadRequestError({ code: 'invalid_idempotency_key', detail: 'Idempotency-Key must be 1 to 255 visible ASCII characters' });
   }
@@ -73,15 +78,17 @@ export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx
   const { userId, now } = request;
   const keyHash = sha256(request.key);
   await purgeIdempotencyKeys(db, userId, new Date(now.getTime() - KEY_RETENTION_MS));
-  const claimId = await claim(db, { userId, keyHash, requestHash: request.requestHash, now });
+  const claimId = await retryConflicts(() => claim(db, { userId, keyHash, requestHash: request.requestHash, now }));
   if (typeof claimId !== 'number') return { ...claimId, json: claimId.body, replayed: true };
   try {
-    return await db.transaction(async (trx) => {
-      const { answer, secret } = await answered(trx);
-      if (secret) await withholdClaim(trx, claimId);
-      else await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
-      return answer;
-    });
+    return await retryConflicts(() =>
+      db.transaction(async (trx) => {
+        const { answer, secret } = await answered(trx);
+        if (secret) await withholdClaim(trx, claimId);
+        else await completeClaim(trx, claimId, { status: answer.status, headers: answer.headers, body: answer.json });
+        return answer;
+      }),
+    );
   } catch (error) {
     await releaseClaim(db, claimId);
     throw error;

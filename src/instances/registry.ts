@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DatabaseConfig } from '../config';
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
+import { parseMysqlUrl, withDatabase } from '../db/mysql-hosts';
 
 /** CONTRACT §1: the name in /api/<instance>/..., in `hrm --instance` and in the realm. */
 export const INSTANCE_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
@@ -60,9 +61,7 @@ export function databaseNameFor(control: DatabaseConfig, name: string): string {
 /** Where an instance's database is: same server and credentials as the control database. */
 export function instanceDatabaseConfig(control: DatabaseConfig, databaseName: string): DatabaseConfig {
   if (control.client === 'sqlite') return { client: 'sqlite', filename: path.join(instancesDirectoryOf(control.filename), databaseName) };
-  const url = new URL(control.url);
-  url.pathname = `/${encodeURIComponent(databaseName)}`;
-  return { client: 'mysql', url: url.toString() };
+  return { ...control, url: withDatabase(control.url, databaseName) };
 }
 
 /** SQLite instance files live in `instances/` beside the control file. */
@@ -71,5 +70,5 @@ export function instancesDirectoryOf(controlFilename: string): string {
 }
 
 function controlSchemaOf(url: string): string {
-  return decodeURIComponent(new URL(url).pathname.slice(1));
+  return parseMysqlUrl(url).database;
 }

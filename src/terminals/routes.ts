@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Clock } from '../clock';
+import { retryConflicts } from '../db/retry-conflicts';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
@@ -17,9 +18,6 @@ import { punchLogBatchSchema, punchLogListQuery } from './schemas';
 
 /** A batch of 1,000 entries is about 130 kB of JSON: the punch logs take bodies up to 1 MB. */
 export const PUNCH_LOG_BODIES = { paths: ['/attendance/punch-logs'], limitBytes: 1024 * 1024 };
-
-/** How often a batch that lost a deadlock to another write is run again before the client is told. */
-const DEADLOCK_RETRIES = 3;
 
 /**
  * Attendance terminals: the devices (admins) and their punch logs (a device's token, or an admin
@@ -81,11 +79,10 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
       const now = clock.now();
       const context = { uploader, now, requestId: requestIdOf(req), ip: req.clientIp, settings: await instance.settings.get() };
       const write = async (trx: Parameters<typeof ingestPunchLogs>[0]) => ({ status: 200, body: { results: await ingestPunchLogs(trx, entries, context) } });
-      await retryingDeadlocks(async () => {
-        // A device's re-upload is safe by its log ids: it needs no Idempotency-Key (and has no user to keep one for).
-        if (req.device) sendJson(res, (await instance.db.transaction(write)).body);
-        else await sendWrite(req, res, now, write);
-      });
+      // A device's re-upload is safe by its log ids: it needs no Idempotency-Key (and has no user
+      // to keep one for). Either way a batch that lost a conflict runs again whole (retryConflicts).
+      if (req.device) sendJson(res, (await retryConflicts(() => instance.db.transaction(write))).body);
+      else await sendWrite(req, res, now, write);
     },
     get: async (req, res) => {
       const uploader = uploaderOf(req);
@@ -110,15 +107,4 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
   });
 
   return [devices, punchLogs];
-}
-
-/** MySQL picks one of two transactions waiting on each other's locks and rolls it back: run it again. */
-async function retryingDeadlocks(run: () => Promise<void>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await run();
-    } catch (error) {
-      if (attempt >= DEADLOCK_RETRIES || (error as { code?: unknown }).code !== 'ER_LOCK_DEADLOCK') throw error;
-    }
-  }
 }

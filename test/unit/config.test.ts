@@ -1,3 +1,4 @@
+import { parseMysqlUrl, withDatabase } from '../../src/db/mysql-hosts';
 import { ConfigError, loadConfig } from '../../src/config';
 
 describe('loadConfig', () => {
@@ -27,9 +28,26 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads a DATABASE_URL naming several hosts, with causal reads on by default', () => {
+    const url = 'mysql://hrm:s%40cret@db1.internal:3306,db2.internal,[fd00::3]:3307/hrm';
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ client: 'mysql', url, causalReads: true });
+    expect(parseMysqlUrl(url)).toEqual({
+      hosts: [
+        { host: 'db1.internal', port: 3306 },
+        { host: 'db2.internal', port: 3306 },
+        { host: 'fd00::3', port: 3307 },
+      ],
+      user: 'hrm',
+      password: 's@cret',
+      database: 'hrm',
+    });
+    expect(withDatabase(url, 'hrm_acme')).toBe('mysql://hrm:s%40cret@db1.internal:3306,db2.internal,[fd00::3]:3307/hrm_acme');
+  });
+
   it('reads every variable', () => {
     const config = loadConfig({
       DATABASE_URL: 'mysql://hrm:secret@db.internal:3307/hrm',
+      DATABASE_CAUSAL_READS: '0',
       HOST: '0.0.0.0',
       PORT: '9000',
       BASE_PATH: '/hr/app/api',
@@ -56,7 +74,7 @@ describe('loadConfig', () => {
     });
 
     expect(config).toEqual({
-      database: { client: 'mysql', url: 'mysql://hrm:secret@db.internal:3307/hrm' },
+      database: { client: 'mysql', url: 'mysql://hrm:secret@db.internal:3307/hrm', causalReads: false },
       host: '0.0.0.0',
       port: 9000,
       basePath: '/hr/app/api',
@@ -124,6 +142,9 @@ describe('loadConfig', () => {
     [{ CLOUD_IDLE_SECONDS: '0' }, 'CLOUD_IDLE_SECONDS'],
     [{ DATABASE_URL: 'postgres://localhost/hrm' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'mysql://root@localhost:3306' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://root@db1:3306,,db2:3306/hrm' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'mysql://root@db1:3306,db2:port/hrm' }, 'DATABASE_URL'],
+    [{ DATABASE_CAUSAL_READS: 'sometimes' }, 'DATABASE_CAUSAL_READS'],
     [{ RATE_LIMIT_PER_TOKEN: '-1' }, 'RATE_LIMIT_PER_TOKEN'],
     [{ RATE_LIMIT_PER_IP: 'lots' }, 'RATE_LIMIT_PER_IP'],
     [{ RATE_LIMIT_STORE: 'memcached' }, 'RATE_LIMIT_STORE'],

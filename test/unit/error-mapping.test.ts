@@ -48,7 +48,16 @@ describe('toAppError', () => {
     expect(toAppError({ code: 'ER_ROW_IS_REFERENCED_2' })).toMatchObject({ status: 409 });
   });
 
-  it.each([{ code: 'ECONNREFUSED' }, { code: 'PROTOCOL_CONNECTION_LOST' }, Object.assign(new Error('pool'), { name: 'KnexTimeoutError' })])(
+  it.each([
+    { code: 'ECONNREFUSED' },
+    { code: 'PROTOCOL_CONNECTION_LOST' },
+    Object.assign(new Error('pool'), { name: 'KnexTimeoutError' }),
+    // A Galera node outside the primary component, a conflict that outlived its retries, and a
+    // statement sent on a connection whose server just died (mysql2: fatal, no code).
+    { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 },
+    { code: 'ER_LOCK_DEADLOCK', errno: 1213 },
+    Object.assign(new Error("ROLLBACK - Can't add new command when connection is in closed state"), { fatal: true }),
+  ])(
     'maps an unreachable database (%j) to 503 with Retry-After',
     (error) => {
       expect(toAppError(error)).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '5' } });
