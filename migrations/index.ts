@@ -17,6 +17,7 @@ import * as attendanceVersion from './0015_attendance_version';
 import * as webhooks from './0016_webhooks';
 import * as attendanceTerminals from './0017_attendance_terminals';
 import * as importLedger from './0018_import_ledger';
+import * as attendanceTimeIndex from './0019_attendance_time_index';
 
 export interface Migration {
   name: string;
@@ -47,4 +48,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0016_webhooks', ...webhooks },
   { name: '0017_attendance_terminals', ...attendanceTerminals },
   { name: '0018_import_ledger', ...importLedger },
+  { name: '0019_attendance_time_index', ...attendanceTimeIndex },
 ];
