@@ -33,6 +33,15 @@ export async function storeAsImported(t: TestApp, id: number | null, columns: Re
   });
 }
 
+/**
+ * An employee row as a database migrated before 0017 holds it (no attendance_device_id), for the
+ * tests of earlier migrations, which run the migrations only up to theirs before inserting.
+ */
+export function employeeColumnsBefore0017(overrides: Partial<EmployeeColumns> = {}): Omit<EmployeeColumns, 'attendance_device_id'> {
+  const { attendance_device_id: _added, ...columns } = employeeColumns(overrides);
+  return columns;
+}
+
 export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): EmployeeColumns {
   return {
     employee_id: unique('E'),

@@ -6,9 +6,8 @@ import { NATIONALITIES } from '../../migrations/data/nationalities';
 import { PROVINCES } from '../../migrations/data/provinces';
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { insertEmployee } from '../../src/employees/repository';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
-import { employeeColumns } from '../helpers/factories';
+import { employeeColumnsBefore0017 } from '../helpers/factories';
 
 /** Applies the migrations up to and including `last`, as a database of that release has them. */
 async function migrateThrough(db: Db, last: string): Promise<void> {
@@ -48,8 +47,8 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
     await database.drop();
   });
 
-  const employee = (columns: Record<string, unknown>) =>
-    insertEmployee(db, { ...employeeColumns(columns), created_at: BEFORE, updated_at: BEFORE });
+  const employee = async (columns: Record<string, unknown>) =>
+    Number((await db('employees').insert({ ...employeeColumnsBefore0017(columns), created_at: BEFORE, updated_at: BEFORE }))[0]);
   const nationalityId = async (name: string) => Number((await db('nationalities').where({ name }).first('id')).id);
   const provinceId = async (country: string, name: string) => Number((await db('provinces').where({ country_code: country, name }).first('id')).id);
 

@@ -2,7 +2,7 @@ import { type Migration, MIGRATIONS } from '../../migrations';
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
-import { employeeColumns } from '../helpers/factories';
+import { employeeColumnsBefore0017 } from '../helpers/factories';
 
 /** Applies the migrations up to and including `last`, as a database of that release has them. */
 async function migrateThrough(db: Db, last: string): Promise<void> {
@@ -38,9 +38,11 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
     const [second] = await db('departments').insert({ name: 'SALES' });
     const [third] = await db('departments').insert({ name: 'sales' });
     const [other] = await db('departments').insert({ name: 'Support' });
-    // A row as a database of that release holds it: without the columns later migrations add.
-    const { attendance_device_id: _later, ...columns } = employeeColumns({ department_id: second });
-    const [employee] = await db('employees').insert({ ...columns, created_at: '2026-01-05 09:00:00.000', updated_at: '2026-01-05 09:00:00.000' });
+    const [employee] = await db('employees').insert({
+      ...employeeColumnsBefore0017({ department_id: second }),
+      created_at: '2026-01-05 09:00:00.000',
+      updated_at: '2026-01-05 09:00:00.000',
+    });
 
     await migrateToLatest(db);
 
