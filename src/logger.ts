@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { types } from 'node:util';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
@@ -26,7 +27,9 @@ const QUOTED_VALUE = /(?<!\b(?:key|column|table|constraint|database) )'(?:[^'\\\
  * message holds the SQL with placeholders only (compileSqlOnError: false in db/connect.ts).
  */
 export function logSafeError(error: unknown): unknown {
-  if (!(error instanceof Error)) return error;
+  // isNativeError as well: an error made in another realm (a driver's, a test sandbox's) is no
+  // instance of this realm's Error, and its query text must go all the same.
+  if (!(error instanceof Error || types.isNativeError(error))) return error;
   const serialized: Record<string, unknown> = { ...pino.stdSerializers.err(error) };
   for (const field of QUERY_FIELDS) delete serialized[field];
   for (const field of ['message', 'stack', 'sqlMessage']) {
@@ -77,11 +80,13 @@ export function requestLogging(logger: Logger): RequestHandler {
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    customAttributeKeys: { reqId: 'requestId' },
-    quietReqLogger: true,
-    quietResLogger: true,
+    // One child logger per request, bound to the request as `requestId` (its serializer keeps
+    // only the id), made from the long-lived logger. pino-http's quietReqLogger would make a child
+    // and a child of that child: V8 then turns each request's first child into a prototype, which
+    // cost about 15 µs a request, a tenth of a whole `/echo`.
+    customAttributeKeys: { req: 'requestId', reqId: 'requestId' },
     wrapSerializers: false,
-    serializers: { req: () => undefined, res: () => undefined },
+    serializers: { requestId: (req: IncomingMessage) => (req as Request).id, res: () => undefined },
     customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request completed',
