@@ -125,8 +125,8 @@ async function copyUnderReadLock(
     for (const table of tables) rows += await copyTable(source, target, table, batchRows);
     await target.raw('SET FOREIGN_KEY_CHECKS = 1');
     for (const table of tables) {
-      const [[{ count: from }], [{ count: copied }]] = await Promise.all([source.raw('SELECT COUNT(*) AS count FROM ??', [table]), target.raw('SELECT COUNT(*) AS count FROM ??', [table])]);
-      if (Number(from) !== Number(copied)) throw new Error(`The copy of ${table} has ${copied} rows, the source ${from}`);
+      const [from, copied] = await Promise.all([countRows(source, table), countRows(target, table)]);
+      if (from !== copied) throw new Error(`The copy of ${table} has ${copied} rows, the source ${from}`);
     }
     await beforeUnlock();
     await killWaitingWrites(source);
@@ -186,6 +186,11 @@ async function killWaitingWrites(source: Db): Promise<void> {
   for (const { id } of rows as Array<{ id: number }>) {
     await source.raw('KILL CONNECTION ?', [Number(id)]).catch(() => undefined);
   }
+}
+
+async function countRows(db: Db, table: string): Promise<number> {
+  const [row] = await db(table).count({ count: '*' });
+  return Number(row?.count);
 }
 
 function sleep(ms: number): Promise<void> {
