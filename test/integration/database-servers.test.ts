@@ -3,10 +3,12 @@ import request from 'supertest';
 import { runCli } from '../../src/cli/program';
 import { loadConfig } from '../../src/config';
 import { type Db, openDatabase } from '../../src/db/connect';
-import { listRegisteredInstances } from '../../src/instances/registry';
+import { REGISTRY_CHECK_MS } from '../../src/instances/directory';
+import { listRegisteredInstances, markInstanceMoving } from '../../src/instances/registry';
 import type { CliResult } from '../helpers/cli';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
+import { expectProblem } from '../helpers/problem';
 import { mariadbMissing, startMariadbServer, type MariadbServer } from '../helpers/mariadb-server';
 
 // Cloud instances over two MariaDB servers: the suite's server (the control database's, named
@@ -260,5 +262,57 @@ describe.each(testDialects())('DATABASE_SERVERS on %s', (dialect) => {
     } finally {
       await c.close();
     }
+  });
+});
+
+describe.each(testDialects())('an instance marked as moving on %s', (dialect) => {
+  let c: CloudTestApp;
+  beforeEach(async () => {
+    c = await startCloudTestApp(dialect);
+  });
+  afterEach(() => c.close());
+
+  const pastRegistryCheck = () => new Promise((resolve) => setTimeout(resolve, REGISTRY_CHECK_MS + 100));
+  const employee = { employee_id: 'M1', first_name: 'Mo', last_name: 'Ving', country: 'US', work_email: 'mo@example.com' };
+
+  it('answers its writes 503 with Retry-After and writes nothing, serves its reads, and takes writes again once unmarked', async () => {
+    const token = await c.createInstance('acme');
+    const api = (path: string) => c.api('acme', path);
+    expect((await request(c.app).get(api('/employees/me')).auth(token, { type: 'bearer' })).status).toBe(200);
+    const db = await c.control.openInstanceDb('acme');
+    const employeesBefore = await db('employees').count({ n: '*' });
+
+    await markInstanceMoving(c.control.db, 'acme', c.clock.now());
+    await pastRegistryCheck();
+    const refused = await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(employee);
+    const read = await request(c.app).get(api('/employees/me')).auth(token, { type: 'bearer' });
+
+    expect(expectProblem(refused, 503, 'service_unavailable').detail).toBe('This instance is moving to another database server; try again in a few seconds');
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(await db('employees').count({ n: '*' })).toEqual(employeesBefore);
+    expect(read.status).toBe(200);
+
+    await markInstanceMoving(c.control.db, 'acme', null);
+    await pastRegistryCheck();
+    const created = await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(employee);
+    expect(created.status).toBe(201);
+    expect(await db('employees').where({ employee_id: 'M1' }).first('first_name')).toEqual({ first_name: 'Mo' });
+  });
+
+  it('refuses hrm --instance while it moves', async () => {
+    await c.createInstance('acme');
+    await markInstanceMoving(c.control.db, 'acme', c.clock.now());
+    let stderr = '';
+    const code = await runCli(['--instance', 'acme', 'user', 'create', '--username', 'late', '--role', 'admin'], {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { DATABASE_URL: c.control.url, DEPLOYMENT: 'cloud', LOG_LEVEL: 'silent' },
+      readStdin: async () => '',
+      clock: c.clock,
+    });
+
+    expect({ code, stderr }).toEqual({ code: 1, stderr: 'hrm: The instance acme is moving to another database server; try again when hrm instance move is done\n' });
+    const db = await c.control.openInstanceDb('acme');
+    expect(await db('users').where({ username: 'late' }).first()).toBeUndefined();
   });
 });
