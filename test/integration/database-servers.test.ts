@@ -144,6 +144,35 @@ describe('cloud instances over several database servers', () => {
       expect((await c.control.instanceSchemas()).length).toBe(1);
     });
 
+    it('refuses to move onto a database that already exists on the target, leaves it and the instance as they were', async () => {
+      const token = await createAndEnable('blocked');
+      const databaseName = (await listRegisteredInstances(c.control.db))[0]?.databaseName as string;
+      const connection = await mysql.createConnection({ uri: second.url });
+      await connection.query(`CREATE DATABASE \`${databaseName}\``);
+      await connection.query(`CREATE TABLE \`${databaseName}\`.keep (id INT PRIMARY KEY)`);
+      await connection.end();
+
+      const result = await hrm(['instance', 'move', 'blocked', '--to', 'eu2']);
+
+      expect(result).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: `hrm: The database ${databaseName} already exists on eu2 (left by a move that did not finish?); drop it there (DROP DATABASE \`${databaseName}\`) and move again\n`,
+      });
+      expect(await listRegisteredInstances(c.control.db)).toEqual([expect.objectContaining({ name: 'blocked', server: 'default', movingSince: null })]);
+      const target = openOn('eu2', databaseName);
+      try {
+        expect(await target('keep').select('*')).toEqual([]);
+      } finally {
+        await target.destroy();
+      }
+      const write = await request(c.app)
+        .post(c.api('blocked', '/employees'))
+        .auth(token, { type: 'bearer' })
+        .send({ employee_id: 'B1', first_name: 'Bo', last_name: 'Ck', country: 'US', work_email: 'bo@example.com' });
+      expect(write.status).toBe(201);
+    });
+
     it('keeps credentials out of the registry: it holds the server names only', async () => {
       await createAndEnable('secretive', ['--server', 'eu2']);
       await createAndEnable('plain', ['--server', 'default']);
