@@ -1,7 +1,6 @@
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { runCli } from '../../src/cli/program';
-import { loadConfig } from '../../src/config';
 import { type Db, openDatabase } from '../../src/db/connect';
 import { REGISTRY_CHECK_MS } from '../../src/instances/directory';
 import { listRegisteredInstances, markInstanceMoving } from '../../src/instances/registry';
@@ -255,25 +254,8 @@ describe('cloud instances over several database servers', () => {
   });
 });
 
-describe.each(testDialects())('DATABASE_SERVERS on %s', (dialect) => {
-  it('is refused outside cloud mode on MySQL, and with a bad entry, naming the variable', () => {
-    const cloud = { DEPLOYMENT: 'cloud', DATABASE_URL: 'mysql://root@127.0.0.1:3306/hrm' };
-    const good = 'eu1=mysql://u:p@h1:3306;eu2=mysql://u:p@h2:3306,h3:3306/';
-
-    expect(loadConfig({ ...cloud, DATABASE_SERVERS: good }).databaseServers).toEqual([
-      { name: 'eu1', url: 'mysql://u:p@h1:3306/' },
-      { name: 'eu2', url: 'mysql://u:p@h2:3306,h3:3306/' },
-    ]);
-    expect(() => loadConfig({ ...cloud, DEPLOYMENT: 'self-hosted', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode on MySQL/);
-    expect(() => loadConfig({ DEPLOYMENT: 'cloud', DATABASE_URL: 'sqlite:x.sqlite', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'default=mysql://u:p@h1:3306' })).toThrow(/cannot name a server "default"/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306;eu1=mysql://u:p@h2:3306' })).toThrow(/names the server eu1 twice/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'mysql://u:p@h1:3306' })).toThrow(/must be name=mysql:/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306/somedb' })).toThrow(/invalid URL for eu1/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=postgres://h1' })).toThrow(/invalid URL for eu1/);
-  });
-
-  it(`refuses --server other than default with exit status 2 on ${dialect} when no servers are configured`, async () => {
+describe.each(testDialects())('hrm instance create --server without DATABASE_SERVERS on %s', (dialect) => {
+  it('refuses a server other than default with exit status 2', async () => {
     const c = await startCloudTestApp(dialect);
     try {
       let stderr = '';
