@@ -161,7 +161,15 @@ export class InstanceDirectory implements InstanceSource {
   }
 
   private async recheck(entry: Entry): Promise<Entry | undefined> {
-    const registered = await findRegisteredInstance(this.options.control, entry.name);
+    let registered: RegisteredInstance | undefined;
+    try {
+      registered = await findRegisteredInstance(this.options.control, entry.name);
+    } catch {
+      // The control database does not answer: an open instance goes on being served where it
+      // was last seen (a move needs the control database too), and is checked again later.
+      entry.checkedAt = Date.now();
+      return entry;
+    }
     if (registered && registered.server === entry.registered.server && registered.databaseName === entry.registered.databaseName) {
       entry.registered = registered;
       entry.checkedAt = Date.now();

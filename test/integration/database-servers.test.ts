@@ -276,7 +276,7 @@ describe.each(testDialects())('hrm instance create --server without DATABASE_SER
   });
 });
 
-describe.each(testDialects())('an instance marked as moving on %s', (dialect) => {
+describe.each(testDialects())('the registry as running servers re-read it, on %s', (dialect) => {
   let c: CloudTestApp;
   beforeEach(async () => {
     c = await startCloudTestApp(dialect);
@@ -308,6 +308,17 @@ describe.each(testDialects())('an instance marked as moving on %s', (dialect) =>
     const created = await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(employee);
     expect(created.status).toBe(201);
     expect(await db('employees').where({ employee_id: 'M1' }).first('first_name')).toEqual({ first_name: 'Mo' });
+  });
+
+  it('goes on serving an open instance when the control database stops answering', async () => {
+    const token = await c.createInstance('acme');
+    expect((await request(c.app).get(c.api('acme', '/employees/me')).auth(token, { type: 'bearer' })).status).toBe(200);
+
+    await c.control.db.destroy();
+    await pastRegistryCheck();
+    const read = await request(c.app).get(c.api('acme', '/employees/me')).auth(token, { type: 'bearer' });
+
+    expect(read.status).toBe(200);
   });
 
   it('refuses hrm --instance while it moves', async () => {
