@@ -334,6 +334,15 @@ describe.each(testDialects())('the registry as running servers re-read it, on %s
     });
 
     expect({ code, stderr }).toEqual({ code: 1, stderr: 'hrm: The instance acme is moving to another database server; try again when hrm instance move is done\n' });
+    let listed = '';
+    await runCli(['instance', 'list'], {
+      stdout: { write: (text: string) => (listed += text) },
+      stderr: { write: () => true },
+      env: { DATABASE_URL: c.control.url, DEPLOYMENT: 'cloud', LOG_LEVEL: 'silent' },
+      readStdin: async () => '',
+      clock: c.clock,
+    });
+    expect(listed).toMatch(/^acme\s+default \(moving\)\s+\S+\s+\d{4}-/m);
     const db = await c.control.openInstanceDb('acme');
     expect(await db('users').where({ username: 'late' }).first()).toBeUndefined();
   });
