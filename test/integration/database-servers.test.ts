@@ -1,6 +1,7 @@
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { runCli } from '../../src/cli/program';
+import { systemClock } from '../../src/clock';
 import { type Db, openDatabase } from '../../src/db/connect';
 import { REGISTRY_CHECK_MS } from '../../src/instances/directory';
 import { listRegisteredInstances, markInstanceMoving } from '../../src/instances/registry';
@@ -8,6 +9,7 @@ import type { CliResult } from '../helpers/cli';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';
+import { startServerProcess } from '../helpers/server-process';
 import { mariadbMissing, startMariadbServer, type MariadbServer } from '../helpers/mariadb-server';
 
 // Cloud instances over two MariaDB servers: the suite's server (the control database's, named
@@ -59,7 +61,7 @@ describe('cloud instances over several database servers', () => {
     });
     afterEach(() => c.close());
 
-    async function hrm(argv: string[]): Promise<CliResult> {
+    async function hrm(argv: string[], clock: { now(): Date } = c.clock): Promise<CliResult> {
       let stdout = '';
       let stderr = '';
       const code = await runCli(argv, {
@@ -67,7 +69,7 @@ describe('cloud instances over several database servers', () => {
         stderr: { write: (text: string) => (stderr += text) },
         env: { DATABASE_URL: c.control.url, DEPLOYMENT: 'cloud', LOG_LEVEL: 'silent', DATABASE_SERVERS: servers },
         readStdin: async () => '',
-        clock: c.clock,
+        clock,
       });
       return { code, stdout, stderr };
     }
@@ -141,6 +143,70 @@ describe('cloud instances over several database servers', () => {
       expect(await placement()).toEqual({ stays: 'default' });
       expect(await schemasOnSecond()).toEqual([]);
       expect((await c.control.instanceSchemas()).length).toBe(1);
+    });
+
+    it('moves an instance served by a running server with two worker processes, which pick up its new server', async () => {
+      const created = await hrm(['instance', 'create', 'across'], systemClock);
+      const token = TOKEN_LINE.exec(created.stdout)?.[1] as string;
+      await hrm(['--instance', 'across', 'api', 'enable'], systemClock);
+      const databaseName = (await listRegisteredInstances(c.control.db))[0]?.databaseName as string;
+      const server = await startServerProcess({
+        DEPLOYMENT: 'cloud',
+        DATABASE_URL: c.control.url,
+        DATABASE_SERVERS: servers,
+        WORKERS: '2',
+        RATE_LIMIT_PER_TOKEN: '0',
+        RATE_LIMIT_PER_IP: '0',
+      });
+      try {
+        const base = `${new URL(server.apiUrl).origin}/api/across`;
+        const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+        let next = 0;
+        const answers: Array<{ status: number; retryAfter: string | null }> = [];
+        const createdIds: string[] = [];
+        const post = async () => {
+          next += 1;
+          const body = { employee_id: `W${next}`, first_name: 'Worker', last_name: `No${next}`, country: 'US', work_email: `w${next}@example.com` };
+          const response = await fetch(`${base}/employees`, { method: 'POST', headers, body: JSON.stringify(body) });
+          const json = (await response.json()) as { id?: string };
+          answers.push({ status: response.status, retryAfter: response.headers.get('retry-after') });
+          if (response.status === 201) createdIds.push(String(json.id));
+          return response.status;
+        };
+        // The API was enabled by hrm: the server sees it within its settings cache's 2 s.
+        for (let tries = 0; (await post()) !== 201 && tries < 40; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+        answers.length = 0;
+        let moving = true;
+        const stream = async () => {
+          while (moving) await post();
+        };
+        const streams = [stream(), stream(), stream(), stream()];
+        await new Promise((resolve) => setTimeout(resolve, 500));
+
+        const moved = await hrm(['instance', 'move', 'across', '--to', 'eu2'], systemClock);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        moving = false;
+        await Promise.all(streams);
+
+        expect(moved).toMatchObject({ code: 0, stderr: '' });
+        expect(answers.filter((answer) => answer.status !== 201 && (answer.status !== 503 || answer.retryAfter === null))).toEqual([]);
+        expect(answers.some((answer) => answer.status === 503)).toBe(true);
+        expect(answers.slice(-8).every((answer) => answer.status === 201)).toBe(true);
+        const oldDb = openOn('default', databaseName);
+        const newDb = openOn('eu2', databaseName);
+        try {
+          const newIds = (await newDb('employees').pluck('id')).map(String);
+          const oldIds = (await oldDb('employees').pluck('id')).map(String);
+          expect(newIds).toEqual(expect.arrayContaining(createdIds));
+          expect(newIds).toEqual(expect.arrayContaining(oldIds));
+          // Every write answered 201 after the switch went to eu2 only.
+          expect(createdIds.filter((id) => !oldIds.includes(id)).length).toBeGreaterThan(0);
+        } finally {
+          await Promise.all([oldDb.destroy(), newDb.destroy()]);
+        }
+      } finally {
+        await server.stop();
+      }
     });
 
     it('refuses to move onto a database that already exists on the target, leaves it and the instance as they were', async () => {
