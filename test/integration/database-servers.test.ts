@@ -191,7 +191,8 @@ describe('cloud instances over several database servers', () => {
         expect(moved).toMatchObject({ code: 0, stderr: '' });
         expect(answers.filter((answer) => answer.status !== 201 && (answer.status !== 503 || answer.retryAfter === null))).toEqual([]);
         expect(answers.some((answer) => answer.status === 503)).toBe(true);
-        expect(answers.slice(-8).every((answer) => answer.status === 201)).toBe(true);
+        // A write sent once the move is done is taken, by whichever worker gets it.
+        for (let i = 0; i < 4; i++) expect(await post()).toBe(201);
         const oldDb = openOn('default', databaseName);
         const newDb = openOn('eu2', databaseName);
         try {
@@ -292,7 +293,6 @@ describe('cloud instances over several database servers', () => {
       expect(failures.filter((answer) => answer.status !== 503 || answer.retryAfter === undefined)).toEqual([]);
       expect(failures.length).toBeGreaterThan(0);
       expect(answers.filter((answer) => answer.method === 'GET').every((answer) => answer.status === 200)).toBe(true);
-      expect(answers.slice(-6).every((answer) => answer.status === 200 || answer.status === 201)).toBe(true);
 
       const after = await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(newEmployee());
       expect(after.status).toBe(201);
