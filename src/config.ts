@@ -13,8 +13,22 @@ export type DatabaseConfig =
       causalReads?: boolean;
     };
 
+/** A database server (or Galera cluster) instances may live on; its URL names no database. */
+export interface DatabaseServer {
+  name: string;
+  /** mysql://user:pass@host:3306/ (several hosts for a cluster), ending in / */
+  url: string;
+}
+
+/** The name of the control database's own server, which needs no entry in DATABASE_SERVERS. */
+export const DEFAULT_SERVER = 'default';
+
+const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
 export interface Config {
   database: DatabaseConfig;
+  /** Cloud mode: the database servers named in DATABASE_SERVERS, besides `default` (docs/scaling.md). */
+  databaseServers: readonly DatabaseServer[];
   host: string;
   port: number;
   basePath: string;
@@ -80,6 +94,7 @@ const envSchema = z.object({
     .regex(/^(mysql:\/\/.+|sqlite:.+)$/, 'must be mysql://user:pass@host:3306/db or sqlite:<path>')
     .optional(),
   DATABASE_CAUSAL_READS: flag.default(true),
+  DATABASE_SERVERS: z.string().optional(),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   BASE_PATH: urlPath.default('/app/api'),
@@ -139,8 +154,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // One secret for every tenant would make the instances' tokens differ only by their rows.
     throw new ConfigError('Invalid configuration: JWT_SECRET is for self-hosted installs; in cloud mode every instance keeps its own secret');
   }
+  const database = parseDatabaseUrl(values.DATABASE_URL, values.DATABASE_CAUSAL_READS);
   return Object.freeze({
-    database: parseDatabaseUrl(values.DATABASE_URL, values.DATABASE_CAUSAL_READS),
+    database,
+    databaseServers: parseDatabaseServers(values.DATABASE_SERVERS, database, values.DEPLOYMENT),
     host: values.HOST,
     port: values.PORT,
     basePath: values.BASE_PATH,
@@ -175,6 +192,35 @@ function parseDatabaseUrl(url: string | undefined, causalReads: boolean): Databa
   }
   if (!database) throw new ConfigError('DATABASE_URL must name a database: mysql://user:pass@host:3306/db');
   return { client: 'mysql', url, causalReads };
+}
+
+/**
+ * DATABASE_SERVERS=eu1=mysql://user:pass@h1:3306;eu2=mysql://user:pass@h2:3306,h3:3306: names and
+ * credentials of the servers cloud instances may be placed on (`;` between servers, as `,`
+ * separates a cluster's hosts). The credentials stay here: the registry stores only the name.
+ */
+function parseDatabaseServers(value: string | undefined, database: DatabaseConfig, deployment: Config['deployment']): DatabaseServer[] {
+  if (value === undefined) return [];
+  const fail = (reason: string): never => {
+    throw new ConfigError(`Invalid configuration: DATABASE_SERVERS ${reason}`);
+  };
+  if (deployment !== 'cloud' || database.client !== 'mysql') fail('is for cloud mode on MySQL/MariaDB (DEPLOYMENT=cloud, DATABASE_URL=mysql://...)');
+  const servers: DatabaseServer[] = [];
+  for (const entry of value.split(';').map((part) => part.trim()).filter(Boolean)) {
+    const separator = entry.indexOf('=');
+    const name = entry.slice(0, Math.max(separator, 0));
+    const url = entry.slice(separator + 1).replace(/\/+$/, '');
+    if (!SERVER_NAME.test(name)) fail(`must be name=mysql://user:pass@host:3306;... with names of lower-case letters, digits, - and _ (got "${name || entry.replace(/\/\/[^@]*@/, '//')}")`);
+    if (name === DEFAULT_SERVER) fail(`cannot name a server "${DEFAULT_SERVER}": that is the control database's own server (DATABASE_URL)`);
+    if (servers.some((server) => server.name === name)) fail(`names the server ${name} twice`);
+    try {
+      if (parseMysqlUrl(`${url}/`).database !== '') throw new Error('a database');
+    } catch {
+      fail(`has an invalid URL for ${name}: mysql://user:pass@host:3306 (no database; several hosts for a cluster)`);
+    }
+    servers.push({ name, url: `${url}/` });
+  }
+  return servers;
 }
 
 function parseTrustProxy(value: string): string[] {

@@ -129,6 +129,7 @@ function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void = a
     const directory = new InstanceDirectory({
       control,
       controlConfig: config.database,
+      servers: config.databaseServers,
       clock: systemClock,
       maxConnections: config.cloudMaxConnections,
       idleTimeoutMs: config.cloudIdleTimeoutMs,

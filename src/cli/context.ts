@@ -91,19 +91,18 @@ export class CliContext {
     }
     if (name === undefined) throw new CliError('In cloud mode, name the instance: hrm --instance <name> ... (hrm instance list shows them)');
     const control = this.track(openDatabase(config.database, { poolMax: 1 }));
-    const registered = isInstanceName(name) ? await findRegisteredInstanceIfMigrated(control, name) : undefined;
+    // Migrated first: an upgraded release's registry columns (the server) may be new.
+    await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
+    const registered = isInstanceName(name) ? await findRegisteredInstance(control, name) : undefined;
     if (!registered) throw new CliError(`There is no instance named ${name} (hrm instance list shows them)`);
-    return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName), { poolMax: 2 }));
+    // A change now could be left behind on the old server (servers refuse writes meanwhile too).
+    if (registered.movingSince !== null) throw new CliError(`The instance ${name} is moving to another database server; try again when hrm instance move is done`);
+    const server = { name: registered.server, configured: config.databaseServers };
+    return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName, server), { poolMax: 2 }));
   }
 
   private track(db: Db): Db {
     this.toClose.push(db);
     return db;
   }
-}
-
-/** A control database never migrated has no instances yet: no table is not an error here. */
-async function findRegisteredInstanceIfMigrated(control: Db, name: string) {
-  if (!(await control.schema.hasTable('instances'))) return undefined;
-  return findRegisteredInstance(control, name);
 }

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { SchemaTooNewError } from '../db/migrate';
 import { InstanceCreationError } from '../instances/create-instance';
+import { UnknownServerError } from '../instances/registry';
 import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';
 import { CliContext, CliError, type CliIo } from './context';
@@ -41,7 +42,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     const known =
-      error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError;
+      error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError ||
+      error instanceof UnknownServerError;
     const reason = error instanceof Error ? error.message : String(error);
     io.stderr.write(`hrm: ${known ? reason : `failed: ${reason}`}\n`);
     return error instanceof CliError ? error.exitCode : 1;

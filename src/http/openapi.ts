@@ -85,7 +85,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   422: 'Invalid body fields, every one listed in `errors`',
   429: 'A rate limit (Retry-After, RateLimit-Policy, RateLimit)',
   500: 'An unexpected error (no details: quote the request id)',
-  503: 'The database is unavailable or too slow (Retry-After)',
+  503: 'The database is unavailable or too slow, or (cloud mode) the instance is moving to another database server and refuses writes for a few seconds (Retry-After)',
 };
 
 /** The problem answers of an operation, by status. */

@@ -2,16 +2,20 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createFirstAdmin, type FirstAdmin } from './first-admin';
 import type { Clock } from '../clock';
-import type { DatabaseConfig } from '../config';
+import { type DatabaseConfig, type DatabaseServer, DEFAULT_SERVER } from '../config';
 import { type Db, openDatabase } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { openInstance } from '../instance';
+import { openServer } from './servers';
 import {
+  countInstancesByServer,
   databaseNameFor,
   findRegisteredInstance,
   insertRegisteredInstance,
   instanceDatabaseConfig,
   isInstanceName,
+  serversOf,
+  UnknownServerError,
 } from './registry';
 
 /** A reason the instance could not be created that the operator can act on. */
@@ -20,7 +24,15 @@ export class InstanceCreationError extends Error {}
 export interface CreatedInstance {
   name: string;
   databaseName: string;
+  server: string;
   admin: FirstAdmin;
+}
+
+export interface Placement {
+  /** The server to create it on; by default the one holding the fewest instances. */
+  server?: string;
+  /** DATABASE_SERVERS (the control database's own server, `default`, is always there). */
+  servers?: readonly DatabaseServer[];
 }
 
 const SAFE_SCHEMA = /^[A-Za-z0-9_]{1,64}$/;
@@ -30,14 +42,65 @@ const SAFE_SCHEMA = /^[A-Za-z0-9_]{1,64}$/;
  * with its signing secret and first admin, then the registry row that makes it reachable. The
  * row comes last, so a half-made instance is never served; a failure drops what was created.
  */
-export async function createInstance(control: Db, controlConfig: DatabaseConfig, name: string, clock: Clock): Promise<CreatedInstance> {
+export async function createInstance(
+  control: Db,
+  controlConfig: DatabaseConfig,
+  name: string,
+  clock: Clock,
+  placement: Placement = {},
+): Promise<CreatedInstance> {
   if (!isInstanceName(name)) {
     throw new InstanceCreationError('An instance name is 2 to 63 characters: lower-case letters, digits and -, starting with a letter or digit');
   }
+  const configured = placement.servers ?? [];
+  const server = await chooseServer(control, controlConfig, configured, placement.server);
   if (await findRegisteredInstance(control, name)) throw new InstanceCreationError(`An instance named ${name} already exists`);
   const databaseName = databaseNameFor(controlConfig, name);
-  const config = instanceDatabaseConfig(controlConfig, databaseName);
-  await createEmptyDatabase(control, config, databaseName);
+  const config = instanceDatabaseConfig(controlConfig, databaseName, { name: server, configured });
+  const serverDb = config.client === 'mysql' ? openServer(controlConfig, configured, server) : control;
+  try {
+    return await createOnServer(serverDb, config, { control, name, databaseName, server, clock });
+  } finally {
+    if (serverDb !== control) await serverDb.destroy();
+  }
+}
+
+/**
+ * The server named, or the one holding the fewest instances (the first configured on a tie,
+ * `default` first of all).
+ */
+export async function chooseServer(
+  control: Db,
+  controlConfig: DatabaseConfig,
+  configured: readonly DatabaseServer[],
+  wanted: string | undefined,
+): Promise<string> {
+  const servers = serversOf(controlConfig, configured);
+  if (servers.length === 0) {
+    if (wanted !== undefined && wanted !== DEFAULT_SERVER) throw new UnknownServerError('Database servers are for cloud mode on MySQL/MariaDB; SQLite instances are files beside the control database');
+    return DEFAULT_SERVER;
+  }
+  if (wanted !== undefined) {
+    if (!servers.some((server) => server.name === wanted)) throw new UnknownServerError(unknownServerMessage(wanted, servers));
+    return wanted;
+  }
+  const counts = await countInstancesByServer(control);
+  let best = servers[0] as DatabaseServer;
+  for (const server of servers) if ((counts.get(server.name) ?? 0) < (counts.get(best.name) ?? 0)) best = server;
+  return best.name;
+}
+
+export function unknownServerMessage(name: string, servers: readonly DatabaseServer[]): string {
+  return `There is no database server named ${name} (configured: ${servers.map((server) => server.name).join(', ')}; DATABASE_SERVERS names them)`;
+}
+
+async function createOnServer(
+  serverDb: Db,
+  config: DatabaseConfig,
+  target: { control: Db; name: string; databaseName: string; server: string; clock: Clock },
+): Promise<CreatedInstance> {
+  const { control, name, databaseName, server, clock } = target;
+  await createEmptyDatabase(serverDb, config, databaseName);
 
   try {
     const db = openDatabase(config, { poolMax: 2 });
@@ -49,17 +112,17 @@ export async function createInstance(control: Db, controlConfig: DatabaseConfig,
       await db.destroy();
     }
     if (!admin) throw new Error('The new instance database already had users');
-    await insertRegisteredInstance(control, { name, databaseName, now: clock.now() });
-    return { name, databaseName, admin };
+    await insertRegisteredInstance(control, { name, databaseName, server, now: clock.now() });
+    return { name, databaseName, server, admin };
   } catch (error) {
-    await dropDatabase(control, config, databaseName);
+    await dropDatabase(serverDb, config, databaseName);
     if (asUniqueViolation(error)) throw new InstanceCreationError(`An instance named ${name} already exists`);
     throw error;
   }
 }
 
 /** Creates the database, refusing one that already exists (it may hold another tenant's data). */
-async function createEmptyDatabase(control: Db, config: DatabaseConfig, databaseName: string): Promise<void> {
+export async function createEmptyDatabase(control: Db, config: DatabaseConfig, databaseName: string): Promise<void> {
   if (config.client === 'sqlite') {
     fs.mkdirSync(path.dirname(config.filename), { recursive: true });
     try {

@@ -1,15 +1,21 @@
 import type { Clock } from '../clock';
-import type { DatabaseConfig } from '../config';
+import type { DatabaseConfig, DatabaseServer } from '../config';
 import { type Db, openDatabase } from '../db/connect';
 import { ServiceUnavailableError } from '../errors';
 import { type Instance, openInstance } from '../instance';
-import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName } from './registry';
+import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName, type RegisteredInstance } from './registry';
 import type { InstanceLease, InstanceSource } from './source';
 
 /** How long a name found missing from the registry is answered 404 without asking it again. */
 export const MISS_CACHE_MS = 10_000;
 /** The most missing names remembered; the oldest are forgotten first. */
 const MAX_MISSES = 10_000;
+
+/**
+ * How often a known instance's registry row is read again while it receives requests: a move to
+ * another server (or the start of one) is noticed within this long by every running process.
+ */
+export const REGISTRY_CHECK_MS = 1000;
 
 /** Connections one open MySQL instance may use: a request and an overlapping one. */
 export const MYSQL_CONNECTIONS_PER_INSTANCE = 2;
@@ -18,6 +24,8 @@ export interface InstanceDirectoryOptions {
   /** The control database (the registry), already migrated. */
   control: Db;
   controlConfig: DatabaseConfig;
+  /** DATABASE_SERVERS: where instances registered on other servers than `default` are. */
+  servers?: readonly DatabaseServer[];
   clock: Clock;
   /** The most connections this process holds to instance databases, all instances together. */
   maxConnections: number;
@@ -47,6 +55,11 @@ interface Entry extends Slot {
   instance: Instance;
   /** Requests holding the instance: it is never closed while > 0. */
   leases: number;
+  /** Its registry row as last read, and when (Date.now()). */
+  registered: RegisteredInstance;
+  checkedAt: number;
+  /** Replaced by a newer entry (the instance moved): closed once its last lease ends. */
+  retired: boolean;
 }
 
 /**
@@ -63,6 +76,9 @@ export class InstanceDirectory implements InstanceSource {
   /** Known instances, least recently used first (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
   private readonly loading = new Map<string, Promise<Entry | undefined>>();
+  private readonly checking = new Map<string, Promise<Entry | undefined>>();
+  /** Entries replaced after a move, until their last request is done. */
+  private readonly retired = new Set<Entry>();
   /** Names the registry did not have, until when that answer holds (ms). */
   private readonly misses = new Map<string, number>();
   private readonly waiters = new Set<() => void>();
@@ -84,7 +100,8 @@ export class InstanceDirectory implements InstanceSource {
     // The name rule is checked before any lookup: /api/<anything>/ never reaches the database.
     if (name === undefined || !isInstanceName(name)) return undefined;
     if (this.recentlyMissing(name)) return undefined;
-    const entry = this.entries.get(name) ?? (await this.load(name));
+    const known = this.entries.get(name);
+    const entry = known ? await this.current(known) : await this.load(name);
     if (!entry) return undefined;
     entry.leases += 1;
     try {
@@ -97,6 +114,7 @@ export class InstanceDirectory implements InstanceSource {
     let released = false;
     return {
       instance: entry.instance,
+      writesPaused: entry.registered.movingSince !== null,
       release: () => {
         if (released) return;
         released = true;
@@ -122,8 +140,54 @@ export class InstanceDirectory implements InstanceSource {
   /** Closes every instance database (at shutdown; the control database is the caller's). */
   async close(): Promise<void> {
     await Promise.allSettled([...this.loading.values()]);
-    await Promise.all([...this.entries.values()].map((entry) => entry.closing ?? entry.db.destroy()));
+    await Promise.all([...this.entries.values(), ...this.retired].map((entry) => entry.closing ?? entry.db.destroy()));
     this.entries.clear();
+    this.retired.clear();
+  }
+
+  /**
+   * The entry, its registry row read again when older than REGISTRY_CHECK_MS. An instance moved
+   * to another server (or another database) gets a new entry; the old one is retired, and its
+   * pool closed once the requests still holding it are done. One check per name at a time.
+   */
+  private current(entry: Entry): Promise<Entry | undefined> | Entry {
+    if (Date.now() - entry.checkedAt < REGISTRY_CHECK_MS) return entry;
+    let checking = this.checking.get(entry.name);
+    if (!checking) {
+      checking = this.recheck(entry).finally(() => this.checking.delete(entry.name));
+      this.checking.set(entry.name, checking);
+    }
+    return checking;
+  }
+
+  private async recheck(entry: Entry): Promise<Entry | undefined> {
+    let registered: RegisteredInstance | undefined;
+    try {
+      registered = await findRegisteredInstance(this.options.control, entry.name);
+    } catch {
+      // The control database does not answer: an open instance goes on being served where it
+      // was last seen (a move needs the control database too), and is checked again later.
+      entry.checkedAt = Date.now();
+      return entry;
+    }
+    if (registered && registered.server === entry.registered.server && registered.databaseName === entry.registered.databaseName) {
+      entry.registered = registered;
+      entry.checkedAt = Date.now();
+      return entry;
+    }
+    this.retire(entry);
+    if (!registered) {
+      this.rememberMissing(entry.name);
+      return undefined;
+    }
+    return this.load(entry.name);
+  }
+
+  private retire(entry: Entry): void {
+    if (this.entries.get(entry.name) === entry) this.entries.delete(entry.name);
+    entry.retired = true;
+    this.retired.add(entry);
+    if (entry.leases === 0) this.closeRetired(entry);
   }
 
   /** Registry lookup and first open, shared by concurrent first requests to one instance. */
@@ -142,7 +206,10 @@ export class InstanceDirectory implements InstanceSource {
       this.rememberMissing(name);
       return undefined;
     }
-    const config = instanceDatabaseConfig(this.options.controlConfig, registered.databaseName);
+    const config = instanceDatabaseConfig(this.options.controlConfig, registered.databaseName, {
+      name: registered.server,
+      configured: this.options.servers ?? [],
+    });
     const db = openDatabase(config, { poolMax: this.perInstance, idleTimeoutMs: this.options.idleTimeoutMs });
     // Opening runs queries (migrations, the signing secret), so it needs a slot like a request.
     const slot: Slot = { db, connected: false, closing: undefined, poolDestroyed: false };
@@ -155,7 +222,7 @@ export class InstanceDirectory implements InstanceSource {
       await db.destroy();
       throw error;
     }
-    const entry: Entry = { ...slot, name, instance, leases: 0 };
+    const entry: Entry = { ...slot, name, instance, leases: 0, registered, checkedAt: Date.now(), retired: false };
     this.entries.set(name, entry);
     this.forgetBeyondMaxKnown();
     return entry;
@@ -227,10 +294,18 @@ export class InstanceDirectory implements InstanceSource {
 
   private release(entry: Entry): void {
     entry.leases -= 1;
-    if (entry.leases === 0) this.wakeAll();
+    if (entry.leases > 0) return;
+    if (entry.retired) this.closeRetired(entry);
+    this.wakeAll();
+  }
+
+  private closeRetired(entry: Entry): void {
+    this.retired.delete(entry);
+    if (entry.connected) void this.disconnect(entry);
   }
 
   private touch(entry: Entry): void {
+    if (entry.retired) return;
     this.entries.delete(entry.name);
     this.entries.set(entry.name, entry);
   }

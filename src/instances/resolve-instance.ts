@@ -1,5 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ServiceUnavailableError } from '../errors';
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 import type { InstanceSource } from './source';
 
 /**
@@ -29,6 +31,11 @@ export function resolveInstance(instances: InstanceSource, options: { cloud: boo
       return;
     }
     res.once('close', lease.release);
+    // `hrm instance move` is copying the database: a write now would be left behind on the old
+    // server. Reads go on from the old copy, which stays whole until the switch.
+    if (lease.writesPaused && !READS.has(req.method)) {
+      throw new ServiceUnavailableError({ detail: 'This instance is moving to another database server; try again in a few seconds' });
+    }
     req.instance = lease.instance;
     next();
   };

@@ -3,6 +3,8 @@ import type { Instance } from '../instance';
 /** An instance held for one request; its database stays open until `release`. */
 export interface InstanceLease {
   instance: Instance;
+  /** The instance is being moved to another database server: its writes are refused (503). */
+  writesPaused?: boolean;
   release(): void;
 }
 

@@ -123,6 +123,7 @@ export async function startCloudTestApp(
   const directory = new InstanceDirectory({
     control: control.db,
     controlConfig: control.config,
+    servers: config.databaseServers,
     clock,
     maxConnections: config.cloudMaxConnections,
     idleTimeoutMs: config.cloudIdleTimeoutMs,

@@ -41,7 +41,7 @@ describe.each(testDialects())('the hrm CLI in cloud mode on %s', (dialect) => {
 
       expect(created.code).toBe(0);
       expect(created.stderr).toBe('');
-      expect(created.stdout).toMatch(/^Created instance acme-hr \(database \S+\) and its user "admin" \(linked to employee 1\)\.\n/);
+      expect(created.stdout).toMatch(/^Created instance acme-hr \(database \S+ on server default\) and its user "admin" \(linked to employee 1\)\.\n/);
       expect(created.stdout).toContain('The REST API is disabled on acme-hr. Enable it with:\n\n  hrm --instance acme-hr api enable\n');
       expect(token).toBeDefined();
       expect(await registeredNames()).toContain('acme-hr');
@@ -110,8 +110,8 @@ describe.each(testDialects())('the hrm CLI in cloud mode on %s', (dialect) => {
 
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^NAME\s+DATABASE\s+CREATED$/);
-    expect(lines.find((line) => line.startsWith('listed '))).toMatch(/^listed\s+\S+\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    expect(lines[0]).toMatch(/^NAME\s+SERVER\s+DATABASE\s+CREATED$/);
+    expect(lines.find((line) => line.startsWith('listed '))).toMatch(/^listed\s+default\s+\S+\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/);
   });
 
   it('issues tokens on the named instance only', async () => {

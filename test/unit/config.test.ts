@@ -5,6 +5,7 @@ describe('loadConfig', () => {
   it('defaults to the embedded SQLite file, loopback, port 8080 and /app/api', () => {
     expect(loadConfig({})).toEqual({
       database: { client: 'sqlite', filename: 'data/hrm.sqlite' },
+      databaseServers: [],
       host: '127.0.0.1',
       port: 8080,
       basePath: '/app/api',
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
 
     expect(config).toEqual({
       database: { client: 'mysql', url: 'mysql://hrm:secret@db.internal:3307/hrm', causalReads: false },
+      databaseServers: [],
       host: '0.0.0.0',
       port: 9000,
       basePath: '/hr/app/api',
@@ -163,5 +165,22 @@ describe('loadConfig', () => {
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));
+  });
+
+  it('reads DATABASE_SERVERS, and refuses it outside cloud mode on MySQL or with a bad entry, naming the variable', () => {
+    const cloud = { DEPLOYMENT: 'cloud', DATABASE_URL: 'mysql://root@127.0.0.1:3306/hrm' };
+    const good = 'eu1=mysql://u:p@h1:3306;eu2=mysql://u:p@h2:3306,h3:3306/';
+
+    expect(loadConfig({ ...cloud, DATABASE_SERVERS: good }).databaseServers).toEqual([
+      { name: 'eu1', url: 'mysql://u:p@h1:3306/' },
+      { name: 'eu2', url: 'mysql://u:p@h2:3306,h3:3306/' },
+    ]);
+    expect(() => loadConfig({ ...cloud, DEPLOYMENT: 'self-hosted', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode on MySQL/);
+    expect(() => loadConfig({ DEPLOYMENT: 'cloud', DATABASE_URL: 'sqlite:x.sqlite', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'default=mysql://u:p@h1:3306' })).toThrow(/cannot name a server "default"/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306;eu1=mysql://u:p@h2:3306' })).toThrow(/names the server eu1 twice/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'mysql://u:hunter2@h1:3306' })).toThrow(/must be name=mysql:.*\(got "mysql:\/\/h1:3306"\)$/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306/somedb' })).toThrow(/invalid URL for eu1/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=postgres://h1' })).toThrow(/invalid URL for eu1/);
   });
 });
