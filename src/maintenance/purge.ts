@@ -33,7 +33,7 @@ export interface PurgeCounts {
  * Deletes what has outlived its retention, in batches of `batchSize` rows (one short statement
  * each, so writers never wait long for a lock), letting other work run between batches.
  */
-export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: number } = {}): Promise<PurgeCounts> {
+export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: number; only?: 'rateLimits' } = {}): Promise<PurgeCounts> {
   const batchSize = options.batchSize ?? BATCH_SIZE;
   const inBatches = async (deleteBatch: () => Promise<number>) => {
     let total = 0;
@@ -46,10 +46,13 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
     return total;
   };
   const time = now.getTime();
+  const rateLimits = () => inBatches(() => deleteOldRateLimits(db, time - RETENTION_MS.rateLimits, batchSize));
+  // Cloud mode's control database holds only the rate-limit counts (RATE_LIMIT_STORE=database).
+  if (options.only === 'rateLimits') return { tokens: 0, idempotencyKeys: 0, rateLimits: await rateLimits() };
   return {
     tokens: await inBatches(() => deleteOldTokens(db, new Date(time - RETENTION_MS.tokens), batchSize)),
     idempotencyKeys: await inBatches(() => deleteOldIdempotencyKeys(db, new Date(time - RETENTION_MS.idempotencyKeys), batchSize)),
-    rateLimits: await inBatches(() => deleteOldRateLimits(db, time - RETENTION_MS.rateLimits, batchSize)),
+    rateLimits: await rateLimits(),
   };
 }
 
@@ -62,12 +65,12 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
  */
 export async function purgeIfDue(
   db: Db,
-  options: { now: Date; intervalMs: number; claimedBy?: string; batchSize?: number },
+  options: { now: Date; intervalMs: number; claimedBy?: string; batchSize?: number; only?: 'rateLimits' },
 ): Promise<PurgeCounts | undefined> {
   const { now } = options;
   const claimedBy = options.claimedBy ?? `${os.hostname()}:${process.pid}`;
   if (!(await claimDueJob(db, JOB, { now, nextRunAt: new Date(now.getTime() + options.intervalMs), claimedBy }))) return undefined;
-  return purgeOldRows(db, now, { batchSize: options.batchSize });
+  return purgeOldRows(db, now, { batchSize: options.batchSize, only: options.only });
 }
 
 export interface PurgeSchedule {
@@ -106,6 +109,8 @@ export function startPurgeSchedule(options: {
   const lookedAt = new Map<string, number>();
   const tick = async () => {
     if (!control) return purgeInstance(undefined);
+    const counts = await purgeIfDue(control, { now: clock.now(), intervalMs, only: 'rateLimits' });
+    if (counts && counts.rateLimits > 0) logger.info({ control: true, ...counts }, 'purged old rows');
     for (const { name } of await listRegisteredInstances(control)) {
       const now = clock.now().getTime();
       if (now - (lookedAt.get(name) ?? Number.NEGATIVE_INFINITY) < intervalMs) continue;

@@ -108,7 +108,7 @@ export interface CloudTestApp {
 /** The real app in cloud mode on a new control database, with no instances yet. */
 export async function startCloudTestApp(
   dialect: TestDialect,
-  options: { env?: Record<string, string>; directory?: Partial<InstanceDirectoryOptions> } = {},
+  options: { env?: Record<string, string>; directory?: Partial<InstanceDirectoryOptions>; rateLimitsInControl?: boolean } = {},
 ): Promise<CloudTestApp> {
   const control = await createTestControlDatabase(dialect);
   const clock = new TestClock();
@@ -129,7 +129,7 @@ export async function startCloudTestApp(
     idleTimeoutMs: config.cloudIdleTimeoutMs,
     ...options.directory,
   });
-  const app = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: { kind: 'memory' } });
+  const app = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: options.rateLimitsInControl ? { kind: 'database', db: control.db } : { kind: 'memory' } });
   const responses = checkResponsesAgainstDocument(app, `${config.cloudBasePath}/:instance`, 'cloud');
   const server = createServer(app, responses.listener);
   return {

@@ -137,18 +137,21 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 });
 
 describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
-  it('purges every registered instance', async () => {
+  it('purges every registered instance, and the control database\'s rate-limit counts', async () => {
     const c = await startCloudTestApp(dialect);
     const schedule: PurgeSchedule = { stop: async () => undefined };
     try {
       await c.createInstance('north');
       await c.createInstance('south');
       const dbs = [await c.control.openInstanceDb('north'), await c.control.openInstanceDb('south')];
-      for (const db of dbs) await db('rate_limits').insert({ limit_key: 'old', window_start: c.clock.now().getTime() - 2 * HOUR, hits: 1 });
+      // The control database's counts too (RATE_LIMIT_STORE=database in cloud mode), with a fresh
+      // one that stays.
+      for (const db of [...dbs, c.control.db]) await db('rate_limits').insert({ limit_key: 'old', window_start: c.clock.now().getTime() - 2 * HOUR, hits: 1 });
+      await c.control.db('rate_limits').insert({ limit_key: 'fresh', window_start: c.clock.now().getTime(), hits: 1 });
       const remaining = async () => {
         let rows = 0;
         for (const db of dbs) rows += Number((await db('rate_limits').count({ n: '*' }).first())?.n);
-        return rows;
+        return rows + Number((await c.control.db('rate_limits').where({ limit_key: 'old' }).count({ n: '*' }).first())?.n);
       };
 
       schedule.stop = startPurgeSchedule({
@@ -161,6 +164,7 @@ describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
       for (let waited = 0; waited < 5000 && (await remaining()) > 0; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
 
       expect(await remaining()).toBe(0);
+      expect(await c.control.db('rate_limits').pluck('limit_key')).toEqual(['fresh']);
     } finally {
       await schedule.stop();
       await c.close();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import request from 'supertest';
+import { startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
 import { createUser, type TestUser } from '../helpers/factories';
@@ -83,6 +84,26 @@ describe.each(testDialects())('rate limits on %s', (dialect) => {
 
       expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
       expect(answers[0]?.headers['ratelimit-policy']).toBeUndefined();
+    });
+  });
+
+  describe('in cloud mode with RATE_LIMIT_STORE=database', () => {
+    it("counts in the control database (its migration 0003 holds the table) across the instances' names", async () => {
+      const c = await startCloudTestApp(dialect, { env: { RATE_LIMIT_PER_IP: '2', RATE_LIMIT_STORE: 'database' }, rateLimitsInControl: true });
+      try {
+        await c.createInstance('north');
+        // Without a token (cloud mode's echo needs one): counted per client address.
+        const echo = () => request(c.app).get(c.api('north', '/echo'));
+
+        const statuses = [(await echo()).status, (await echo()).status];
+        const refused = await echo();
+
+        expect(statuses).toEqual([401, 401]);
+        expectProblem(refused, 429, 'rate_limited');
+        expect(Number((await c.control.db('rate_limits').count({ n: '*' }).first())?.n)).toBeGreaterThan(0);
+      } finally {
+        await c.close();
+      }
     });
   });
 
