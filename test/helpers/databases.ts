@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import type { DatabaseConfig } from '../../src/config';
+import { type Migration, MIGRATIONS } from '../../migrations';
 import { type Db, openDatabase } from '../../src/db/connect';
 
 export type TestDialect = 'sqlite' | 'mysql';
@@ -56,4 +57,17 @@ async function onServer(serverUrl: string, sql: string): Promise<void> {
   } finally {
     await connection.end();
   }
+}
+
+/** Applies the migrations up to and including `last`, as a database of that release has them. */
+export async function migrateThrough(db: Db, last: string): Promise<void> {
+  const migrations = MIGRATIONS.slice(0, MIGRATIONS.findIndex((migration) => migration.name === last) + 1);
+  await db.migrate.latest({
+    tableName: 'knex_migrations',
+    migrationSource: {
+      getMigrations: async () => migrations,
+      getMigrationName: (migration: Migration) => migration.name,
+      getMigration: async (migration: Migration) => migration,
+    },
+  });
 }

@@ -1,4 +1,3 @@
-import { type Migration, MIGRATIONS } from '../../migrations';
 import * as icehrmNumbering from '../../migrations/0012_icehrm_numbering';
 import { ICEHRM_NATIONALITIES } from '../../migrations/data/icehrm-nationalities';
 import { ICEHRM_PROVINCES } from '../../migrations/data/icehrm-provinces';
@@ -6,21 +5,8 @@ import { NATIONALITIES } from '../../migrations/data/nationalities';
 import { PROVINCES } from '../../migrations/data/provinces';
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
 import { employeeColumnsBefore0017 } from '../helpers/factories';
-
-/** Applies the migrations up to and including `last`, as a database of that release has them. */
-async function migrateThrough(db: Db, last: string): Promise<void> {
-  const migrations = MIGRATIONS.slice(0, MIGRATIONS.findIndex((migration) => migration.name === last) + 1);
-  await db.migrate.latest({
-    tableName: 'knex_migrations',
-    migrationSource: {
-      getMigrations: async () => migrations,
-      getMigrationName: (migration: Migration) => migration.name,
-      getMigration: async (migration: Migration) => migration,
-    },
-  });
-}
 
 const BEFORE = '2026-01-05 09:00:00.000';
 

@@ -1,21 +1,7 @@
-import { type Migration, MIGRATIONS } from '../../migrations';
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
 import { employeeColumnsBefore0017 } from '../helpers/factories';
-
-/** Applies the migrations up to and including `last`, as a database of that release has them. */
-async function migrateThrough(db: Db, last: string): Promise<void> {
-  const migrations = MIGRATIONS.slice(0, MIGRATIONS.findIndex((migration) => migration.name === last) + 1);
-  await db.migrate.latest({
-    tableName: 'knex_migrations',
-    migrationSource: {
-      getMigrations: async () => migrations,
-      getMigrationName: (migration: Migration) => migration.name,
-      getMigration: async (migration: Migration) => migration,
-    },
-  });
-}
 
 describe.each(testDialects())('migration 0013_unique_department_names on %s', (dialect) => {
   let database: TestDatabase;
