@@ -116,13 +116,13 @@ if (missing && process.env.CI === 'true') {
         if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
       });
       await page.goto(url);
-      await page.locator('#operations-Employees-get_employees_me').waitFor({ timeout: 30_000 });
+      await page.locator('#operations-Employees-getMyEmployee').waitFor({ timeout: 30_000 });
       return { page, requested, problems };
     }
 
     it('runs GET /employees/me with the bearer token entered in the Authorize dialog and shows the employee', async () => {
       const { page, problems } = await openDocs(`${server.apiUrl}/docs`);
-      const me = page.locator('#operations-Employees-get_employees_me');
+      const me = page.locator('#operations-Employees-getMyEmployee');
       await me.locator('.opblock-summary').click();
 
       const withoutToken = await execute(page, me, '/employees/me', 401);
