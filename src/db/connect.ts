@@ -96,12 +96,24 @@ function withBusyRetries(db: Db, waitMs: number): void {
       try {
         return await query(connection, statement);
       } catch (error) {
-        if ((error as { code?: unknown }).code !== 'SQLITE_BUSY' || Date.now() >= deadline) throw error;
-        const pause = Math.min(2 ** attempt, 50, Math.max(1, deadline - Date.now()));
+        if (!isRetriableBusy(error) || Date.now() >= deadline) throw error;
+        // Short pauses: another process's writes are short, and a waiter that sleeps long keeps
+        // missing the moments the lock is free while that process takes it again and again.
+        const pause = Math.min(2 ** attempt, 10, Math.max(1, deadline - Date.now()));
         await new Promise((resolve) => setTimeout(resolve, pause));
       }
     }
   };
+}
+
+/**
+ * SQLITE_BUSY and its extended codes (SQLITE_BUSY_RECOVERY while another process recovers the
+ * WAL after a crash, SQLITE_BUSY_TIMEOUT), but not SQLITE_BUSY_SNAPSHOT: that one needs its whole
+ * transaction run again, not the statement.
+ */
+function isRetriableBusy(error: unknown): boolean {
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY') && code !== 'SQLITE_BUSY_SNAPSHOT';
 }
 
 /**

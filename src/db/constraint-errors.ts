@@ -62,7 +62,7 @@ const CONNECTION_ERROR_CODES = new Set([
 export function isUnavailableError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code } = error as DriverError;
-  if (typeof code === 'string' && CONNECTION_ERROR_CODES.has(code)) return true;
+  if (typeof code === 'string' && (CONNECTION_ERROR_CODES.has(code) || code.startsWith('SQLITE_BUSY'))) return true;
   // mysql2 marks errors that end the connection fatal; some carry no code ("Can't add new command
   // when connection is in closed state": a statement, or a transaction's ROLLBACK, sent on a
   // connection whose database server just died).
