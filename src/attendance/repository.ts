@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../caller';
-import { type Db, dialectOf } from '../db/connect';
+import { certifiesWrites, type Db, dialectOf } from '../db/connect';
 import { parameter, preparedQuery, preparedWrite } from '../db/prepared';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
@@ -59,9 +59,9 @@ export async function findAttendanceEmployee(db: Db, id: number): Promise<Attend
 }
 
 /**
- * Reads the employee and locks their row until the transaction ends (MySQL: the row is written
- * first, claimAttendanceEmployee, then read `FOR UPDATE`; SQLite lets one writer at a time
- * anyway), so that the attendance writes of one employee run one after
+ * Reads the employee and locks their row until the transaction ends (MySQL: read `FOR UPDATE`,
+ * on a certifying cluster written first, claimAttendanceEmployee; SQLite lets one writer at a
+ * time anyway), so that the attendance writes of one employee run one after
  * another and each sees what the previous one committed. Call it as the FIRST statement of the
  * transaction: InnoDB (REPEATABLE READ) fixes a transaction's snapshot at its first plain read,
  * and a snapshot taken before the lock would miss the record the previous holder just wrote.
@@ -73,16 +73,17 @@ export async function lockAttendanceEmployee(trx: Db, id: number): Promise<Atten
 }
 
 /**
- * Writes the employee's row (attendance_version + 1, migration 0015) as the first statement of an
- * attendance write on MySQL. The write locks the row like FOR UPDATE did on one server; on a
- * Galera cluster, where locks are node-local, it puts the row in the transaction's write set, so
- * certification lets only one of two concurrent attendance writes of the employee commit,
- * whichever nodes they ran on (the other is retried: src/db/retry-conflicts.ts). A locking
- * statement takes no snapshot: the reads after it see what the previous writer committed. SQLite
- * runs one writer at a time and needs neither.
+ * On a cluster that certifies writes (Galera, Group Replication: certifiesWrites), writes the
+ * employee's row (attendance_version + 1, migration 0015) as the first statement of an
+ * attendance write. Locks there are node-local; the write puts the row in the transaction's
+ * write set, so certification lets only one of two concurrent attendance writes of the employee
+ * commit, whichever nodes they ran on (the other is retried: src/db/retry-conflicts.ts). A
+ * locking statement takes no snapshot: the reads after it see what the previous writer
+ * committed. On one MySQL/MariaDB server the `FOR UPDATE` of the statement that follows orders
+ * the writes by itself, and SQLite runs one writer at a time: neither needs the extra statement.
  */
 async function claimAttendanceEmployee(trx: Db, id: number): Promise<void> {
-  if (dialectOf(trx) === 'mysql') await incrementAttendanceVersion(trx, [id]);
+  if (await certifiesWrites(trx)) await incrementAttendanceVersion(trx, [id]);
 }
 
 const incrementAttendanceVersion = preparedWrite((db) =>
@@ -94,8 +95,8 @@ export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_
 
 /**
  * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
- * statements). On MySQL, after claimAttendanceEmployee, both come from one UNION: first the employee's row, locked (a primary-key
- * lookup, read while the statement is optimised), then the record, a plain read. The record is
+ * statements). On MySQL (after claimAttendanceEmployee) both come from one UNION: first the
+ * employee's row, locked (a primary-key lookup, read while the statement is optimised), then the record, a plain read. The record is
  * the transaction's first consistent read, so its snapshot is taken after the lock is granted and
  * holds whatever the previous holder of the lock committed. It is not locked itself: a locking
  * read of the index range would take gap locks shared with the neighbouring employee's records,
@@ -434,7 +435,7 @@ export async function lockAttendanceEmployees(
   const parts: Knex.QueryBuilder[] = [];
   // Each part is an index lookup (the unique badge index, the primary key): a locking read of
   // `badge IN (...) OR id IN (...)` could scan, and lock, the whole table.
-  if (mysql) {
+  if (await certifiesWrites(trx)) {
     // As claimAttendanceEmployee: written first, so that on a Galera cluster a batch and any other
     // attendance write of one of these employees cannot both commit.
     const bump = { attendance_version: trx.raw('attendance_version + 1') };

@@ -186,14 +186,42 @@ function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, poolMax
  * next request. UPDATE is included because an attendance write's first statement is an UPDATE of
  * the employee's row (src/attendance/repository.ts): run before the node applied the employee's
  * creation, it would change no row and leave the row out of the write set.
+ *
+ * The session also learns whether its server certifies writes against other primaries (a Galera
+ * node, a Group Replication member): only there do row locks fail to order two writes, and
+ * writes that rely on them write the row instead (certifiesWrites). The question goes to the
+ * server the connection reached, so a cluster behind a load balancer answers it too.
  */
-async function prepareSession(connection: RawConnection, causalReads: boolean): Promise<void> {
+async function prepareSession(connection: RawConnection & SessionFacts, causalReads: boolean): Promise<void> {
   const query = (sql: string) =>
     new Promise<unknown>((resolve, reject) => connection.query(sql, (error, rows) => (error ? reject(error) : resolve(rows))));
   await query(MYSQL_SESSION_SQL);
-  if (!causalReads) return;
-  const rows = (await query("SHOW VARIABLES LIKE 'wsrep_on'")) as Array<{ Value: string }>;
-  if (rows[0]?.Value === 'ON') await query('SET SESSION wsrep_sync_wait = 3');
+  const rows = (await query(CLUSTER_VARIABLES_SQL)) as Array<{ Variable_name: string; Value: string }>;
+  const variables = new Map(rows.map((row) => [row.Variable_name.toLowerCase(), row.Value]));
+  const galera = variables.get('wsrep_on') === 'ON';
+  connection.hrmCertifiesWrites = galera || Boolean(variables.get('group_replication_group_name'));
+  if (galera && causalReads) await query('SET SESSION wsrep_sync_wait = 3');
+}
+
+const CLUSTER_VARIABLES_SQL = "SHOW VARIABLES WHERE Variable_name IN ('wsrep_on', 'group_replication_group_name')";
+
+/** What prepareSession learnt about a MySQL connection's server. */
+interface SessionFacts {
+  hrmCertifiesWrites?: boolean;
+}
+
+/**
+ * Whether the transaction `trx` runs on a server that certifies writes against other primaries
+ * (Galera, Group Replication): there a row lock taken on one node does not stop a write through
+ * another, and only rows written are compared at commit. Never on SQLite.
+ */
+export async function certifiesWrites(trx: Db): Promise<boolean> {
+  if (dialectOf(trx) !== 'mysql') return false;
+  const client = trx.client as { acquireConnection(): Promise<SessionFacts>; releaseConnection(connection: unknown): Promise<unknown> };
+  // The transaction's own connection; releasing it leaves it to the transaction.
+  const connection = await client.acquireConnection();
+  await client.releaseConnection(connection);
+  return connection.hrmCertifiesWrites === true;
 }
 
 /**

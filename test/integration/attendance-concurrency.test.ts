@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { certifiesWrites } from '../../src/db/connect';
 import { asUniqueViolation } from '../../src/db/constraint-errors';
 import { attendanceRowsOf, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
@@ -159,5 +160,17 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
     );
     expect(asUniqueViolation(error)?.key).toMatch(/open_employee_id/);
     expect(await attendanceRowsOf(t, employeeId)).toHaveLength(1);
+  });
+
+  it('orders one server\'s attendance writes by the row lock alone: attendance_version, the cluster\'s write, is left alone', async () => {
+    const employeeId = await createEmployee(t);
+    expect(await t.db.transaction((trx) => certifiesWrites(trx))).toBe(false);
+
+    const { responses } = await together(Array.from({ length: 5 }, () => () => post('/attendance/punch-in', { employee: employeeId })));
+    expect(statusesOf(responses)).toEqual([201, 409, 409, 409, 409]);
+    setClock(t, '2026-11-20T13:00:00.000Z');
+    expect((await post('/attendance/punch-out', { employee: employeeId })).status).toBe(200);
+
+    expect(Number((await t.db('employees').where({ id: employeeId }).first('attendance_version')).attendance_version)).toBe(0);
   });
 });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { issueToken } from '../../src/auth/issue-token';
-import { openDatabase } from '../../src/db/connect';
+import { certifiesWrites, openDatabase } from '../../src/db/connect';
 import { retryConflicts } from '../../src/db/retry-conflicts';
 import { lockAttendanceEmployee } from '../../src/attendance/repository';
 import { MIGRATIONS } from '../../migrations';
@@ -78,6 +78,8 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         { node: 'node2', syncWait: 3 },
         { node: 'node3', syncWait: 3 },
       ]);
+      // Each session knows its server certifies writes: attendance writes write the employee's row.
+      expect(await Promise.all(apps.map((app) => app.db.transaction((trx) => certifiesWrites(trx))))).toEqual([true, true, true]);
     });
 
     it('turns causal reads off with DATABASE_CAUSAL_READS=0', async () => {
