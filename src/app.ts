@@ -101,7 +101,8 @@ export function createApp(deps: AppDependencies): Express {
  */
 function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDependencies): { router: Router; served: ServedRoute[] } {
   const cloud = config.deployment === 'cloud';
-  const api = Router({ mergeParams: true });
+  // Cloud mode: resolveInstance reads the :instance of the base path.
+  const api = Router({ mergeParams: cloud });
   const served: ServedRoute[] = [];
   const mount = (...features: Routes[]) => {
     for (const feature of features) {

@@ -29,7 +29,8 @@ export interface ServedRoute extends RouteNeeds {
  * with 405 and `Allow` (CONTRACT §6).
  */
 export class Routes {
-  readonly router = Router({ mergeParams: true });
+  // Its handlers read only their own parameters (the instance is resolved in front of it).
+  readonly router = Router();
   readonly served: ServedRoute[] = [];
 
   constructor(readonly prefix: string) {}
