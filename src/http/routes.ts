@@ -29,11 +29,14 @@ export interface ServedRoute extends RouteNeeds {
  * with 405 and `Allow` (CONTRACT §6).
  */
 export class Routes {
-  // Its handlers read only their own parameters (the instance is resolved in front of it).
-  readonly router = Router();
+  readonly router: Router;
   readonly served: ServedRoute[] = [];
 
-  constructor(readonly prefix: string) {}
+  constructor(readonly prefix: string) {
+    // A prefix's own parameters (/employees/:id/attendance) reach the handlers; the instance of a
+    // cloud base path need not (it is resolved in front of every feature).
+    this.router = Router({ mergeParams: prefix.includes(':') });
+  }
 
   route(path: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): this {
     const pattern = path === '/' ? this.prefix : `${this.prefix}${path}`;
