@@ -1,7 +1,9 @@
+import type { AddressInfo } from 'node:net';
 import type { DatabaseConfig } from '../../src/config';
 import { openDatabase } from '../../src/db/connect';
 import type { TestDatabase } from './databases';
-import { galeraMissing, type GaleraCluster } from './galera';
+import { galeraMissing, type GaleraCluster, startingAt } from './galera';
+import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 // The Galera cluster tests' suite helpers (the cluster itself is in galera.ts, shared with the bench).
 
@@ -42,3 +44,30 @@ export function clusterTestDatabase(
   return { config, url: config.url, open: () => openDatabase(config), drop: database.drop };
 }
 
+
+/**
+ * One listening test app per node of `nodes`, each with its connections preferring that node, and
+ * the origin to send it requests: requests sent to different apps run on different nodes.
+ */
+export async function startNodeApps(
+  cluster: GaleraCluster,
+  database: { name: string; drop(): Promise<void> },
+  nodes: number[],
+  options: Omit<TestAppOptions, 'database'> = {},
+): Promise<Array<{ app: TestApp; origin: string }>> {
+  const started: Array<{ app: TestApp; origin: string }> = [];
+  for (const node of nodes) {
+    const app = await startTestApp('mysql', { ...options, database: clusterTestDatabase(cluster, database, startingAt(node)) });
+    await new Promise<void>((resolve) => app.app.listen(0, '127.0.0.1', resolve));
+    started.push({ app, origin: `http://127.0.0.1:${(app.app.address() as AddressInfo).port}` });
+  }
+  return started;
+}
+
+/** Stops the apps of startNodeApps; the first drops the database they share. */
+export async function stopNodeApps(apps: readonly TestApp[]): Promise<void> {
+  for (const [index, app] of apps.entries()) {
+    await new Promise((resolve) => app.app.close(resolve));
+    await app.close({ keepDatabase: index > 0 });
+  }
+}

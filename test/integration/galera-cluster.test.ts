@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { issueToken } from '../../src/auth/issue-token';
 import { certifiesWrites, openDatabase } from '../../src/db/connect';
@@ -8,9 +7,9 @@ import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { type GaleraCluster, startGaleraCluster, startingAt } from '../helpers/galera';
-import { clusterTestDatabase, whenGaleraAvailable } from '../helpers/galera-suite';
+import { clusterTestDatabase, startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import type { TestApp } from '../helpers/test-app';
 
 // One server process per node: app i's connections prefer node i (its DATABASE_URL lists that
 // node first), so requests sent to different apps run on different nodes of one database.
@@ -28,20 +27,15 @@ describe('on a 3-node MariaDB Galera cluster', () => {
     beforeAll(async () => {
       cluster = await startGaleraCluster();
       database = await cluster.createDatabase();
-      for (let node = 0; node < 3; node++) {
-        const app = await startTestApp('mysql', { database: clusterTestDatabase(cluster, database, startingAt(node)) });
-        await new Promise<void>((resolve) => app.app.listen(0, '127.0.0.1', resolve));
+      for (const { app, origin } of await startNodeApps(cluster, database, [0, 1, 2])) {
         apps.push(app);
-        origins.push(`http://127.0.0.1:${(app.app.address() as AddressInfo).port}`);
+        origins.push(origin);
       }
       admin = await createUser(first(), 'admin');
     }, 300_000);
 
     afterAll(async () => {
-      for (const [index, app] of apps.entries()) {
-        await new Promise((resolve) => app.app.close(resolve));
-        await app.close({ keepDatabase: index > 0 });
-      }
+      await stopNodeApps(apps);
       await cluster?.stop();
     });
 

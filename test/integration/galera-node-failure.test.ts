@@ -1,11 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { openDatabase } from '../../src/db/connect';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { type GaleraCluster, startGaleraCluster, startingAt } from '../helpers/galera';
-import { clusterTestDatabase, whenGaleraAvailable } from '../helpers/galera-suite';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { type GaleraCluster, startGaleraCluster } from '../helpers/galera';
+import { startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
+import type { TestApp } from '../helpers/test-app';
 
 // A node killed with SIGKILL under 8 streams of writes through two server processes, one on the
 // node that dies, and restarted: no acknowledged write is lost or applied twice.
@@ -41,25 +40,20 @@ describe('a Galera node killed under load', () => {
       cluster = await startGaleraCluster();
       database = await cluster.createDatabase();
       // Server 1 prefers node 1 (the one killed), server 2 node 2.
-      for (const node of [0, 1]) {
-        const app = await startTestApp('mysql', {
-          database: clusterTestDatabase(cluster, database, startingAt(node)),
-          env: { LOG_LEVEL: 'warn' },
-          logDestination: { write: (line: string) => void logLines.push(line) },
-        });
-        await new Promise<void>((resolve) => app.app.listen(0, '127.0.0.1', resolve));
+      const started = await startNodeApps(cluster, database, [0, 1], {
+        env: { LOG_LEVEL: 'warn' },
+        logDestination: { write: (line: string) => void logLines.push(line) },
+      });
+      for (const { app, origin } of started) {
         setClock(app, '2026-11-20T06:00:00.000Z');
         apps.push(app);
-        origins.push(`http://127.0.0.1:${(app.app.address() as AddressInfo).port}`);
+        origins.push(origin);
       }
       admin = await createUser(apps[0] as TestApp, 'admin');
     }, 300_000);
 
     afterAll(async () => {
-      for (const [index, app] of apps.entries()) {
-        await new Promise((resolve) => app.app.close(resolve));
-        await app.close({ keepDatabase: index > 0 });
-      }
+      await stopNodeApps(apps);
       await cluster?.stop();
     });
 
