@@ -96,7 +96,8 @@ export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_
 /**
  * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
  * statements). On MySQL (after claimAttendanceEmployee) both come from one UNION: first the
- * employee's row, locked (a primary-key lookup, read while the statement is optimised), then the record, a plain read. The record is
+ * employee's row, locked (a primary-key lookup, read while the statement is optimised), then the
+ * record, a plain read. The record is
  * the transaction's first consistent read, so its snapshot is taken after the lock is granted and
  * holds whatever the previous holder of the lock committed. It is not locked itself: a locking
  * read of the index range would take gap locks shared with the neighbouring employee's records,
