@@ -64,14 +64,14 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
         connection.pragma('synchronous = NORMAL');
         connection.pragma('foreign_keys = ON');
         // No waiting inside SQLite: better-sqlite3 would wait synchronously, the whole process
-        // with it (withBusyRetries waits between tries instead).
+        // with it (retryBusyStatements waits between tries instead).
         connection.pragma('busy_timeout = 0');
         done(null, connection);
       },
     },
   });
-  withImmediateTransactions(db);
-  withBusyRetries(db, SQLITE_BUSY_WAIT_MS);
+  retryBusyStatements(db.client as QueryingClient, SQLITE_BUSY_WAIT_MS);
+  withImmediateTransactions(db, SQLITE_BUSY_WAIT_MS);
   return db;
 }
 
@@ -84,11 +84,11 @@ export const SQLITE_BUSY_WAIT_MS = 5000;
  * of other instances) while another process holds the write lock. SQLite's own busy_timeout
  * would sleep in the thread that runs JavaScript. A statement that failed with SQLITE_BUSY did
  * nothing, and every transaction here is IMMEDIATE, so BUSY comes from its BEGIN or from a
- * statement outside a transaction: trying it again is safe.
+ * statement outside a transaction: trying it again is safe. Knex runs a transaction's statements,
+ * its BEGIN included, on a client of its own made from the class, not from `client`: each
+ * transaction's client gets the retries too (withImmediateTransactions).
  */
-function withBusyRetries(db: Db, waitMs: number): void {
-  type Query = (connection: unknown, query: unknown) => Promise<unknown>;
-  const client = db.client as { _query: Query };
+function retryBusyStatements(client: QueryingClient, waitMs: number): void {
   const query = client._query.bind(client);
   client._query = async (connection, statement) => {
     const deadline = Date.now() + waitMs;
@@ -105,6 +105,9 @@ function withBusyRetries(db: Db, waitMs: number): void {
     }
   };
 }
+
+/** The Knex client method every statement goes through (Knex's own, not a public API). */
+type QueryingClient = { _query(connection: unknown, query: unknown): Promise<unknown> };
 
 /**
  * SQLITE_BUSY and its extended codes (SQLITE_BUSY_RECOVERY while another process recovers the
@@ -124,13 +127,18 @@ function isRetriableBusy(error: unknown): boolean {
  * waiting for another process's write like any statement does. Knex has no setting for it, so
  * each new transaction's `begin` is replaced (nested ones use savepoints and never begin).
  */
-function withImmediateTransactions(db: Db): void {
-  type Transaction = { begin(connection: unknown): unknown; query(connection: unknown, sql: string): unknown };
+function withImmediateTransactions(db: Db, busyWaitMs: number): void {
+  type Transaction = { trxClient: QueryingClient; begin(connection: unknown): unknown; query(connection: unknown, sql: string): unknown };
   const client = db.client as { transaction(...args: unknown[]): Transaction };
   const transaction = client.transaction.bind(client);
   client.transaction = (...args) => {
     const trx = transaction(...args);
-    trx.begin = (connection) => trx.query(connection, 'BEGIN IMMEDIATE;');
+    trx.begin = (connection) => {
+      // The transaction's own client exists by now: while another process writes, BEGIN
+      // IMMEDIATE waits for the lock like any statement instead of failing at once (503).
+      retryBusyStatements(trx.trxClient, busyWaitMs);
+      return trx.query(connection, 'BEGIN IMMEDIATE;');
+    };
     return trx;
   };
 }

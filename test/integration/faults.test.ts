@@ -3,7 +3,7 @@ import request from 'supertest';
 import { runCli } from '../../src/cli/program';
 import { systemClock } from '../../src/clock';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
-import { createUser, unique } from '../helpers/factories';
+import { createUser, employeeColumns, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startServerProcess } from '../helpers/server-process';
 import { TcpProxy } from '../helpers/tcp-proxy';
@@ -141,6 +141,25 @@ describe('a locked SQLite database', () => {
     const after = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: code, first_name: 'L', last_name: 'K' });
     expect(after.status).toBe(201);
   }, 30_000);
+
+  it('begins a transaction once another connection releases the write lock, instead of failing at once', async () => {
+    const config = t.database.config as { filename: string };
+    const locker = new Database(config.filename);
+    const code = unique('BEGIN');
+    locker.exec('BEGIN IMMEDIATE');
+    // Another process's write: the lock is released while the transaction's BEGIN waits for it.
+    const release = setTimeout(() => locker.exec('ROLLBACK'), 300);
+    try {
+      await t.db.transaction(async (trx) => {
+        await trx('employees').insert({ ...employeeColumns({ employee_id: code }), created_at: '2026-11-20 12:00:00', updated_at: '2026-11-20 12:00:00' });
+      });
+    } finally {
+      clearTimeout(release);
+      if (locker.inTransaction) locker.exec('ROLLBACK');
+      locker.close();
+    }
+    expect(await t.db('employees').where({ employee_id: code }).first('id')).toBeDefined();
+  });
 
   it('answers /healthz within 50 ms while a write waits for the lock (the event loop stays free), and the write goes through once the lock is released', async () => {
     const admin = await createUser(t, 'admin');
