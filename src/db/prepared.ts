@@ -64,10 +64,13 @@ const MAX_BATCH = 64;
 const BATCH_SIZES = [1, 2, 4, 8, 16, 32, 64];
 
 /**
- * Batched queries of one lookup in flight at a time per database. Below this, a lookup is sent at
- * once, so a server under light load answers as fast as with one query per lookup.
+ * Batched queries of one lookup in flight at a time per database. A lookup asked for while none is
+ * out is sent at once, so a server under light load answers as fast as with one query per lookup;
+ * one asked for meanwhile waits at most that query's round trip. One rather than two: with 16 to 64
+ * clients reading employees by id on MariaDB, one in flight answered 15-33% more requests at the
+ * same or lower latency (bigger batches, fewer queries), and the same with 1 and 4 clients.
  */
-const MAX_BATCHES_IN_FLIGHT = 2;
+const MAX_BATCHES_IN_FLIGHT = 1;
 
 interface Waiter {
   resolve(row: Row | undefined): void;
