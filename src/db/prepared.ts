@@ -173,7 +173,10 @@ async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }, 
   if ((db as Knex.Transaction).isTransaction && (db as Knex.Transaction).isCompleted()) {
     throw new Error('Prepared statement on a transaction that has ended');
   }
-  const client = db.client as PoolClient;
+  const client = db.client as PoolClient & { emit(event: 'query', query: { sql: string; bindings: unknown[] }): boolean };
+  // Whoever listens to Knex's `query` event (a test, a debugging session) sees these statements
+  // as it sees Knex's own.
+  client.emit('query', { sql, bindings: values });
   // Knex's pool (the same connections, limits and acquire timeout as every other query), or
   // the transaction's own connection, which releasing leaves to the transaction.
   const connection = await client.acquireConnection();
