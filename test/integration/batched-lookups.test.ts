@@ -83,6 +83,16 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
     expect(queries).toBe(1);
   });
 
+  it('holds the lookups asked for while a query is out, and sends them together when it returns', async () => {
+    const [first, second, third] = users as [TestUser, TestUser, TestUser];
+
+    // The first goes at once; the two asked for while it is out wait for it, then go as one query.
+    const { result, queries } = await countingQueries(() => Promise.all([first, second, third].map((user) => findTokenPrincipal(t.db, user.tokenId))));
+
+    expect(result.map((principal) => principal?.userId)).toEqual([first.userId, second.userId, third.userId]);
+    expect(queries).toBe(2);
+  });
+
   it('sees a revocation committed before the request, even while other lookups are under way', async () => {
     const [victim, ...others] = users.slice(0, 30) as [TestUser, ...TestUser[]];
     const me = (user: TestUser) => request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' });
