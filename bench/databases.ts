@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import type { DatabaseConfig } from '../src/config';
+import type { DatabaseConfig } from '../src/db/connect';
 import type { BenchDialect } from './options';
 
 /** A fresh, empty database for one benchmark run. */

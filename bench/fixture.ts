@@ -1,9 +1,8 @@
 import { issueToken } from '../src/auth/issue-token';
 import { insertUser } from '../src/users/user-repository';
 import { systemClock } from '../src/clock';
-import type { DatabaseConfig } from '../src/config';
-import { openDatabase } from '../src/db/connect';
-import { openInstance } from '../src/instance';
+import { openDatabase, type DatabaseConfig } from '../src/db/connect';
+import { openInstance } from '../src/instances/instance';
 import { seedAttendance } from '../src/seed/attendance';
 import { seedEmployees } from '../src/seed/employees';
 import { SETTING, writeSetting } from '../src/settings/repository';

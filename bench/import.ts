@@ -16,7 +16,7 @@ import { type Db, openDatabase } from '../src/db/connect';
 import { importIcehrm } from '../src/import/icehrm-import';
 import { openIcehrmSource } from '../src/import/icehrm-source';
 import type { ImportProgress, TableCounts } from '../src/import/report';
-import { openInstance } from '../src/instance';
+import { openInstance } from '../src/instances/instance';
 import { createIcehrmDatabase } from '../test/helpers/icehrm-schema';
 
 function option(name: string, fallback: number): number {

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../src/clock';
 import { openDatabase } from '../src/db/connect';
-import { openInstance } from '../src/instance';
+import { openInstance } from '../src/instances/instance';
 import { createDevice } from '../src/terminals/devices';
 import { Children, freePort, waitUntilAnswering } from './children';
 import { DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';

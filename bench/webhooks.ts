@@ -18,7 +18,7 @@ import { systemClock } from '../src/clock';
 import { type Db, openDatabase } from '../src/db/connect';
 import { createEmployee } from '../src/employees/create-employee';
 import { idempotentWrite } from '../src/idempotency/idempotent';
-import { openInstance } from '../src/instance';
+import { openInstance } from '../src/instances/instance';
 import { singleInstance } from '../src/instances/source';
 import { createWebhook } from '../src/webhooks/subscriptions';
 import { DeliveryWorker } from '../src/webhooks/worker';

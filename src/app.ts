@@ -24,7 +24,7 @@ import { lookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
-import { requireApiEnabled } from './settings/gate';
+import { requireApiEnabled } from './http/settings-gate';
 import { PUNCH_LOG_BODIES, terminalRoutes } from './terminals/routes';
 import { webhookRoutes } from './webhooks/routes';
 

@@ -10,3 +10,11 @@ export interface Caller {
   employeeId: number | null;
   tokenId: string;
 }
+
+/** An attendance terminal behind a device token (a request has then no Caller). */
+export interface DeviceCaller {
+  id: number;
+  name: string;
+  /** The IANA time zone its punches are read in. */
+  timezone: string;
+}

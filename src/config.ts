@@ -1,17 +1,8 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import type { DatabaseConfig } from './db/connect';
 import { parseMysqlUrl } from './db/mysql-hosts';
-
-export type DatabaseConfig =
-  | { client: 'sqlite'; filename: string }
-  | {
-      client: 'mysql';
-      /** One host, or several (a Galera cluster's nodes): mysql://user:pass@h1:3306,h2:3306/db */
-      url: string;
-      /** On a Galera node, reads wait for the writes committed anywhere before them (default on). */
-      causalReads?: boolean;
-    };
 
 /** A database server (or Galera cluster) instances may live on; its URL names no database. */
 export interface DatabaseServer {

@@ -8,7 +8,7 @@ import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { type Db, openDatabase } from './db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest, SchemaTooNewError } from './db/migrate';
-import { openInstance } from './instance';
+import { openInstance } from './instances/instance';
 import { InstanceDirectory } from './instances/directory';
 import { listRegisteredInstances } from './instances/registry';
 import { type InstanceSource, singleInstance } from './instances/source';

@@ -1,9 +1,9 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { describeAttendance } from './attendance/openapi';
+import { attendanceSchema, describeAttendance } from './attendance/openapi';
 import { describeTokens } from './auth/openapi';
 import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
-import { describeEmployees } from './employees/openapi';
+import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { z } from 'zod';
 import { declareResponseHeaders, documentAcceptedInputs, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
@@ -43,7 +43,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeLookups(registry);
   describeAttendance(registry);
   describeTerminals(registry);
-  describeWebhooks(registry);
+  describeWebhooks(registry, { employee: employeeSchema, attendance: attendanceSchema });
   describeDocs(registry);
   describeHealth(registry);
 

@@ -16,7 +16,7 @@ import {
 import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
 import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
-import { recordAttendanceDeleted, recordAttendanceEvent } from '../webhooks/resource-events';
+import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
 
 const NO_SUCH_RECORD = 'No such attendance record';
 

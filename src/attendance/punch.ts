@@ -16,7 +16,7 @@ import {
 import { assertNotOverlapping, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance } from './writes';
-import { recordAttendanceEvent } from '../webhooks/resource-events';
+import { recordAttendanceEvent } from './events';
 
 /**
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
 import { BadRequestError, NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
-import type { Instance } from '../instance';
+import type { Instance } from '../instances/instance';
 import { optionalJsonObject, requireJsonObject } from '../http/json-body';
 import { toPage } from '../http/pagination';
 import { pathId } from '../http/params';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Instance } from '../instance';
-import { type AccessTokenClaims, TokenRejectedError, verifyAccessToken } from './tokens';
+import type { Instance } from '../instances/instance';
+import { type AccessTokenClaims, TokenRejectedError, verifyAccessToken } from '../tokens/tokens';
 
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 

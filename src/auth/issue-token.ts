@@ -1,7 +1,7 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import type { Db } from '../db/connect';
 import { insertToken } from '../users/token-repository';
-import { signAccessToken } from './tokens';
+import { signAccessToken } from '../tokens/tokens';
 
 /** IceHrm's token lifetime, and ours unless a shorter or longer one is asked for. */
 export const DEFAULT_TOKEN_LIFETIME_SECONDS = 180 * 24 * 3600;

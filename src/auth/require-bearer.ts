@@ -6,7 +6,7 @@ import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
 import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
-import { type AccessTokenClaims, deviceOfSubject } from './tokens';
+import { type AccessTokenClaims, deviceOfSubject } from '../tokens/tokens';
 
 const LAST_USED_RESOLUTION_MS = 60_000;
 

@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { type Config, loadConfig } from '../config';
 import { type Db, openDatabase } from '../db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../db/migrate';
-import { openInstance, type Instance } from '../instance';
+import { openInstance, type Instance } from '../instances/instance';
 import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName } from '../instances/registry';
 
 export interface CliIo {

@@ -1,9 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import type { DatabaseConfig } from '../config';
 import { isNodeNotReady } from './constraint-errors';
 import { HostSelector, isUsableNode, type MysqlHost, NODE_STATUS_SQL, parseMysqlUrl } from './mysql-hosts';
+
+export type DatabaseConfig =
+  | { client: 'sqlite'; filename: string }
+  | {
+      client: 'mysql';
+      /** One host, or several (a Galera cluster's nodes): mysql://user:pass@h1:3306,h2:3306/db */
+      url: string;
+      /** On a Galera node, reads wait for the writes committed anywhere before them (default on). */
+      causalReads?: boolean;
+    };
 
 export type Db = Knex;
 export type Dialect = 'sqlite' | 'mysql';

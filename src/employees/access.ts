@@ -2,8 +2,9 @@ import type { Knex } from 'knex';
 import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { ForbiddenError, type FieldError, NotFoundError } from '../errors';
-import { EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS } from './fields';
-import { type EmployeeRecord, findEmployeeById } from './repository';
+import { EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS } from '../employee-records/fields';
+import type { EmployeeRecord } from '../employee-records/record';
+import { findEmployeeById } from './repository';
 
 // Who sees and changes which employee (CONTRACT §4, §5.4).
 

@@ -3,12 +3,13 @@ import { writeAudit } from '../audit/repository';
 import { toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { todayIn } from '../time';
-import { recordEmployeeEvent } from '../webhooks/resource-events';
+import { recordEmployeeEvent } from './events';
 import type { Caller } from '../caller';
 import { assertMayCreateEmployees } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
-import { columnOf, EMPLOYEE_FIELDS } from './fields';
-import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, insertEmployee } from './repository';
+import { columnOf, EMPLOYEE_FIELDS } from '../employee-records/fields';
+import type { EmployeeColumns, EmployeeRecord } from '../employee-records/record';
+import { findEmployeeById, insertEmployee } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, parseEmployeeInput } from './schemas';
 

@@ -4,8 +4,8 @@ import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
 import { valueChanges } from './columns';
 import { deleteEmployeeRow, detachEmployee, disableUsersOfEmployee } from './repository';
 import type { WriteContext } from './update-employee';
-import { recordEvents } from '../webhooks/outbox';
-import { deletionEvent, employeeEvent } from '../webhooks/resource-events';
+import { deletionEvent, recordEvents } from '../webhooks/outbox';
+import { employeeEvent } from './events';
 
 /**
  * Deletes an employee (admins only), in the write's transaction: disables their users and revokes

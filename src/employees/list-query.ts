@@ -4,7 +4,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { ForbiddenError, type FieldError } from '../errors';
 import { idSchema } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
-import { COUNTRY, EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
+import { COUNTRY, EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
 
 // What GET /employees may ask (CONTRACT §6), read as leniently as IceHrm reads it where that is
 // harmless: limit and page out of range, sortOrder in any case, an empty or null `filters`, the

@@ -7,7 +7,7 @@ import { offsetOf } from '../http/pagination';
 import { TtlCache } from '../ttl-cache';
 import { whereVisible } from './access';
 import { filterOf, type ListEmployeesQuery } from './list-query';
-import { type EmployeeRecord, selectEmployees, toEmployeeRecord } from './repository';
+import { type EmployeeRecord, selectEmployees, toEmployeeRecord } from '../employee-records/record';
 
 /** Columns `search` looks in for everyone: names, the employee code and the work e-mail. */
 const SEARCH_COLUMNS = ['e.first_name', 'e.middle_name', 'e.last_name', 'e.employee_id', 'e.work_email'];

@@ -12,7 +12,7 @@ import {
   problems,
   referenceSchema,
 } from '../http/openapi';
-import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from './fields';
+import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from '../employee-records/fields';
 import { listEmployeesQuery } from './list-query';
 import { employeeWriteSchema } from './schemas';
 

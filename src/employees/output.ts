@@ -1,20 +1,19 @@
 import type { Caller, Role } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
-import type { Instance } from '../instance';
-import type { NamedTable, NameLookup } from '../lookups/reference-names';
+import type { Instance } from '../instances/instance';
+import { type NamedTable, type NameLookup, referenceNamesOf } from '../lookups/reference-names';
 import { wallClockIn } from '../time';
 import { seesPersonalFields } from './access';
-import { storedIdList } from './columns';
-import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
-import { type EmployeeRecord } from './repository';
+import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
+import { type EmployeeRecord, storedIdList } from '../employee-records/record';
 
 const NAMED_REFERENCES = (Object.keys(REFERENCE_FIELDS) as ReferenceFieldName[]).filter(
   (field) => REFERENCE_FIELDS[field].table !== 'employees',
 );
 
-/** The names the reference objects of these employees display. */
-export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[], db: Db = instance.db): Promise<NameLookup> {
+/** The reference rows whose names these employees' reference objects display. */
+export function referencesOf(records: readonly EmployeeRecord[]): Array<[NamedTable, number | string]> {
   const wanted: Array<[NamedTable, number | string]> = [];
   for (const record of records) {
     for (const field of NAMED_REFERENCES) {
@@ -23,7 +22,12 @@ export function employeeReferenceNames(instance: Instance, records: EmployeeReco
     }
     if (record.country_code !== null) wanted.push([COUNTRY.table, record.country_code]);
   }
-  return instance.referenceNames.lookup(wanted, db);
+  return wanted;
+}
+
+/** The names the reference objects of these employees display, from the instance's cache. */
+export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[], db: Db = instance.db): Promise<NameLookup> {
+  return referenceNamesOf(instance).lookup(referencesOf(records), db);
 }
 
 /** What JSON.stringify escapes in a string: quotes, backslashes, control and lone surrogate characters. */

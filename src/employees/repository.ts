@@ -2,57 +2,8 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
-import { type EmployeeColumns, storedIdList } from './columns';
-import { columnOf, type EmployeeField, REFERENCE_FIELDS } from './fields';
-
-export type { EmployeeColumns } from './columns';
-
-/** The employee fields whose reference points at another employee. */
-export const EMPLOYEE_REFERENCE_FIELDS = ['supervisor', 'approver1', 'approver2', 'approver3'] as const;
-export type EmployeeReferenceField = (typeof EMPLOYEE_REFERENCE_FIELDS)[number];
-
-export interface EmployeeRecord extends EmployeeColumns {
-  id: number;
-  created_at: string;
-  updated_at: string;
-  /** "First Last" of the supervisor and approvers, for the `display` of their references. */
-  employeeNames: Record<EmployeeReferenceField, string | null>;
-}
-
-/**
- * An employee row with the names of the employees it points to (each a primary-key join). The
- * names of other references come from the in-memory ReferenceNames, not from joins.
- */
-export function selectEmployees(db: Db, alias = 'e'): Knex.QueryBuilder {
-  const query = db(`employees as ${alias}`).select(`${alias}.*`);
-  addEmployeeNames(query, alias);
-  return query;
-}
-
-/** Joins the supervisor and approvers of the employee aliased `alias`, selecting their names. */
-export function addEmployeeNames(query: Knex.QueryBuilder, alias: string): Knex.QueryBuilder {
-  for (const field of EMPLOYEE_REFERENCE_FIELDS) {
-    const joined = `${alias}_${field}`;
-    query
-      .leftJoin(`employees as ${joined}`, `${joined}.id`, `${alias}.${REFERENCE_FIELDS[field].column}`)
-      .select(`${joined}.first_name as ${field}__first_name`, `${joined}.last_name as ${field}__last_name`);
-  }
-  return query;
-}
-
-/**
- * The EmployeeRecord in a row selected with addEmployeeNames. The row itself becomes the record
- * (a list builds one per employee, so nothing is copied); its other columns are never read.
- */
-export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
-  const names = {} as Record<EmployeeReferenceField, string | null>;
-  for (const field of EMPLOYEE_REFERENCE_FIELDS) {
-    const first = row[`${field}__first_name`];
-    names[field] = first == null ? null : `${String(first)} ${String(row[`${field}__last_name`])}`;
-  }
-  row.employeeNames = names;
-  return row as unknown as EmployeeRecord;
-}
+import { EMPLOYEE_REFERENCE_FIELDS, type EmployeeColumns, type EmployeeRecord, selectEmployees, storedIdList, toEmployeeRecord } from '../employee-records/record';
+import { columnOf, type EmployeeField, REFERENCE_FIELDS } from '../employee-records/fields';
 
 // Reads by id outside a transaction (GET /employees/{id}, access checks) are prepared and batched.
 const lookUpEmployee = batchedLookup(

@@ -10,28 +10,15 @@ import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJsonText } from '../http/send';
 import { sendWrite } from '../http/write';
-import type { Instance } from '../instance';
+import type { Instance } from '../instances/instance';
 import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { EmployeeListCache, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
 import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
-import type { EmployeeRecord } from './repository';
+import type { EmployeeRecord } from '../employee-records/record';
 import { updateEmployee } from './update-employee';
-
-declare global {
-  namespace Express {
-    interface Request {
-      /**
-       * The caller's employee record, read by requireBearer in the same query as the token for
-       * the routes that declare `callerEmployee` (GET /employees/me); undefined otherwise, and for
-       * a user without one.
-       */
-      callerEmployee: EmployeeRecord | undefined;
-    }
-  }
-}
 
 /** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {

@@ -1,8 +1,9 @@
 import type { Db } from '../db/connect';
 import type { FieldError } from '../errors';
 import { todayIn } from '../time';
-import { columnOf, type EmployeeField, REFERENCE_FIELDS, type ReferenceFieldName } from './fields';
-import { countryExists, type EmployeeColumns, type EmployeeRecord, existingIds, findProvinceCountry } from './repository';
+import { columnOf, type EmployeeField, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
+import type { EmployeeColumns, EmployeeRecord } from '../employee-records/record';
+import { countryExists, existingIds, findProvinceCountry } from './repository';
 import type { EmployeeValues } from './schemas';
 
 const EMPLOYEE_REFERENCE_FIELDS = (Object.keys(REFERENCE_FIELDS) as ReferenceFieldName[]).filter(

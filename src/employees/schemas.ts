@@ -3,7 +3,7 @@ import type { FieldError } from '../errors';
 import { blankToNull, countryCode, date, email, idSchema, optionalText, reference, requiredText } from '../http/field-schemas';
 import { parseFields } from '../http/parse';
 import { isTimeZone } from '../time';
-import { EMPLOYEE_FIELDS, EMPLOYEE_STATUSES, type EmployeeField, MARITAL_STATUSES } from './fields';
+import { EMPLOYEE_FIELDS, EMPLOYEE_STATUSES, type EmployeeField, MARITAL_STATUSES } from '../employee-records/fields';
 
 // Input rules of CONTRACT §5.2. IceHrm clients send every value as a string; ids may also be
 // numbers or reference objects as read, "" means "no value" and 0000-00-00 means "no date".

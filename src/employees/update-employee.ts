@@ -3,11 +3,12 @@ import { writeAudit } from '../audit/repository';
 import { type FieldError, ValidationError } from '../errors';
 import type { Caller } from '../caller';
 import { todayIn } from '../time';
-import { recordEmployeeEvent } from '../webhooks/resource-events';
+import { recordEmployeeEvent } from './events';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
-import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from './fields';
-import { type EmployeeColumns, type EmployeeRecord, findEmployeeById, disableUsersOfEmployee, updateEmployeeRow } from './repository';
+import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from '../employee-records/fields';
+import type { EmployeeColumns, EmployeeRecord } from '../employee-records/record';
+import { findEmployeeById, disableUsersOfEmployee, updateEmployeeRow } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, type EmployeeValues, parseEmployeeInput } from './schemas';
 

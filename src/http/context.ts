@@ -1,7 +1,7 @@
 import type { Request } from 'express';
-import type { Instance } from '../instance';
-import type { Caller } from '../caller';
-import type { Device } from '../terminals/devices';
+import type { Caller, DeviceCaller } from '../caller';
+import type { EmployeeRecord } from '../employee-records/record';
+import type { Instance } from '../instances/instance';
 
 // Per-request state, set by the middleware in front of the routers and read by handlers through
 // accessors that fail loudly when a handler runs without the middleware that should have set it.
@@ -15,7 +15,13 @@ declare global {
       /** The user behind the bearer token: requireBearer. */
       caller: Caller | undefined;
       /** The attendance terminal behind a device token (then there is no caller): requireBearer. */
-      device: Device | undefined;
+      device: DeviceCaller | undefined;
+      /**
+       * The caller's employee record, read by requireBearer in the same query as the token for
+       * the routes that declare `callerEmployee` (GET /employees/me); undefined otherwise, and for
+       * a user without one.
+       */
+      callerEmployee: EmployeeRecord | undefined;
       /** The client address as the trusted proxies report it (TRUST_PROXY), read once. */
       clientIp: string;
     }

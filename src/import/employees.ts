@@ -1,6 +1,6 @@
-import type { EmployeeColumns } from '../employees/columns';
+import type { EmployeeColumns } from '../employee-records/record';
 import { toEmployeeColumns } from '../employees/columns';
-import { columnOf, EMPLOYEE_FIELDS } from '../employees/fields';
+import { columnOf, EMPLOYEE_FIELDS } from '../employee-records/fields';
 import { parameter, preparedWrite } from '../db/prepared';
 import { rowInserter } from './insert-rows';
 import { parseEmployeeInput, REQUIRED_ON_CREATE } from '../employees/schemas';

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createFirstAdmin, type FirstAdmin } from './first-admin';
 import type { Clock } from '../clock';
-import { type DatabaseConfig, type DatabaseServer, DEFAULT_SERVER } from '../config';
-import { type Db, openDatabase } from '../db/connect';
+import { type DatabaseServer, DEFAULT_SERVER } from '../config';
+import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
-import { openInstance } from '../instance';
+import { openInstance } from './instance';
 import { openServer } from './servers';
 import {
   countInstancesByServer,

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock';
-import type { DatabaseConfig, DatabaseServer } from '../config';
-import { type Db, openDatabase } from '../db/connect';
+import type { DatabaseServer } from '../config';
+import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { ServiceUnavailableError } from '../errors';
-import { type Instance, openInstance } from '../instance';
+import { type Instance, openInstance } from './instance';
 import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName, type RegisteredInstance } from './registry';
 import type { InstanceLease, InstanceSource } from './source';
 

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
-import type { DatabaseConfig, DatabaseServer } from '../config';
-import { type Db, openDatabase } from '../db/connect';
+import type { DatabaseServer } from '../config';
+import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { INSTANCE_MIGRATIONS, migrateToLatest } from '../db/migrate';
 import { createEmptyDatabase, unknownServerMessage } from './create-instance';
 import { REGISTRY_CHECK_MS } from './directory';

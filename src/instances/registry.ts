@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type DatabaseConfig, type DatabaseServer, DEFAULT_SERVER } from '../config';
-import type { Db } from '../db/connect';
+import { type DatabaseServer, DEFAULT_SERVER } from '../config';
+import type { Db, DatabaseConfig } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { parseMysqlUrl, withDatabase } from '../db/mysql-hosts';
 

@@ -1,5 +1,5 @@
-import type { DatabaseConfig, DatabaseServer } from '../config';
-import { type Db, openDatabase } from '../db/connect';
+import type { DatabaseServer } from '../config';
+import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { serversOf, UnknownServerError } from './registry';
 
 /**

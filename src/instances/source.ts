@@ -1,4 +1,4 @@
-import type { Instance } from '../instance';
+import type { Instance } from './instance';
 
 /** An instance held for one request; its database stays open until `release`. */
 export interface InstanceLease {

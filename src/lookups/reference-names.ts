@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
+import type { Instance } from '../instances/instance';
 
 /** The reference tables whose names are shown as the `display` of reference objects. */
 export const NAMED_TABLES = ['nationalities', 'employment_statuses', 'job_titles', 'pay_grades', 'provinces', 'departments', 'countries'] as const;
@@ -72,4 +73,28 @@ export class ReferenceNames {
     this.readAt = startedAt;
     return this.names;
   }
+}
+
+const namesOf = new WeakMap<Instance, ReferenceNames>();
+
+/** The instance's reference names: one cache per instance, forgotten by this module's writers. */
+export function referenceNamesOf(instance: Instance): ReferenceNames {
+  let names = namesOf.get(instance);
+  if (!names) namesOf.set(instance, (names = new ReferenceNames(instance.db, instance.clock)));
+  return names;
+}
+
+/**
+ * The names of `wanted` as they are in `db` (a write's transaction): one primary-key read per
+ * reference, for an event that must carry the names of its moment rather than the cache's.
+ */
+export async function readReferenceNames(db: Db, wanted: ReadonlyArray<[NamedTable, number | string]>): Promise<NameLookup> {
+  const names = new Map<string, string>();
+  for (const [table, key] of wanted) {
+    const row: { name: string } | undefined = await db(table)
+      .where(table === 'countries' ? 'code' : 'id', key)
+      .first('name');
+    if (row) names.set(`${table}:${key}`, row.name);
+  }
+  return { name: (table, key) => names.get(`${table}:${key}`) ?? null };
 }

@@ -11,6 +11,7 @@ import { parseFields, parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
+import { referenceNamesOf } from './reference-names';
 import { countEmployeesUsing, deleteLookupRow, findLookupRow, insertLookupRow, listLookupRows, updateLookupRow } from './repository';
 import { LOOKUP_TABLES, type LookupTable } from './tables';
 import { LOOKUP_WRITES, type LookupWrites } from './writes';
@@ -93,7 +94,7 @@ async function createRow(req: Request, res: Response, lookup: LookupTable, write
       const id = await insertLookupRow(trx, lookup, columns);
       return { status: 201, headers: { Location: `${req.baseUrl}/${id}` }, body: lookup.toResponse(await requireRow(trx, lookup, id)) };
     },
-    () => instance.referenceNames.invalidate(),
+    () => referenceNamesOf(instance).invalidate(),
   );
 }
 
@@ -111,7 +112,7 @@ async function updateRow(req: Request, res: Response, lookup: LookupTable, write
       await updateLookupRow(trx, lookup, id, columns);
       return { status: 200, body: lookup.toResponse(await requireRow(trx, lookup, id)) };
     },
-    () => instance.referenceNames.invalidate(),
+    () => referenceNamesOf(instance).invalidate(),
   );
 }
 
@@ -133,7 +134,7 @@ async function deleteRow(req: Request, res: Response, lookup: LookupTable, write
       await deleteLookupRow(trx, lookup, id);
       return { status: 200, body: { id: String(id) } };
     },
-    () => instance.referenceNames.invalidate(),
+    () => referenceNamesOf(instance).invalidate(),
   );
 }
 

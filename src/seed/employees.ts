@@ -1,7 +1,7 @@
 import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
-import type { EmployeeColumns } from '../employees/repository';
-import { MARITAL_STATUSES } from '../employees/fields';
+import type { EmployeeColumns } from '../employee-records/record';
+import { MARITAL_STATUSES } from '../employee-records/fields';
 import { CITIES, DEPARTMENTS, FIRST_NAMES, GENDERS, JOB_TITLES, LAST_NAMES, PAY_GRADES, STREETS, TIMEZONES } from './names';
 import { Random } from './random';
 

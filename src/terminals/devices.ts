@@ -1,6 +1,6 @@
 import { type KeyObject, randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { signDeviceToken } from '../auth/tokens';
+import { signDeviceToken } from '../tokens/tokens';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { isTimeZone } from '../time';

@@ -17,7 +17,7 @@ import { type AttendanceSettings, wholeSecond } from '../attendance/rules';
 import { attendanceChanges } from '../attendance/writes';
 import { instantOfWallClock, wallClockIn } from '../time';
 import { recordEvents, type OutboxEvent } from '../webhooks/outbox';
-import { attendanceEvent } from '../webhooks/resource-events';
+import { attendanceEvent } from '../attendance/events';
 import { lockDevice } from './devices';
 import { findReceivedLogIds, insertPunchLogs, MANUAL_DEVICE_ID, type PunchLogColumns } from './punch-log-repository';
 import { entryTime, type EntryResult, type PunchLogEntry } from './schemas';

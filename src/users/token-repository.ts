@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
-import { addEmployeeNames, type EmployeeRecord, toEmployeeRecord } from '../employees/repository';
+import { type EmployeeRecord, addEmployeeNames, toEmployeeRecord } from '../employee-records/record';
 import type { Role } from '../caller';
 
 /** A token row joined with what authentication needs to know about its user. */

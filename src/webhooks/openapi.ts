@@ -1,7 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { attendanceSchema } from '../attendance/openapi';
-import { employeeSchema } from '../employees/openapi';
 import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
@@ -50,7 +48,11 @@ const webhookId = z.object({ id: idString });
 const DESCRIPTION_URL =
   'The URL must be https:// (http:// only with WEBHOOK_ALLOW_HTTP=1) and its host must not be or resolve to a loopback, private, link-local, CGNAT, metadata or other non-public address (unless WEBHOOK_ALLOW_PRIVATE=1): else 422 naming `url`.';
 
-export function describeWebhooks(registry: OpenAPIRegistry): void {
+/**
+ * The subscription API and the deliveries; `payloads` are the read shapes the features' events
+ * carry (their own openapi.ts declares them).
+ */
+export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
   const tags = ['Webhooks'];
   const security = [{ bearer: [] }];
   const writeProblems = problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS);
@@ -142,11 +144,12 @@ export function describeWebhooks(registry: OpenAPIRegistry): void {
     request: { params: z.object({ id: idString, delivery: idString }), headers: idempotencyKeyHeader },
     responses: { 202: jsonResponse('Queued: the delivery, pending and due now', deliverySchema), ...writeProblems },
   });
-  describeDeliveries(registry);
+  describeDeliveries(registry, payloads);
 }
 
 /** What receivers get: OpenAPI 3.1's `webhooks`, one entry per event type. */
-function describeDeliveries(registry: OpenAPIRegistry): void {
+function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
+  const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
   const headers = z.object({
     'webhook-id': z.string().meta({ description: 'The event id, the same on every attempt: receivers dedupe by it' }),
     'webhook-timestamp': z.string().meta({ description: 'Unix seconds when this attempt was signed' }),

@@ -19,6 +19,11 @@ export interface OutboxEvent {
   changedFields?: readonly string[];
 }
 
+/** employee.deleted or attendance.deleted: the data is the id alone. */
+export function deletionEvent(type: 'employee.deleted' | 'attendance.deleted', id: number, occurredAt: Date): OutboxEvent {
+  return { type, resourceId: id, occurredAt, data: () => ({ id: String(id) }) };
+}
+
 /** The stored payload of an event, before the sender adds id, type, time and instance. */
 export interface StoredPayload {
   data: Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { sqlDateTimeToIso } from '../db/sql-time';
-import { PERSONAL_FIELDS } from '../employees/fields';
+import { PERSONAL_FIELDS } from '../employee-records/fields';
 import type { StoredPayload } from './outbox';
 
 /**

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Clock } from '../clock';
 import { fromSqlDateTime } from '../db/sql-time';
-import type { Instance } from '../instance';
+import type { Instance } from '../instances/instance';
 import type { InstanceSource } from '../instances/source';
 import type { Logger } from '../logger';
 import { type Resolve, systemResolve, type UrlPolicy } from './addresses';

@@ -3,9 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import type { DatabaseConfig } from '../../src/config';
 import { type Migration, MIGRATIONS } from '../../migrations';
-import { type Db, openDatabase } from '../../src/db/connect';
+import { type Db, openDatabase, type DatabaseConfig } from '../../src/db/connect';
 
 export type TestDialect = 'sqlite' | 'mysql';
 

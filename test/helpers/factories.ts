@@ -2,7 +2,8 @@ import type { Role } from '../../src/caller';
 import { issueToken } from '../../src/auth/issue-token';
 import { insertUser } from '../../src/users/user-repository';
 import { toSqlDateTime } from '../../src/db/sql-time';
-import { type EmployeeColumns, insertEmployee } from '../../src/employees/repository';
+import type { EmployeeColumns } from '../../src/employee-records/record';
+import { insertEmployee } from '../../src/employees/repository';
 import type { TestApp } from './test-app';
 
 let sequence = 0;

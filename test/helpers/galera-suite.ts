@@ -1,6 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { DatabaseConfig } from '../../src/config';
-import { openDatabase } from '../../src/db/connect';
+import { openDatabase, type DatabaseConfig } from '../../src/db/connect';
 import type { TestDatabase } from './databases';
 import { galeraMissing, type GaleraCluster, startingAt } from './galera';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';

@@ -5,7 +5,7 @@ import { createServer } from '../../src/http/server';
 import type { Clock } from '../../src/clock';
 import { type Config, loadConfig } from '../../src/config';
 import type { Db } from '../../src/db/connect';
-import { openInstance, type Instance } from '../../src/instance';
+import { openInstance, type Instance } from '../../src/instances/instance';
 import { singleInstance } from '../../src/instances/source';
 import type { Metrics } from '../../src/metrics/metrics';
 import type { RateLimitStore } from '../../src/rate-limits/limits';

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
-import { signAccessToken, signingKeyFrom } from '../../src/auth/tokens';
+import { signAccessToken, signingKeyFrom } from '../../src/tokens/tokens';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';

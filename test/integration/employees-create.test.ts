@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { EMPLOYEE_FIELDS } from '../../src/employees/fields';
+import { EMPLOYEE_FIELDS } from '../../src/employee-records/fields';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';

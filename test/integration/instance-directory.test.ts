@@ -1,6 +1,6 @@
 import type { Pool } from 'tarn';
 import { findTokenPrincipal } from '../../src/users/token-repository';
-import { verifyAccessToken } from '../../src/auth/tokens';
+import { verifyAccessToken } from '../../src/tokens/tokens';
 import type { Db } from '../../src/db/connect';
 import { ServiceUnavailableError } from '../../src/errors';
 import { InstanceDirectory, type InstanceDirectoryOptions } from '../../src/instances/directory';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { Caller } from '../../src/caller';
-import { EMPLOYEE_FIELDS, PERSONAL_FIELDS } from '../../src/employees/fields';
+import { EMPLOYEE_FIELDS, PERSONAL_FIELDS } from '../../src/employee-records/fields';
 import { toEmployeeJson } from '../../src/employees/output';
-import type { EmployeeRecord } from '../../src/employees/repository';
+import type { EmployeeRecord } from '../../src/employee-records/record';
 import type { NameLookup } from '../../src/lookups/reference-names';
 import { employeeColumns } from '../helpers/factories';
 

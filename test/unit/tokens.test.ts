@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { signAccessToken, signingKeyFrom, TokenRejectedError, verifyAccessToken } from '../../src/auth/tokens';
+import { signAccessToken, signingKeyFrom, TokenRejectedError, verifyAccessToken } from '../../src/tokens/tokens';
 
 const SECRET = 'a'.repeat(48);
 const KEY = signingKeyFrom(SECRET);

@@ -1,12 +1,11 @@
 import { type KeyObject, randomBytes } from 'node:crypto';
-import { signingKeyFrom } from './auth/tokens';
-import type { Clock } from './clock';
-import type { Db } from './db/connect';
-import { migrateToLatest } from './db/migrate';
-import { toSqlDateTime } from './db/sql-time';
-import { ReferenceNames } from './lookups/reference-names';
-import { SettingsCache } from './settings/cache';
-import { readSetting, SETTING } from './settings/repository';
+import { signingKeyFrom } from '../tokens/tokens';
+import type { Clock } from '../clock';
+import type { Db } from '../db/connect';
+import { migrateToLatest } from '../db/migrate';
+import { toSqlDateTime } from '../db/sql-time';
+import { SettingsCache } from '../settings/cache';
+import { readSetting, SETTING } from '../settings/repository';
 
 /**
  * One installation's data and identity: its database, settings and token-signing secret. A
@@ -19,8 +18,8 @@ export interface Instance {
   realm: string;
   db: Db;
   settings: SettingsCache;
-  /** Names of the reference tables, for the `display` of reference objects. */
-  referenceNames: ReferenceNames;
+  /** The clock of the instance's caches (a feature keeps its own cache per instance). */
+  clock: Clock;
   /** Signs and verifies this instance's tokens (HS256). */
   signingKey: KeyObject;
 }
@@ -36,7 +35,7 @@ export async function openInstance(
     realm: options.name ?? 'hrm',
     db,
     settings: new SettingsCache(db, options.clock),
-    referenceNames: new ReferenceNames(db, options.clock),
+    clock: options.clock,
     signingKey: signingKeyFrom(options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()))),
   };
 }

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ForbiddenError } from '../errors';
-import { instanceOf } from '../http/context';
+import { instanceOf } from './context';
 
 /**
  * The "Enable REST Api" gate (CONTRACT §2): while the setting is off, every request under the
