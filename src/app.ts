@@ -14,7 +14,7 @@ import { acceptBodies } from './http/json-body';
 import { notFound } from './http/not-found';
 import { refuseMalformedPaths } from './http/paths';
 import { requestTimeout } from './http/request-timeout';
-import type { Routes, ServedRoute } from './http/routes';
+import { type Routes, routesNeeding, type ServedRoute } from './http/routes';
 import { sendJson } from './http/send';
 import { securityHeaders } from './http/security-headers';
 import { resolveInstance } from './instances/resolve-instance';
@@ -25,7 +25,7 @@ import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './http/settings-gate';
-import { PUNCH_LOG_BODIES, terminalRoutes } from './terminals/routes';
+import { terminalRoutes } from './terminals/routes';
 import { webhookRoutes } from './webhooks/routes';
 
 export interface AppDependencies {
@@ -103,34 +103,9 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const cloud = config.deployment === 'cloud';
   // Cloud mode: resolveInstance reads the :instance of the base path.
   const api = Router({ mergeParams: cloud });
-  const served: ServedRoute[] = [];
-  const mount = (...features: Routes[]) => {
-    for (const feature of features) {
-      api.use(feature.prefix, feature.router);
-      served.push(...feature.served);
-    }
-  };
-
-  // 2. Answers carry personal data: no shared or private cache may keep them (CONTRACT §8).
-  api.use((_req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
-    next();
-  });
-  // 3. The instance (cloud: 404 for an unknown one; a registry lookup counts against the client
-  // address first).
   const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
-  api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
-  // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
-  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: ['/oauth/token'], largeBodies: PUNCH_LOG_BODIES }));
-  // 5. The settings gate: 403 api_disabled while the API is off.
-  api.use(requireApiEnabled);
-  // 6. Rate limits: per user when a token is correctly signed, else per client address.
-  api.use(rateLimits.perRequest);
-  // Public routes: no token needed (echo only when self-hosted, CONTRACT §3).
-  mount(oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }));
-  if (!cloud) mount(echoRoutes());
-  // 7. Every other route needs a bearer token, and so does an unknown path: without a token
-  // the API's routes cannot be probed.
+  // Public routes: no token needed (echo only when self-hosted, docs/api.md "Tokens").
+  const publicRoutes = [oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }), ...(cloud ? [] : [echoRoutes()])];
   const features = [
     ...(cloud ? [echoRoutes()] : []),
     employeeRoutes({ clock }),
@@ -141,10 +116,33 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];
-  const callerEmployeeAt = new Set(features.flatMap((feature) => feature.served.filter((route) => route.callerEmployee).map((route) => route.path)));
-  api.use(requireBearer(clock, { callerEmployeeAt }));
+  // What the middleware needs of each route, as the routes declare it (RouteNeeds).
+  const served = [...publicRoutes, ...features].flatMap((feature) => feature.served);
+  const paths = (need: 'callerEmployee' | 'formBody' | 'deviceToken') => new Set(routesNeeding(served, need).keys());
+  const mount = (routes: Routes[]) => {
+    for (const feature of routes) api.use(feature.prefix, feature.router);
+  };
+
+  // 2. Answers carry personal data: no shared or private cache may keep them (docs/security.md).
+  api.use((_req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  // 3. The instance (cloud: 404 for an unknown one; a registry lookup counts against the client
+  // address first).
+  api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
+  // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
+  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: paths('formBody'), largeBodies: routesNeeding(served, 'bodyLimitBytes') }));
+  // 5. The settings gate: 403 api_disabled while the API is off.
+  api.use(requireApiEnabled);
+  // 6. Rate limits: per user when a token is correctly signed, else per client address.
+  api.use(rateLimits.perRequest);
+  mount(publicRoutes);
+  // 7. Every other route needs a bearer token, and so does an unknown path: without a token
+  // the API's routes cannot be probed.
+  api.use(requireBearer(clock, { callerEmployeeAt: paths('callerEmployee'), devicePaths: paths('deviceToken') }));
   // 8. One router per feature and prefix: a request meets only the routes under its own prefix.
-  mount(...features);
+  mount(features);
   // 9. A path under the base that no route serves.
   api.use(notFound);
   return { router: api, served };

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock';
 import { offsetOf } from '../http/pagination';
+import type { Instance } from '../instances/instance';
 import { TtlCache } from '../ttl-cache';
 import type { AttendancePageStart } from './repository';
 
@@ -42,3 +43,17 @@ export class AttendancePageStarts {
 }
 
 const keyOf = (question: string, limit: number, page: number) => `${question}|${limit}|${page}`;
+
+const pageStarts = new WeakMap<Instance, AttendancePageStarts>();
+
+/** The instance's attendance page starts: one per instance, in this module so every writer can forget them. */
+export function attendancePageStartsOf(instance: Instance): AttendancePageStarts {
+  let starts = pageStarts.get(instance);
+  if (!starts) pageStarts.set(instance, (starts = new AttendancePageStarts(instance.clock)));
+  return starts;
+}
+
+/** What every path that writes attendance calls once its write has committed. */
+export function forgetAttendancePages(instance: Instance): void {
+  pageStarts.get(instance)?.clear();
+}

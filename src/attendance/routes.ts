@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import type { Clock } from '../clock';
 import { BadRequestError, NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
-import type { Instance } from '../instances/instance';
 import { optionalJsonObject, requireJsonObject } from '../http/json-body';
 import { toPage } from '../http/pagination';
 import { pathId } from '../http/params';
@@ -13,7 +12,7 @@ import { sendWrite } from '../http/write';
 import { isCalendarDate, todayIn, wallClockIn } from '../time';
 import { assertAttendanceAccess } from './access';
 import { correctAttendance, createAttendance, deleteAttendanceRecord } from './corrections';
-import { AttendancePageStarts } from './page-starts';
+import { attendancePageStartsOf, forgetAttendancePages } from './page-starts';
 import { toAttendanceResponse } from './output';
 import { punchIn, punchOut } from './punch';
 import { type AttendanceCriteria, type AttendanceEmployee, findAttendance, findAttendanceEmployee, findAttendanceEmployeeId, findOpenAttendance, listAttendance } from './repository';
@@ -26,17 +25,10 @@ import type { AttendanceWriteContext } from './writes';
  * (/employees/{id}/attendance), and IceHrm's paths for the same (/employee/{id}/...).
  */
 export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
-  // Where recent deep pages start, per instance (see AttendancePageStarts); forgotten when this process writes.
-  const pageStarts = new WeakMap<Instance, AttendancePageStarts>();
-  const pageStartsOf = (instance: Instance) => {
-    let starts = pageStarts.get(instance);
-    if (!starts) pageStarts.set(instance, (starts = new AttendancePageStarts(clock)));
-    return starts;
-  };
-  const forgetPages = (req: Request) => () => pageStartsOf(instanceOf(req)).clear();
+  const forgetPages = (req: Request) => () => forgetAttendancePages(instanceOf(req));
   const listPage = async (req: Request, criteria: AttendanceCriteria, query: { page: number; limit: number }) => {
     const instance = instanceOf(req);
-    const starts = pageStartsOf(instance);
+    const starts = attendancePageStartsOf(instance);
     const question = JSON.stringify([criteria.employeeId, criteria.from, criteria.to, criteria.open, callerOf(req).role === 'admin' ? 'all' : callerOf(req).employeeId, criteria.visibleTo !== undefined]);
     const { records, total, first, next } = await listAttendance(instance.db, criteria, { ...query, start: starts.get(question, query) });
     starts.remember(question, query, first, next);

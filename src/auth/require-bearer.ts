@@ -4,6 +4,7 @@ import type { Clock } from '../clock';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
+import { routePathOf } from '../http/routes';
 import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
 import { type AccessTokenClaims, deviceOfSubject } from '../tokens/tokens';
@@ -11,16 +12,16 @@ import { type AccessTokenClaims, deviceOfSubject } from '../tokens/tokens';
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
- * Bearer authentication (CONTRACT §3): every request that reaches it needs a token, except OPTIONS,
- * which only lists a path's methods (public routes are mounted in front of it). For the paths in
- * `callerEmployeeAt` (under the base path, without parameters) the caller's employee record is
- * read with the token, in the same query. A token passes
+ * Bearer authentication (docs/api.md, "Tokens"): every request that reaches it needs a token,
+ * except OPTIONS, which only lists a path's methods (public routes are mounted in front of it).
+ * For the paths in `callerEmployeeAt` the caller's employee record is read with the token, in the
+ * same query; a device token reaches only `devicePaths`. A token passes
  * when its signature and expiry are valid and its row exists, is not revoked or expired, and its
  * user may still sign in. Every failure is 401 with a WWW-Authenticate challenge; the detail says
  * why, the status never differs.
  */
-export function requireBearer(clock: Clock, options: { callerEmployeeAt: ReadonlySet<string> }): RequestHandler {
-  const { callerEmployeeAt } = options;
+export function requireBearer(clock: Clock, options: { callerEmployeeAt: ReadonlySet<string>; devicePaths: ReadonlySet<string> }): RequestHandler {
+  const { callerEmployeeAt, devicePaths } = options;
   return async (req, _res, next) => {
     if (req.method === 'OPTIONS') return next();
     const instance = instanceOf(req);
@@ -41,9 +42,9 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
     }
     const { claims } = token;
     const deviceId = deviceOfSubject(claims.sub);
-    if (deviceId !== undefined) return next(await authenticateDevice(req, deviceId, claims, now, reject));
+    if (deviceId !== undefined) return next(await authenticateDevice(req, deviceId, claims, { now, devicePaths }, reject));
 
-    const withEmployee = callerEmployeeAt.size > 0 && callerEmployeeAt.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path);
+    const withEmployee = callerEmployeeAt.size > 0 && callerEmployeeAt.has(routePathOf(req));
     const principal = await findTokenPrincipal(instance.db, claims.jti, { withEmployee });
     if (!principal || String(principal.userId) !== claims.sub) return reject('The token is not valid');
     if (principal.revoked) return reject('The token has been revoked');
@@ -67,18 +68,16 @@ export function requireBearer(clock: Clock, options: { callerEmployeeAt: Readonl
   };
 }
 
-/** What a device token may reach (under the base path): uploading and reading its punch logs. */
-const DEVICE_PATHS = new Set(['/attendance/punch-logs']);
-
 /**
  * A device token (src/terminals): valid while its device is not deleted and is active; on any
- * path but the punch logs it is 403 (RFC 6750 insufficient_scope), whatever the path is.
+ * path but those declaring `deviceToken` (the punch logs) it is 403 (RFC 6750
+ * insufficient_scope), whatever the path is.
  */
 async function authenticateDevice(
   req: Request,
   deviceId: number,
   claims: AccessTokenClaims,
-  now: Date,
+  { now, devicePaths }: { now: Date; devicePaths: ReadonlySet<string> },
   reject: (detail: string) => never,
 ): Promise<undefined> {
   const instance = instanceOf(req);
@@ -87,9 +86,9 @@ async function authenticateDevice(
   if (device.revoked) return reject('The token has been revoked');
   if (device.tokenExpiresAt.getTime() <= now.getTime()) return reject('The token has expired');
   if (!device.active) return reject('The device is not active');
-  if (!DEVICE_PATHS.has(req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path)) {
+  if (!devicePaths.has(routePathOf(req))) {
     throw new ForbiddenError({
-      detail: 'A device token may only upload and read punch logs (/attendance/punch-logs)',
+      detail: `A device token may only upload and read punch logs (${[...devicePaths].join(', ')})`,
       headers: { 'WWW-Authenticate': `Bearer realm="${instance.realm}", error="insufficient_scope"` },
     });
   }

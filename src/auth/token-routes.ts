@@ -70,7 +70,7 @@ export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttemp
       res.setHeader('Pragma', 'no-cache');
       sendJson(res, tokenResponse(issued, user.role, now));
     },
-  });
+  }, { formBody: true });
 }
 
 /**

@@ -8,6 +8,7 @@ import { TtlCache } from '../ttl-cache';
 import { whereVisible } from './access';
 import { filterOf, type ListEmployeesQuery } from './list-query';
 import { type EmployeeRecord, selectEmployees, toEmployeeRecord } from '../employee-records/record';
+import type { Instance } from '../instances/instance';
 
 /** Columns `search` looks in for everyone: names, the employee code and the work e-mail. */
 const SEARCH_COLUMNS = ['e.first_name', 'e.middle_name', 'e.last_name', 'e.employee_id', 'e.work_email'];
@@ -73,6 +74,20 @@ export class EmployeeListCache {
     this.pageStarts.clear();
     this.counting.clear();
   }
+}
+
+const listCaches = new WeakMap<Instance, EmployeeListCache>();
+
+/** The instance's employee list cache: one per instance, in this module so every writer can forget it. */
+export function employeeListCacheOf(instance: Instance): EmployeeListCache {
+  let cache = listCaches.get(instance);
+  if (!cache) listCaches.set(instance, (cache = new EmployeeListCache(instance.clock)));
+  return cache;
+}
+
+/** What every path that writes employees calls once its write has committed. */
+export function forgetEmployeeLists(instance: Instance): void {
+  listCaches.get(instance)?.clear();
 }
 
 /**

@@ -10,11 +10,10 @@ import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJsonText } from '../http/send';
 import { sendWrite } from '../http/write';
-import type { Instance } from '../instances/instance';
 import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
-import { EmployeeListCache, listEmployees } from './list';
+import { employeeListCacheOf, forgetEmployeeLists, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
 import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
 import type { EmployeeRecord } from '../employee-records/record';
@@ -22,14 +21,7 @@ import { updateEmployee } from './update-employee';
 
 /** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {
-  // What recent lists learnt, per instance (see EmployeeListCache); forgotten when this process writes.
-  const listCaches = new WeakMap<Instance, EmployeeListCache>();
-  const listCacheOf = (instance: Instance) => {
-    let cache = listCaches.get(instance);
-    if (!cache) listCaches.set(instance, (cache = new EmployeeListCache(clock)));
-    return cache;
-  };
-  const forgetLists = (req: Request) => () => listCacheOf(instanceOf(req)).clear();
+  const forgetLists = (req: Request) => () => forgetEmployeeLists(instanceOf(req));
 
   // `db` is the write's transaction: the reference names are read on it if need be.
   const respond = async (req: Request, employee: EmployeeRecord, db: Db) =>
@@ -65,7 +57,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
           const caller = callerOf(req);
           assertMayFilter(caller, query);
           const instance = instanceOf(req);
-          const { records, total, hasMore } = await listEmployees(instance.db, caller, query, listCacheOf(instance));
+          const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
           const names = await employeeReferenceNames(instance, records);
           const items = records.map((record) => toEmployeeJson(record, caller, names));
           sendJsonText(res, toPageJson(items, total, query.page, hasMore));

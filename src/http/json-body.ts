@@ -1,6 +1,7 @@
 import express, { type Request, type RequestHandler } from 'express';
 import sjson from 'secure-json-parse';
 import { BadRequestError, UnsupportedMediaTypeError } from '../errors';
+import { routePathOf } from './routes';
 
 /** No body the API takes nests deeper than a few levels; deeper ones could exhaust the stack of recursive code. */
 const MAX_JSON_DEPTH = 32;
@@ -12,15 +13,15 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
  * Request bodies under the base path: JSON (express.json, strict: an object or an array), at most
  * `limitBytes`, nested at most 32 levels, without `__proto__` or `constructor.prototype` keys. A
  * body of any other type is refused at once with 415, before the settings gate and the token
- * (a client learns nothing of the API by sending one); form bodies only where `formPaths` says
- * (the OAuth token endpoint, RFC 6749 §4.3). An empty body declared as JSON counts as no body:
- * clients often send the header on a bare POST.
+ * (a client learns nothing of the API by sending one); form bodies only at `formPaths` (the OAuth
+ * token endpoint, RFC 6749 §4.3). An empty body declared as JSON counts as no body: clients often
+ * send the header on a bare POST.
  */
 export function acceptBodies(options: {
   limitBytes: number;
-  formPaths: readonly string[];
-  /** Paths that take larger JSON bodies (a terminal's batch of punches), and their limit. */
-  largeBodies?: { paths: readonly string[]; limitBytes: number };
+  formPaths: ReadonlySet<string>;
+  /** Paths that take larger JSON bodies (a terminal's batch of punches), with their limit. */
+  largeBodies: ReadonlyMap<string, number>;
 }): RequestHandler {
   const emptyBodies = new WeakSet<Request>();
   const jsonParser = (limit: number) =>
@@ -33,31 +34,26 @@ export function acceptBodies(options: {
       },
     });
   const smallJson = jsonParser(options.limitBytes);
-  const largeJson = options.largeBodies ? jsonParser(Math.max(options.limitBytes, options.largeBodies.limitBytes)) : smallJson;
-  const largePaths = new Set(options.largeBodies?.paths ?? []);
+  const largeJson = new Map([...options.largeBodies].map(([path, limit]) => [path, jsonParser(Math.max(options.limitBytes, limit))]));
   const form = express.urlencoded({ limit: options.limitBytes, extended: false, parameterLimit: 20 });
-  const formPaths = new Set(options.formPaths);
+  const { formPaths } = options;
   return (req, res, next) => {
     if (!hasBody(req)) return next();
     const type = req.headers['content-type'] ?? '';
     if (JSON_TYPE.test(type)) {
-      const json = largePaths.has(withoutTrailingSlashes(req.path)) ? largeJson : smallJson;
+      const json = (largeJson.size > 0 && largeJson.get(routePathOf(req))) || smallJson;
       return json(req, res, (error?: unknown) => {
         if (emptyBodies.has(req)) req.body = undefined;
         next(error);
       });
     }
-    if (FORM_TYPE.test(type) && formPaths.has(withoutTrailingSlashes(req.path))) return form(req, res, next);
+    if (FORM_TYPE.test(type) && formPaths.has(routePathOf(req))) return form(req, res, next);
     next(new UnsupportedMediaTypeError());
   };
 }
 
 function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
-}
-
-function withoutTrailingSlashes(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
 }
 
 /**

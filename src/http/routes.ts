@@ -6,14 +6,41 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
 
-/** What a route asks of the middleware in front of it. */
+/**
+ * What a route asks of the middleware in front of it: said once, on its route() call; app.ts
+ * derives what each middleware needs from the served routes. Only for paths without parameters.
+ */
 export interface RouteNeeds {
   /**
    * Authentication loads the caller's own employee record with the token, in the same query
-   * (read it with callerEmployeeOf): one database round trip for GET /employees/me. Only for
-   * paths without parameters.
+   * (req.callerEmployee): one database round trip for GET /employees/me.
    */
   callerEmployee?: boolean;
+  /** JSON bodies up to this many bytes, above BODY_LIMIT (a terminal's batch of punches). */
+  bodyLimitBytes?: number;
+  /** Form bodies (application/x-www-form-urlencoded) besides JSON: the OAuth token endpoint. */
+  formBody?: boolean;
+  /** A device token may reach it; every other route refuses one. */
+  deviceToken?: boolean;
+}
+
+/** A request's path under the base path without trailing slashes: what route needs are keyed by. */
+export function routePathOf(req: Request): string {
+  const path = req.path;
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/** The paths of the routes that declare `need`, with what they declare. */
+export function routesNeeding<Need extends keyof RouteNeeds>(
+  routes: readonly ServedRoute[],
+  need: Need,
+): Map<string, NonNullable<RouteNeeds[Need]>> {
+  const paths = new Map<string, NonNullable<RouteNeeds[Need]>>();
+  for (const route of routes) {
+    const value = route[need];
+    if (value !== undefined && value !== false) paths.set(route.path, value as NonNullable<RouteNeeds[Need]>);
+  }
+  return paths;
 }
 
 /** A path the API serves (a pattern under the base path, e.g. /employees/:id), its methods and needs. */
@@ -40,6 +67,7 @@ export class Routes {
 
   route(path: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): this {
     const pattern = path === '/' ? this.prefix : `${this.prefix}${path}`;
+    if (Object.keys(needs).length > 0 && pattern.includes(':')) throw new Error(`Route needs are only for paths without parameters: ${pattern}`);
     const given = METHODS.filter((method) => handlers[method]);
     const allowed = given.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
     this.served.push({ path: pattern, methods: allowed, ...needs });

@@ -11,13 +11,14 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import { toSqlDateTimeSeconds } from '../db/sql-time';
+import { forgetAttendancePages } from '../attendance/page-starts';
 import { createDevice, createDeviceSchema, findDevice, listDevices, revokeDevice, toDeviceResponse } from './devices';
 import { ingestPunchLogs, type Uploader } from './ingest';
 import { listPunchLogs, MANUAL_DEVICE_ID, toPunchLogResponse } from './punch-log-repository';
 import { punchLogBatchSchema, punchLogListQuery } from './schemas';
 
 /** A batch of 1,000 entries is about 130 kB of JSON: the punch logs take bodies up to 1 MB. */
-export const PUNCH_LOG_BODIES = { paths: ['/attendance/punch-logs'], limitBytes: 1024 * 1024 };
+const PUNCH_LOG_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /**
  * Attendance terminals: the devices (admins) and their punch logs (a device's token, or an admin
@@ -81,8 +82,12 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
       const write = async (trx: Parameters<typeof ingestPunchLogs>[0]) => ({ status: 200, body: { results: await ingestPunchLogs(trx, entries, context) } });
       // A device's re-upload is safe by its log ids: it needs no Idempotency-Key (and has no user
       // to keep one for). Either way a batch that lost a conflict runs again whole (retryConflicts).
-      if (req.device) sendJson(res, (await retryConflicts(() => instance.db.transaction(write))).body);
-      else await sendWrite(req, res, now, write);
+      const forgetPages = () => forgetAttendancePages(instance);
+      if (req.device) {
+        const { body } = await retryConflicts(() => instance.db.transaction(write));
+        forgetPages();
+        sendJson(res, body);
+      } else await sendWrite(req, res, now, write, forgetPages);
     },
     get: async (req, res) => {
       const uploader = uploaderOf(req);
@@ -104,7 +109,10 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
       const data = rows.map(toPunchLogResponse);
       sendJson(res, { data, total, nextPage: more ? query.page + 1 : null, nextBefore: more ? (data.at(-1)?.id ?? null) : null });
     },
-  });
+  },
+    // Terminals upload with their device token; only this route accepts one.
+    { bodyLimitBytes: PUNCH_LOG_BODY_LIMIT_BYTES, deviceToken: true },
+  );
 
   return [devices, punchLogs];
 }

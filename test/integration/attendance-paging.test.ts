@@ -1,4 +1,4 @@
-import type request from 'supertest';
+import request from 'supertest';
 import { toSqlDateTime } from '../../src/db/sql-time';
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
@@ -144,6 +144,33 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
       await t.db('attendance').where({ employee_id: other }).delete();
     }
   });
+
+  it.each(['a device', 'an admin'])(
+    "forgets where deep pages start when a terminal batch uploaded with %s token adds a record",
+    async (uploader) => {
+      const page = (n: number) => asUser(t, admin).get(`/employees/${employeeId}/attendance?limit=200&page=${n}`);
+      // Page 5 teaches the server where page 6 starts; page 6 is then read from that record.
+      await page(5);
+      expect(idsOf(await page(6))).toEqual(newestFirst.slice(1000, 1200));
+      const token =
+        uploader === 'a device' ? (await asUser(t, admin).post('/attendance/devices', { name: 'Paging door', timezone: 'UTC' })).body.token : admin.token;
+      const entry = { log_id: `paging-${uploader.replace(' ', '-')}`, employee: String(employeeId), time: '2026-11-20T11:00:00Z', direction: 'in' };
+      try {
+        const upload = await request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries: [entry] });
+        expect(upload.status).toBe(200);
+        expect(upload.body.results).toEqual([{ log_id: entry.log_id, result: 'created', attendance: expect.any(String), action: 'opened' }]);
+
+        // The new record is the newest: every page moves by one, page 6 included.
+        const after = await page(6);
+        expect(after.status).toBe(200);
+        expect(after.body.total).toBe(1301);
+        expect(idsOf(after)).toEqual([Number(upload.body.results[0].attendance), ...newestFirst].slice(1000, 1200));
+      } finally {
+        await t.db('attendance_punch_logs').where({ log_id: entry.log_id }).delete();
+        await t.db('attendance').where({ employee_id: employeeId }).whereNull('out_time_utc').delete();
+      }
+    },
+  );
 
   it('answers an empty page past the end, with the total', async () => {
     const res = await asUser(t, admin).get(`/employees/${employeeId}/attendance?limit=200&page=8`);
