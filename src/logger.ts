@@ -82,8 +82,8 @@ export function requestLogging(logger: Logger): RequestHandler {
     },
     // One child logger per request, bound to the request as `requestId` (its serializer keeps
     // only the id), made from the long-lived logger. pino-http's quietReqLogger would make a child
-    // and a child of that child: V8 then turns each request's first child into a prototype, which
-    // cost about 15 µs a request, a tenth of a whole `/echo`.
+    // and a child of that child: V8 then turns each request's first child into a prototype, a
+    // measurable part of a whole `/echo` (docs/performance.md, "Figures behind the code").
     customAttributeKeys: { req: 'requestId', reqId: 'requestId' },
     wrapSerializers: false,
     serializers: { requestId: (req: IncomingMessage) => (req as Request).id, res: () => undefined },

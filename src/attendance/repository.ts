@@ -451,10 +451,9 @@ function pageQuery(
  * The page queries of one employee's records (an app's history screen, a month's report), as
  * prepared statements, one per shape: which criteria are given, the page size (at most a few
  * hundred shapes in all), and whether the page starts at a known record. Building the deferred
- * join in Knex on every request was most of such a read's cost: prepared, and with the employee
- * read by id batched, a month of ten records took 340 µs of CPU instead of 470 with 64 clients,
- * and an empty month 190 instead of 365. Lists of every visible employee (their access rule
- * writes the caller's id into the query) and pages found by an offset go through Knex.
+ * join in Knex on every request was most of such a read's cost (docs/performance.md, "Figures
+ * behind the code"). Lists of every visible employee (their access rule writes the caller's id
+ * into the query) and pages found by an offset go through Knex.
  */
 const preparedPages = new Map<string, ReturnType<typeof preparedQuery>>();
 

@@ -122,9 +122,8 @@ export async function listEmployees(
   // order, the rows are read in that order and the query stops at the page's end. To skip rows, a
   // deferred join: the page's ids come from the index alone, so skipped rows are never read
   // whole, then only the page's rows are. A sort without an index sorts every matching row; it
-  // too sorts ids alone, then reads the page's rows: at 100k employees 50-79 ms against 680-876 ms
-  // on SQLite, and 58-119 ms against 77-177 ms on MariaDB, for sorting the rows with their joins
-  // (medians of 7 alternating runs, twice or three times, on a shared machine).
+  // too sorts ids alone, then reads the page's rows, several times faster than sorting the rows
+  // with their joins (docs/performance.md, "Figures behind the code").
   const rowsQuery =
     offset === 0 && INDEXED_SORT_FIELDS.has(query.sortField)
       ? page(selectEmployees(db))

@@ -45,9 +45,8 @@ export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: Na
  * The employee written straight from its row, field by field in the order of EMPLOYEE_FIELDS (a
  * test holds it to that order), personal fields only when `personal`; without the closing brace
  * when they are left out, for restricted_fields to follow. A list writes 50 employees per
- * response: building an object per employee for JSON.stringify to walk again cost about as much
- * CPU as reading the page, and a loop over one writer function per field 1.5 times what this
- * straight-line code costs.
+ * response: building an object per employee for JSON.stringify to walk again, or a loop over one
+ * writer function per field, cost more (docs/performance.md, "Figures behind the code").
  */
 function employeeJson(r: EmployeeRecord, names: NameLookup, personal: boolean): string {
   let json =

@@ -10,8 +10,8 @@ import { answerClientError } from './client-error';
  * Its request and response objects are born with the app's prototypes. Express otherwise swaps
  * the prototype of both on every request (`Object.setPrototypeOf` in `app.handle`, which then
  * sets the same prototype again and changes nothing), and that swap de-optimises Node's own HTTP
- * code: on a bare route the server spent 213 µs of CPU per request with the swap and 60 µs
- * without (docs/decisions.md, Stack). The per-request fields of http/context.ts are set here
+ * code (docs/decisions.md, Stack; docs/performance.md, "Figures behind the code"). The
+ * per-request fields of http/context.ts are set here
  * too, so every request has one shape from birth.
  *
  * A request Node's parser refuses (an unknown method, a broken request line, headers too large

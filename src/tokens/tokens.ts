@@ -20,7 +20,7 @@ export class TokenRejectedError extends Error {
 
 /**
  * The instance's secret as a KeyObject, made once. Given a string, jsonwebtoken first tries to
- * parse it as a public key on every call, which costs ~0.5 ms per verify; a KeyObject ~10 µs.
+ * parse it as a public key on every call, fifty times the cost of a verify with a KeyObject.
  */
 export function signingKeyFrom(secret: string): KeyObject {
   return createSecretKey(Buffer.from(secret, 'utf8'));
