@@ -7,7 +7,7 @@ import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-s
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
-import { createIcehrmDatabase, type IcehrmDatabase } from '../helpers/icehrm-schema';
+import { createIcehrmDatabase, type IcehrmDatabase } from '../../support/icehrm-schema';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.

@@ -5,7 +5,7 @@ import { createUser, type TestUser } from '../helpers/factories';
 import { type RawResponse, send } from '../helpers/http-client';
 import { startTestApp, type TestApp } from '../helpers/test-app';
 import { WEB_SERVER_VARIANTS, whenInstalled } from '../helpers/web-server-suite';
-import { startWebServer, type WebServer } from '../helpers/web-servers';
+import { startWebServer, type WebServer } from '../../support/web-servers';
 
 // The real server behind real nginx and Apache, run from the shipped configuration files, for an
 // install at the web root and one in the /hr sub-directory. The client connects from 127.0.0.2,
