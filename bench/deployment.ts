@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import mysql from 'mysql2/promise';
-import { startWebServer, type WebServer } from '../test/helpers/web-servers';
+import { startWebServer, type WebServer } from '../support/web-servers';
 import { systemClock } from '../src/clock';
 import { openDatabase, type DatabaseConfig } from '../src/db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../src/db/migrate';

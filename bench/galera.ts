@@ -1,8 +1,8 @@
 // A 3-node MariaDB Galera cluster against one MariaDB server, on this machine.
 //
-//   npm run build && node dist/bench/galera.js [--seconds 8] [--connections 32] [--employees 2000]
+//   npm run build:bench && node dist/bench/galera.js [--seconds 8] [--connections 32] [--employees 2000]
 //
-// Starts its own cluster (test/helpers/galera.ts: loopback ports, temporary data directories),
+// Starts its own cluster (support/galera.ts: loopback ports, temporary data directories),
 // seeds one database on it and one on the MariaDB at BENCH_MYSQL_URL (default
 // mysql://root@127.0.0.1:3306/hrm_bench_galera, dropped and recreated), and measures with
 // autocannon, per scenario: one server process on the single server; one on node 1 with causal
@@ -12,7 +12,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { type GaleraCluster, startGaleraCluster, startingAt } from '../test/helpers/galera';
+import { type GaleraCluster, startGaleraCluster, startingAt } from '../support/galera';
 import { type Child, Children, freePort, waitUntilAnswering } from './children';
 import { recreateMysqlDatabase } from './databases';
 import { type Fixture, prepareFixture } from './fixture';

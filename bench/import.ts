@@ -17,7 +17,7 @@ import { importIcehrm } from '../src/import/icehrm-import';
 import { openIcehrmSource } from '../src/import/icehrm-source';
 import type { ImportProgress, TableCounts } from '../src/import/report';
 import { openInstance } from '../src/instances/instance';
-import { createIcehrmDatabase } from '../test/helpers/icehrm-schema';
+import { createIcehrmDatabase } from '../support/icehrm-schema';
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -1,8 +1,8 @@
 // How long `hrm instance move` pauses an instance's writes, by the instance's size.
 //
-//   npm run build && node dist/bench/move-instance.js [--employees 1000] [--attendance-days 20]
+//   npm run build:bench && node dist/bench/move-instance.js [--employees 1000] [--attendance-days 20]
 //
-// Starts a second MariaDB server of its own (test/helpers/mariadb-server.ts: a loopback port, a
+// Starts a second MariaDB server of its own (support/mariadb-server.ts: a loopback port, a
 // temporary data directory), creates a control database on the MariaDB at BENCH_MYSQL_URL
 // (default mysql://root@127.0.0.1:3306, a schema named hrm_bench_move, dropped first), creates
 // and seeds one instance there (hrm seed), moves it to the second server and back, and prints
@@ -11,7 +11,7 @@ import mysql from 'mysql2/promise';
 import { runCli } from '../src/cli/program';
 import { systemClock } from '../src/clock';
 import { MOVE_NOTICE_MS } from '../src/instances/move-instance';
-import { startMariadbServer } from '../test/helpers/mariadb-server';
+import { startMariadbServer } from '../support/mariadb-server';
 
 function option(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);

@@ -1,6 +1,6 @@
 // Webhooks: what the outbox adds to a write, and how fast the worker delivers.
 //
-//   npm run build && node dist/bench/webhooks.js [--writes 400] [--events 2000] [--rounds 3]
+//   npm run build:bench && node dist/bench/webhooks.js [--writes 400] [--events 2000] [--rounds 3]
 //
 // For each database (a temporary SQLite file; MariaDB/MySQL at BENCH_MYSQL_URL, default
 // mysql://root@127.0.0.1:3306/hrm_bench_webhooks, dropped and recreated, skipped when

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { openDatabase, type DatabaseConfig } from '../../src/db/connect';
 import type { TestDatabase } from './databases';
-import { galeraMissing, type GaleraCluster, startingAt } from './galera';
+import { galeraMissing, type GaleraCluster, startingAt } from '../../support/galera';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 // The Galera cluster tests' suite helpers (the cluster itself is in galera.ts, shared with the bench).

@@ -1,6 +1,6 @@
 import { ICEHRM_NATIONALITIES } from '../../migrations/data/icehrm-nationalities';
 import { ICEHRM_PROVINCES } from '../../migrations/data/icehrm-provinces';
-import { createIcehrmDatabase, type IcehrmDatabase } from './icehrm-schema';
+import { createIcehrmDatabase, type IcehrmDatabase } from '../../support/icehrm-schema';
 
 /** Ordinary employees after the awkward ones: ids from BULK_FIRST_ID, with BULK_DAYS days of attendance each. */
 export const BULK_FIRST_ID = 20;

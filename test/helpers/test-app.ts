@@ -87,3 +87,34 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
     },
   };
 }
+
+/**
+ * The real app for the tests of the enclosing describe: started in a beforeAll hook, closed (its
+ * database dropped) in an afterAll hook. The returned object is filled in when the app has
+ * started, so read it in hooks and tests, not while describing. Hooks run in the order they are
+ * declared: a beforeAll declared after this call sees the app, and so does an afterAll declared
+ * before it; one declared after it runs once the app is closed.
+ */
+export function useTestApp(dialect: TestDialect, options: TestAppOptions = {}): TestApp {
+  const t = { dialect } as TestApp;
+  beforeAll(async () => {
+    Object.assign(t, await startTestApp(dialect, options));
+  });
+  // A start that failed left nothing to close; its own error is the one to read.
+  afterAll(async () => {
+    if (t.close) await t.close();
+  });
+  return t;
+}
+
+/**
+ * What `create` makes once before the enclosing describe's tests (after the app of a useTestApp
+ * declared before it), copied into the returned object: a user, an org.
+ */
+export function useFixture<T extends object>(create: () => Promise<T>): T {
+  const fixture = {} as T;
+  beforeAll(async () => {
+    Object.assign(fixture, await create());
+  });
+  return fixture;
+}

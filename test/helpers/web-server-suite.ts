@@ -1,4 +1,4 @@
-import { webServerBinary, type WebServerConfig, type WebServerKind } from './web-servers';
+import { webServerBinary, type WebServerConfig, type WebServerKind } from '../../support/web-servers';
 
 export interface WebServerVariant {
   kind: WebServerKind;

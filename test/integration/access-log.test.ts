@@ -1,27 +1,21 @@
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { createUser } from '../helpers/factories';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('the access log on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
   const lines: string[] = [];
   const entriesFor = (requestId: string) =>
     lines.map((line) => JSON.parse(line) as Record<string, any>).filter((entry) => entry.requestId === requestId);
-
-  beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(...String(chunk).trim().split('\n'));
-        done();
-      },
-    });
-    t = await startTestApp(dialect, { env: { LOG_LEVEL: 'info' }, logDestination: sink });
-    admin = await createUser(t, 'admin');
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).trim().split('\n'));
+      done();
+    },
   });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { env: { LOG_LEVEL: 'info' }, logDestination: sink });
+  const admin = useFixture(() => createUser(t, 'admin'));
 
   it('writes one line per request with id, method, path, status and time, and no token, query or body', async () => {
     await request(t.app)

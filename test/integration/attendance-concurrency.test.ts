@@ -6,7 +6,7 @@ import { attendanceRowsOf, insertAttendanceRow, setClock } from '../helpers/atte
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 interface Pool {
   max: number;
@@ -14,19 +14,14 @@ interface Pool {
 }
 
 describe.each(testDialects())('attendance under concurrent requests on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let admin: TestUser;
   let baseUrl: string;
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     admin = await createUser(t, 'admin');
     // One listening server for every request, so that they really arrive side by side.
     await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
     baseUrl = `http://127.0.0.1:${(t.app.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await new Promise((resolve) => t.app.close(resolve));
-    await t.close();
   });
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 

@@ -2,18 +2,13 @@ import request from 'supertest';
 import { asUser, attendanceRowsOf, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createOrg, createUser, type Org, type TestUser } from '../helpers/factories';
+import { createEmployee, createOrg, createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('creating, correcting and deleting attendance records on %s', (dialect) => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const org = useFixture(() => createOrg(t));
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   const auditOf = async (id: number | string) =>

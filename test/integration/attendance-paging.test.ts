@@ -3,16 +3,15 @@ import { toSqlDateTime } from '../../src/db/sql-time';
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let admin: TestUser;
   let employeeId: number;
   /** Every record of the employee, newest first (in_time_utc, then id, both descending). */
   let newestFirst: number[];
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     admin = await createUser(t, 'admin');
     employeeId = await createEmployee(t);
     // 1,300 closed records, one an hour, every fifth sharing its in_time with the one before (a tie).
@@ -40,7 +39,6 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
     ]).select('id');
     newestFirst = stored.map((row) => Number(row.id));
   });
-  afterAll(() => t.close());
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   const idsOf = (res: request.Response) => (res.body.data as Array<{ id: string }>).map((record) => Number(record.id));

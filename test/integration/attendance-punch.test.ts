@@ -6,18 +6,13 @@ import request from 'supertest';
 import { SETTING, writeSetting } from '../../src/settings/repository';
 import { asUser, attendanceRowsOf, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createOrg, createUser, type Org, type TestUser } from '../helpers/factories';
+import { createEmployee, createOrg, createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('punching in and out on %s', (dialect) => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const org = useFixture(() => createOrg(t));
   beforeEach(() => setClock(t, '2026-11-20T01:02:03.456Z'));
 
   const punchIn = (user: TestUser, body?: object) => asUser(t, user).post('/attendance/punch-in', body);

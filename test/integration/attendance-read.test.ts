@@ -3,16 +3,11 @@ import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('reading attendance on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   const idsOf = (res: request.Response) => (res.body.data as Array<{ id: string }>).map((record) => Number(record.id));

@@ -3,14 +3,10 @@ import { asUser, setClock } from '../helpers/attendance';
 import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('hrm seed --attendance-days on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   it("adds the last D working days of closed records to each new employee, in the employee's zone", async () => {
     // A Monday: yesterday was a Sunday everywhere the seed puts people, so the last working day is Friday.

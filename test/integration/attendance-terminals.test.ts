@@ -5,7 +5,7 @@ import { asUser, attendanceRowsOf, insertAttendanceRow, setClock } from '../help
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 interface Entry {
   log_id: string;
@@ -16,13 +16,8 @@ interface Entry {
 }
 
 describe.each(testDialects())('attendance terminals on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
   beforeEach(() => setClock(t, '2026-11-20T20:00:00.000Z'));
 
   const addDevice = async (body: object = {}) => {

@@ -4,18 +4,13 @@
  */
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createUser, type TestUser } from '../helpers/factories';
+import { createEmployee, createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('attendance times across zones, daylight saving and midnight on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
 
   const api = () => asUser(t, admin);
   const punchIn = (body: object) => api().post('/attendance/punch-in', body);

@@ -4,17 +4,13 @@ import { signAccessToken, signingKeyFrom } from '../../src/tokens/tokens';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 const CHALLENGE = 'Bearer realm="hrm"';
 const INVALID_TOKEN_CHALLENGE = 'Bearer realm="hrm", error="invalid_token"';
 
 describe.each(testDialects())('bearer authentication on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   const me = (authorization?: string) => {
     const req = request(t.app).get(t.api('/employees/me'));

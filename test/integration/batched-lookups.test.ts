@@ -3,21 +3,19 @@ import { findTokenPrincipal, revokeToken } from '../../src/users/token-repositor
 import { findEmployeeById } from '../../src/employees/repository';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 // Authentication and reads by id look rows up many keys to a query when lookups pile up
 // (src/db/prepared.ts, batchedLookup). Each caller must still get its own row, and nothing older
 // than its own request.
 describe.each(testDialects())('batched lookups on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let users: TestUser[];
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     users = [];
     // More users than one batch holds (64), so that a burst needs several batches.
     for (let index = 0; index < 70; index++) users.push(await createUser(t, 'employee'));
   });
-  afterAll(() => t.close());
 
   /** How many queries the pool served while `work` ran. */
   async function countingQueries<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {

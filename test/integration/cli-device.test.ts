@@ -3,14 +3,10 @@ import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('hrm device on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   const upload = (token: string, entries: object[]) => request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries });
 

@@ -4,14 +4,10 @@ import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
 import { createEmployee, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect, { apiEnabled: false });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { apiEnabled: false });
 
   const meWith = (token: string) => request(t.app).get(t.api('/employees/me')).auth(token, { type: 'bearer' });
 

@@ -10,7 +10,7 @@ import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';
 import { startServerProcess } from '../helpers/server-process';
-import { mariadbMissing, startMariadbServer, type MariadbServer } from '../helpers/mariadb-server';
+import { mariadbMissing, startMariadbServer, type MariadbServer } from '../../support/mariadb-server';
 
 // Cloud instances over two MariaDB servers: the suite's server (the control database's, named
 // `default`) and a second mariadbd started here on a loopback port, named eu2, reached as a user

@@ -1,14 +1,10 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('GET /echo on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   it('answers "Echo <random integer>" as text/plain without a token when self-hosted', async () => {
     const first = await request(t.app).get(t.api('/echo'));

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import * as rules from '../../src/employees/rules';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createOrg, createUser, type Org, storeAsImported, type TestUser, unique } from '../helpers/factories';
+import { createEmployee, createOrg, createUser, storeAsImported, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 /** CONTRACT §4's personal fields, written out here so that the code's list is checked against it. */
 const PERSONAL_FIELDS = [
@@ -29,13 +29,8 @@ const PERSONAL_FIELDS = [
 ];
 
 describe.each(testDialects())('who sees and changes which employee on %s', (dialect) => {
-  let t: TestApp;
-  let org: Org;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    org = await createOrg(t);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const org = useFixture(() => createOrg(t));
 
   const get = (user: TestUser, id: number | null) => request(t.app).get(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' });
   const patch = (user: TestUser, id: number | null, body: object) =>

@@ -3,16 +3,11 @@ import { EMPLOYEE_FIELDS } from '../../src/employee-records/fields';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('POST /employees on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
 
   const post = (body: unknown, user: TestUser = admin) =>
     request(t.app).post(t.api('/employees')).auth(user.token, { type: 'bearer' }).send(body as object);

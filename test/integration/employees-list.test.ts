@@ -2,10 +2,10 @@ import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, storeAsImported, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('GET /employees on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let admin: TestUser;
   let department: number;
   let otherDepartment: number;
@@ -13,7 +13,6 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
   const tag = unique('Zz');
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     admin = await createUser(t, 'admin');
     [department] = (await t.db('departments').insert({ name: unique('List dept ') })).map(Number) as [number];
     [otherDepartment] = (await t.db('departments').insert({ name: unique('Other dept ') })).map(Number) as [number];
@@ -40,7 +39,6 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     }
     await createEmployee(t, { first_name: 'Frank', last_name: `Fisher${tag}`, department_id: otherDepartment, status: 'Terminated', termination_date: '2024-01-01' });
   });
-  afterAll(() => t.close());
 
   const list = (query: string) => request(t.app).get(t.api(`/employees${query}`)).auth(admin.token, { type: 'bearer' });
   const names = (res: request.Response) => (res.body.data as Array<{ first_name: string }>).map((employee) => employee.first_name);

@@ -3,14 +3,10 @@ import { testDialects } from '../helpers/databases';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   it("returns the caller's whole employee record in the read shape, and their account as IceHrm answers it", async () => {
     const [department] = await t.db('departments').insert({ name: 'Engineering ME' });

@@ -4,16 +4,11 @@ import { runHrm } from '../helpers/cli';
 import { toSqlDateTime } from '../../src/db/sql-time';
 import { createEmployee, createUser, storeAsImported, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('changing and deleting employees on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
 
   const as = (user: TestUser) => ({
     get: (id: number | null) => request(t.app).get(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }),

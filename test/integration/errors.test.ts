@@ -1,19 +1,14 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser } from '../helpers/factories';
+import { createUser } from '../helpers/factories';
 import { send } from '../helpers/http-client';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('error responses on %s', (dialect) => {
-  let t: TestApp;
-  let user: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    user = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const user = useFixture(() => createUser(t, 'admin'));
 
   it('answers 404 problem+json for an unknown path under the base', async () => {
     const res = await request(t.app).get(t.api('/no-such-thing')).auth(user.token, { type: 'bearer' });

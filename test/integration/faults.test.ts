@@ -7,7 +7,7 @@ import { createUser, employeeColumns, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startServerProcess } from '../helpers/server-process';
 import { TcpProxy } from '../helpers/tcp-proxy';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 async function hrm(url: string, argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';
@@ -116,11 +116,7 @@ mysqlOnly('a MySQL database that goes away', () => {
 });
 
 describe('a locked SQLite database', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp('sqlite');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp('sqlite');
 
   it('answers a write 503 with Retry-After once the lock outlasts the busy timeout, writes nothing, and works again after', async () => {
     const admin = await createUser(t, 'admin');

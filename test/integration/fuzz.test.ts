@@ -10,7 +10,7 @@ import { createEmployee, createUser, type TestUser, unique } from '../helpers/fa
 import { type FuzzRequest, fuzzRequests, type FuzzTargets } from '../helpers/fuzz-requests';
 import { send } from '../helpers/http-client';
 import { expectAnyProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 /**
  * The suite runs a fixed seed, so that CI is repeatable; `FUZZ_SEED=random` (npm run fuzz) explores
@@ -31,14 +31,13 @@ const SIGNED_OUT = ['no token', 'garbage token', 'tampered token', 'revoked toke
 const CALLERS = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SIGNED_IN.map((caller) => caller.name)) }, { weight: 1, arbitrary: fc.constantFrom(...SIGNED_OUT) });
 
 describe.each(testDialects())('the API under random and hostile requests on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let origin: string;
   const users = new Map<string, TestUser>();
   let revoked: TestUser;
   let targets: FuzzTargets;
 
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(t.app.address() as AddressInfo).port}`;
     for (const caller of SIGNED_IN) users.set(caller.name, await createCaller(caller.role, caller.withEmployee));
@@ -46,10 +45,6 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     await t.db('api_tokens').where({ id: revoked.tokenId }).update({ revoked_at: '2020-01-01 00:00:00' });
     await t.db('users').where({ id: users.get('admin')!.userId }).update({ password_hash: await hashPassword('correct horse battery') });
     targets = await seedTargets();
-  });
-  afterAll(async () => {
-    t.app.closeAllConnections();
-    await t.close();
   });
 
   async function createCaller(role: Role, withEmployee: boolean): Promise<TestUser> {

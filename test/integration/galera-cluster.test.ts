@@ -6,7 +6,7 @@ import { lockAttendanceEmployee } from '../../src/attendance/repository';
 import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { type GaleraCluster, startGaleraCluster, startingAt } from '../helpers/galera';
+import { type GaleraCluster, startGaleraCluster, startingAt } from '../../support/galera';
 import { clusterTestDatabase, startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
 import { expectProblem } from '../helpers/problem';
 import type { TestApp } from '../helpers/test-app';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { openDatabase } from '../../src/db/connect';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { type GaleraCluster, startGaleraCluster } from '../helpers/galera';
+import { type GaleraCluster, startGaleraCluster } from '../../support/galera';
 import { startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
 import type { TestApp } from '../helpers/test-app';
 

@@ -6,20 +6,19 @@ import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { send } from '../helpers/http-client';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 /** What the HTTP server and Express must give every route: HEAD, trailing slashes, slow and broken clients. */
 describe.each(testDialects())('the HTTP layer on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
   const routes: Array<{ methods: string[]; url: string }> = [];
+  const t = useTestApp(dialect, { onRoute: (route) => routes.push({ methods: [route.method].flat(), url: route.url }) });
+  let admin: TestUser;
   let served: Array<{ methods: string[]; path: string }>;
   let origin: string;
   /** A path of the API with its parameters filled in with rows that exist. */
   let fill: (path: string) => string;
 
   beforeAll(async () => {
-    t = await startTestApp(dialect, { onRoute: (route) => routes.push({ methods: [route.method].flat(), url: route.url }) });
     served = routes.map((route) => ({ methods: route.methods, path: route.url.replace(t.config.basePath, '') }));
     admin = await createUser(t, 'admin');
     const employee = String(admin.employeeId);
@@ -35,7 +34,6 @@ describe.each(testDialects())('the HTTP layer on %s', (dialect) => {
     await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(t.app.address() as AddressInfo).port}`;
   });
-  afterAll(() => t.close());
 
   const get = (path: string, method: 'get' | 'head' = 'get') => request(t.app)[method](t.api(path)).auth(admin.token, { type: 'bearer' });
 

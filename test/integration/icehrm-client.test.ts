@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser, unique } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { createUser, unique } from '../helpers/factories';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 /**
  * A client written against IceHrm v35 (an integration, a mobile app), replayed end to end: the
@@ -11,13 +11,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
  * IceHrm there (docs/api.md, "IceHrm compatibility").
  */
 describe.each(testDialects())('an IceHrm client on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin', { employee: { first_name: 'Ada', last_name: 'Admin', work_email: 'ada@example.com' } });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin', { employee: { first_name: 'Ada', last_name: 'Admin', work_email: 'ada@example.com' } }));
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   it('creates an employee with IceHrm ids, lists, reads /me, punches in and out, and reads the summary', async () => {

@@ -4,16 +4,11 @@ import { requestHashOf, sha256 } from '../../src/idempotency/idempotent';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
 
   const create = (key: string, body: object, user: TestUser = admin) =>
     request(t.app).post(t.api('/employees')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send(body);

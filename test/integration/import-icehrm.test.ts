@@ -7,8 +7,8 @@ import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-s
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
-import { createIcehrmDatabase, type IcehrmDatabase } from '../helpers/icehrm-schema';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { createIcehrmDatabase, type IcehrmDatabase } from '../../support/icehrm-schema';
+import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.
 const serverUrl = process.env.HRM_TEST_MYSQL_URL;
@@ -51,15 +51,13 @@ describeWithMysql('hrm import icehrm', () => {
   afterAll(() => icehrm?.drop());
 
   describe.each(testDialects())('into %s', (dialect) => {
-    let t: TestApp;
+    const t = useTestApp(dialect);
     let first: CliResult;
     let admin: TestUser;
     beforeAll(async () => {
-      t = await startTestApp(dialect);
       first = await runHrm(t, ['import', 'icehrm', '--from', icehrm.url]);
       admin = await createUser(t, 'admin', { employee: null });
     }, 120_000);
-    afterAll(() => t.close());
 
     const get = (path: string) => request(t.app).get(t.api(path)).auth(admin.token, { type: 'bearer' });
 
@@ -306,16 +304,12 @@ describeWithMysql('hrm import icehrm', () => {
   });
 
   describe.each(testDialects())('on %s, re-run after changes in IceHrm', (dialect) => {
-    let t: TestApp;
+    const t = useTestApp(dialect);
     let source: IcehrmDatabase;
     beforeAll(async () => {
-      t = await startTestApp(dialect);
       source = await createIcehrmFixture(serverUrl!);
     }, 60_000);
-    afterAll(async () => {
-      await t.close();
-      await source.drop();
-    });
+    afterAll(() => source.drop());
 
     it('rewrites only what changed, removes a record that now breaks the rules; --since reads only the attendance from that day', async () => {
       await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1102, 11, '2026-07-20 08:00:00', NULL)");

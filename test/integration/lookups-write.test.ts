@@ -2,18 +2,12 @@ import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('changing reference tables on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  let manager: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
-    manager = await createUser(t, 'manager');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
+  const manager = useFixture(() => createUser(t, 'manager'));
 
   const as = (user: TestUser) => ({
     post: (path: string, body: object) => request(t.app).post(t.api(path)).auth(user.token, { type: 'bearer' }).send(body),

@@ -1,17 +1,12 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser, unique } from '../helpers/factories';
+import { createUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('reference lists on %s', (dialect) => {
-  let t: TestApp;
-  let user: TestUser;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-    user = await createUser(t, 'employee');
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
+  const user = useFixture(() => createUser(t, 'employee'));
 
   const get = (path: string) => request(t.app).get(t.api(path)).auth(user.token, { type: 'bearer' });
 

@@ -5,24 +5,20 @@ import request from 'supertest';
 import { Metrics, startMetricsServer } from '../../src/metrics/metrics';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { type TestApp, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('metrics on %s', (dialect) => {
-  let t: TestApp;
+  let appDb: TestApp['db'] | undefined;
+  const metrics = new Metrics(new Registry(), () => (appDb ? [{ name: 'main', db: appDb }] : []));
+  const t = useTestApp(dialect, { metrics });
   let server: Server;
   let metricsUrl: string;
   beforeAll(async () => {
-    let appDb: TestApp['db'] | undefined;
-    const metrics = new Metrics(new Registry(), () => (appDb ? [{ name: 'main', db: appDb }] : []));
-    t = await startTestApp(dialect, { metrics });
     appDb = t.db;
     server = await startMetricsServer(metrics.registry, { host: '127.0.0.1', port: 0 });
     metricsUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`;
   });
-  afterAll(async () => {
-    server.close();
-    await t.close();
-  });
+  afterAll(() => server.close());
 
   it('counts requests by route pattern and status, times them, and shows the database pool', async () => {
     const admin = await createUser(t, 'admin');

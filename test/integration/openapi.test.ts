@@ -7,7 +7,7 @@ import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startTestApp, useTestApp } from '../helpers/test-app';
 
 describe('docs/openapi.json', () => {
   it('is up to date with the code (run "npm run openapi" after changing an endpoint)', () => {
@@ -73,12 +73,8 @@ describe('what docs/openapi.json promises generated clients', () => {
 });
 
 describe.each(testDialects())('the response headers docs/openapi.json declares, on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '600', RATE_LIMIT_PER_IP: '60' } });
   const document = buildOpenApiDocument(loadConfig({}));
-  beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '600', RATE_LIMIT_PER_IP: '60' } });
-  });
-  afterAll(() => t.close());
 
   /** The headers the document declares for this answer, all of which the answer must carry. */
   function expectDeclaredHeaders(res: request.Response, path: string, method: string, optional: string[] = []) {
@@ -115,11 +111,7 @@ describe.each(testDialects())('the response headers docs/openapi.json declares, 
 });
 
 describe.each(testDialects())('the served documentation on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   it('serves the OpenAPI document without a token, for this base path', async () => {
     const res = await request(t.app).get(t.api('/openapi.json'));

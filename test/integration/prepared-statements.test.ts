@@ -1,16 +1,12 @@
 import { writeAudit } from '../../src/audit/repository';
 import { testDialects } from '../helpers/databases';
 import { unique } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { type TestApp, useTestApp } from '../helpers/test-app';
 
 // Prepared statements (src/db/prepared.ts) run on a transaction's own connection when given one:
 // the punch statements and the audit row rely on it.
 describe.each(testDialects())('prepared statements in transactions on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   const auditRowsOf = (requestId: string) => t.db('audit_log').where({ request_id: requestId }).select('id', 'action');
   const write = (db: TestApp['db'], requestId: string) =>

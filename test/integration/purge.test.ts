@@ -4,17 +4,13 @@ import { singleInstance } from '../../src/instances/source';
 import { createLogger } from '../../src/logger';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 import { startCloudTestApp } from '../helpers/cloud-app';
 
 const HOUR = 3_600_000;
 
 describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
   beforeEach(async () => {
     await t.db('maintenance_runs').delete();
     await t.db('idempotency_keys').delete();

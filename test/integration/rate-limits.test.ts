@@ -8,17 +8,12 @@ import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { connectTestRedis } from '../helpers/redis';
 import { TcpProxy } from '../helpers/tcp-proxy';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { startTestApp, type TestApp, useFixture, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('rate limits on %s', (dialect) => {
   describe('in one process', () => {
-    let t: TestApp;
-    let user: TestUser;
-    beforeAll(async () => {
-      t = await startTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '3', RATE_LIMIT_PER_IP: '2' } });
-      user = await createUser(t, 'employee');
-    });
-    afterAll(() => t.close());
+    const t = useTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '3', RATE_LIMIT_PER_IP: '2' } });
+    const user = useFixture(() => createUser(t, 'employee'));
 
     const me = (token?: string) => {
       const req = request(t.app).get(t.api('/employees/me'));
@@ -73,11 +68,7 @@ describe.each(testDialects())('rate limits on %s', (dialect) => {
   });
 
   describe('switched off', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_IP: '0' } });
-    });
-    afterAll(() => t.close());
+    const t = useTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_IP: '0' } });
 
     it('never refuses and sends no rate-limit fields when a limit is 0', async () => {
       const answers = await Promise.all(Array.from({ length: 5 }, () => request(t.app).get(t.api('/echo'))));

@@ -1,14 +1,10 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { createUser, unique } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('reference displays on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   const me = (token: string) => request(t.app).get(t.api('/employees/me')).auth(token, { type: 'bearer' });
 

@@ -1,15 +1,11 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('security headers and CORS on %s', (dialect) => {
   describe('by default', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp(dialect);
-    });
-    afterAll(() => t.close());
+    const t = useTestApp(dialect);
 
     it('sends no-store, nosniff, a deny-all CSP and no framework banner', async () => {
       const user = await createUser(t, 'employee');
@@ -36,11 +32,7 @@ describe.each(testDialects())('security headers and CORS on %s', (dialect) => {
   });
 
   describe('with CORS_ORIGINS', () => {
-    let t: TestApp;
-    beforeAll(async () => {
-      t = await startTestApp(dialect, { env: { CORS_ORIGINS: 'https://hr.example.com,https://portal.example.com' } });
-    });
-    afterAll(() => t.close());
+    const t = useTestApp(dialect, { env: { CORS_ORIGINS: 'https://hr.example.com,https://portal.example.com' } });
 
     it('answers a preflight from a listed origin, allowing every method the API uses and its headers', async () => {
       const res = await request(t.app)

@@ -3,14 +3,10 @@ import { systemClock } from '../../src/clock';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { type TestApp, useTestApp } from '../helpers/test-app';
 
 describe.each(testDialects())('the "Enable REST Api" gate on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect, { apiEnabled: false });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { apiEnabled: false });
   afterEach(() => t.setApiEnabled(false));
 
   it('answers 403 api_disabled with how to enable it, for every path under the base', async () => {
@@ -72,11 +68,7 @@ describe.each(testDialects())('the "Enable REST Api" gate on %s', (dialect) => {
 });
 
 describe.each(testDialects())('the gate on %s with the real clock', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect, { apiEnabled: false, clock: systemClock });
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect, { apiEnabled: false, clock: systemClock });
 
   it('sees a hand edit of the settings row within 2 seconds, and sees it turned off again', async () => {
     expect((await request(t.app).get(t.api('/echo'))).status).toBe(403);

@@ -5,18 +5,16 @@ import { testDialects } from '../helpers/databases';
 import { runHrm } from '../helpers/cli';
 import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe.each(testDialects())('tokens for users themselves on %s', (dialect) => {
-  let t: TestApp;
+  const t = useTestApp(dialect);
   let hash: string;
   beforeAll(async () => {
-    t = await startTestApp(dialect);
     hash = await hashPassword(PASSWORD);
   });
-  afterAll(() => t.close());
 
   const withPassword = async (role: 'admin' | 'employee' = 'employee', employee?: object) => {
     const user = await createUser(t, role, employee ? { employee } : {});
@@ -274,11 +272,7 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
 
 // An app of its own: the burst's failures count against 127.0.0.1, which the other tests sign in from.
 describe.each(testDialects())('POST /oauth/token under a burst of attempts on %s', (dialect) => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startTestApp(dialect);
-  });
-  afterAll(() => t.close());
+  const t = useTestApp(dialect);
 
   it('lets no more attempts than the limit reach the password check, however many arrive at once', async () => {
     const user = await createUser(t, 'employee');

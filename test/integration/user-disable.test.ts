@@ -2,22 +2,19 @@ import request from 'supertest';
 import { hashPassword } from '../../src/users/passwords';
 import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser } from '../helpers/factories';
+import { createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 const PASSWORD = 'correct horse battery staple';
 
 describe.each(testDialects())('users of removed employees on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
   let hash: string;
   beforeAll(async () => {
-    t = await startTestApp(dialect);
-    admin = await createUser(t, 'admin');
     hash = await hashPassword(PASSWORD);
   });
-  afterAll(() => t.close());
 
   const withPassword = async (role: 'admin' | 'employee') => {
     const user = await createUser(t, role);

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { send } from '../helpers/http-client';
 import { WEB_SERVER_VARIANTS, whenInstalled } from '../helpers/web-server-suite';
-import { freePort, startWebServer, type WebServer } from '../helpers/web-servers';
+import { freePort, startWebServer, type WebServer } from '../../support/web-servers';
 
 // What exactly each shipped web-server configuration sends upstream, byte for byte, seen by a
 // bare recording server in place of the API. No database is involved, so these run once, not per

@@ -3,9 +3,9 @@ import { Writable } from 'node:stream';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { type RawResponse, send } from '../helpers/http-client';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useTestApp } from '../helpers/test-app';
 import { WEB_SERVER_VARIANTS, whenInstalled } from '../helpers/web-server-suite';
-import { startWebServer, type WebServer } from '../helpers/web-servers';
+import { startWebServer, type WebServer } from '../../support/web-servers';
 
 // The real server behind real nginx and Apache, run from the shipped configuration files, for an
 // install at the web root and one in the /hr sub-directory. The client connects from 127.0.0.2,
@@ -29,31 +29,27 @@ function problemOf(res: RawResponse): Record<string, any> {
 describe.each(testDialects())('behind a real web server, on %s', (dialect) => {
   describe.each(WEB_SERVER_VARIANTS)('$kind with its $config config, application at "$prefix/"', ({ kind, config, prefix }) => {
     whenInstalled(kind, () => {
-      let t: TestApp;
-      let web: WebServer;
-      let admin: TestUser;
       const logLines: string[] = [];
       const appLog = () => logLines.map((line) => JSON.parse(line) as Record<string, any>);
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          logLines.push(...String(chunk).trim().split('\n'));
+          done();
+        },
+      });
+      const t = useTestApp(dialect, {
+        env: { LOG_LEVEL: 'info', BASE_PATH: `${prefix}/app/api`, TRUST_PROXY: '127.0.0.1' },
+        logDestination: sink,
+      });
+      let web: WebServer;
+      let admin: TestUser;
 
       beforeAll(async () => {
-        const sink = new Writable({
-          write(chunk, _encoding, done) {
-            logLines.push(...String(chunk).trim().split('\n'));
-            done();
-          },
-        });
-        t = await startTestApp(dialect, {
-          env: { LOG_LEVEL: 'info', BASE_PATH: `${prefix}/app/api`, TRUST_PROXY: '127.0.0.1' },
-          logDestination: sink,
-        });
         await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
         web = await startWebServer(kind, { config, prefix, upstreamPort: (t.app.address() as AddressInfo).port });
         admin = await createUser(t, 'admin');
       });
-      afterAll(async () => {
-        await web?.stop();
-        await t?.close();
-      });
+      afterAll(() => web?.stop());
 
       const call = (path: string, options: Parameters<typeof send>[2] = {}) =>
         send(web.origin, t.api(path), { localAddress: CLIENT_ADDRESS, ...options });

@@ -3,21 +3,15 @@ import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { useFixture, useTestApp } from '../helpers/test-app';
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
 
 describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
-  let manager: TestUser;
-  beforeAll(async () => {
-    // Receivers on loopback are refused unless WEBHOOK_ALLOW_PRIVATE=1: see the SSRF tests below.
-    t = await startTestApp(dialect, { env: { WEBHOOK_ALLOW_HTTP: '1' } });
-    admin = await createUser(t, 'admin');
-    manager = await createUser(t, 'manager');
-  });
-  afterAll(() => t.close());
+  // Receivers on loopback are refused unless WEBHOOK_ALLOW_PRIVATE=1: see the SSRF tests below.
+  const t = useTestApp(dialect, { env: { WEBHOOK_ALLOW_HTTP: '1' } });
+  const admin = useFixture(() => createUser(t, 'admin'));
+  const manager = useFixture(() => createUser(t, 'manager'));
 
   const as = (user: TestUser) => ({
     post: (path: string, body?: object) => {

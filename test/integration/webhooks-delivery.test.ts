@@ -5,22 +5,17 @@ import { singleInstance } from '../../src/instances/source';
 import { Metrics } from '../../src/metrics/metrics';
 import { DeliveryWorker } from '../../src/webhooks/worker';
 import { testDialects } from '../helpers/databases';
-import { createUser, type TestUser } from '../helpers/factories';
-import { startTestApp, type TestApp } from '../helpers/test-app';
+import { createUser } from '../helpers/factories';
+import { type TestApp, useFixture, useTestApp } from '../helpers/test-app';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 const DAY_MS = 24 * 3600 * 1000;
 
 describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
-  let t: TestApp;
-  let admin: TestUser;
+  const t = useTestApp(dialect, { env: { WEBHOOK_ALLOW_HTTP: '1', WEBHOOK_ALLOW_PRIVATE: '1' } });
+  const admin = useFixture(() => createUser(t, 'admin'));
   let registry: Registry;
   let metrics: Metrics;
-  beforeAll(async () => {
-    t = await startTestApp(dialect, { env: { WEBHOOK_ALLOW_HTTP: '1', WEBHOOK_ALLOW_PRIVATE: '1' } });
-    admin = await createUser(t, 'admin');
-  });
-  afterAll(() => t.close());
 
   const receivers: WebhookReceiver[] = [];
   const workers: DeliveryWorker[] = [];
