@@ -30,6 +30,8 @@ const tokenSummary = z
   })
   .meta({ id: 'Token' });
 
+const location = z.object({ Location: z.string().max(2048).meta({ description: 'The new token, e.g. /app/api/tokens/{id}: GET answers its metadata' }) });
+
 const passwordGrant = z
   .object({
     grant_type: z.literal('password'),
@@ -81,7 +83,10 @@ export function describeTokens(registry: OpenAPIRegistry): void {
         required: false,
       },
     },
-    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
+    responses: {
+      201: jsonResponse('The new token', tokenResponse, location),
+      ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -92,6 +97,17 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
     request: { query: z.strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), username: z.string().optional() }) },
     responses: { 200: jsonResponse('A page of tokens', pageSchema(tokenSummary, 'TokenPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/tokens/{id}',
+    operationId: 'getToken',
+    tags,
+    security,
+    summary: "A token's metadata, never the token string (the caller's own; admins: anyone's)",
+    description: "What the `Location` of `POST /tokens` names. Someone else's token is 404 to a non-admin, as an unknown one.",
+    request: { params: z.object({ id: z.string() }) },
+    responses: { 200: jsonResponse('The token', tokenSummary), ...problems(401, 404, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'delete',
