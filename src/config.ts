@@ -100,8 +100,8 @@ const envSchema = z.object({
     // A hop count trusts whatever is that many hops away, proxy or client: ask for the proxies.
     .refine((value) => !/^\s*\d+\s*$/.test(value), 'must list proxy addresses or subnets; a hop count cannot tell a proxy from a client')
     .refine(
-      (value) => /^\s*\d+\s*$/.test(value) || parseTrustProxy(value).every(isProxySpec),
-      'must be a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal',
+      (value) => /^\s*\d+\s*$/.test(value) || isNone(value) || parseTrustProxy(value).every(isProxySpec),
+      'must be none, or a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal',
     )
     .default('loopback'),
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(600),
@@ -215,7 +215,14 @@ function parseDatabaseServers(value: string | undefined, database: DatabaseConfi
 }
 
 function parseTrustProxy(value: string): string[] {
+  // none: no proxy is trusted, not even on loopback (a local tunnel that passes X-Forwarded-For
+  // through would let clients choose their address): every request is its socket's address.
+  if (isNone(value)) return [];
   return value.split(',').map((part) => part.trim()).filter(Boolean);
+}
+
+function isNone(value: string): boolean {
+  return value.trim().toLowerCase() === 'none';
 }
 
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

@@ -5,8 +5,7 @@ import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
-import { z } from 'zod';
-import { declareResponseHeaders, documentAcceptedInputs, jsonResponse, type OpenApiDocument, problems } from './http/openapi';
+import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
@@ -21,7 +20,8 @@ setting is off every request answers 403 \`api_disabled\`. Errors are \`applicat
 (RFC 9457) with IceHrm's \`error\` member. Every response carries \`X-Request-Id\`; responses of writes
 accept an \`Idempotency-Key\`. Lists are \`{"data", "total", "nextPage"}\`.
 
-The health checks \`GET /healthz\` and \`GET /readyz\` live at the root, outside this base path.`;
+The health checks \`GET /healthz\` and \`GET /readyz\` are not in this document: they answer at the server's
+root, outside the base path, for load balancers and orchestrators.`;
 
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas the server validates with and the read
@@ -45,7 +45,6 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeTerminals(registry);
   describeWebhooks(registry, { employee: employeeSchema, attendance: attendanceSchema });
   describeDocs(registry);
-  describeHealth(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -69,7 +68,6 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation', description: 'This document and its page' },
-      { name: 'Health', description: 'Outside the base path and the settings gate' },
     ],
   });
   if (cloud) {
@@ -85,13 +83,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       }
     }
   }
-  // The health checks live at the root, not under the base path of `servers`.
-  for (const path of HEALTH_PATHS) {
-    const item = document.paths?.[path];
-    if (item) item.servers = [{ url: '/' }];
-  }
   describeEveryOperation(document);
-  declareResponseHeaders(document, HEALTH_PATHS);
+  declareResponseHeaders(document);
   documentAcceptedInputs(document.components?.schemas);
   documentAcceptedInputs(document.paths);
   return document;
@@ -112,27 +105,4 @@ function describeEveryOperation(document: OpenApiDocument): void {
       operation.description ??= operation.summary;
     }
   }
-}
-
-const HEALTH_PATHS = ['/healthz', '/readyz'];
-
-function describeHealth(registry: OpenAPIRegistry): void {
-  const status = (value: string) => z.strictObject({ status: z.literal(value) });
-  // Public: registered without security (see describeEveryOperation).
-  registry.registerPath({
-    method: 'get',
-    path: '/healthz',
-    operationId: 'getHealth',
-    tags: ['Health'],
-    summary: 'The process is alive',
-    responses: { 200: jsonResponse('Alive', status('ok')) },
-  });
-  registry.registerPath({
-    method: 'get',
-    path: '/readyz',
-    operationId: 'getReadiness',
-    tags: ['Health'],
-    summary: 'The database answers',
-    responses: { 200: jsonResponse('Ready', status('ready')), ...problems(503) },
-  });
 }

@@ -187,6 +187,22 @@ const TABLES = [
   ) engine=innodb default charset=utf8`,
 ];
 
+/**
+ * The columns the import reads that IceHrm's base schema (core/scripts/icehrmdb.sql, as an
+ * installation starts, and releases before 26) lacks: run-time migrations add them later.
+ */
+export const BASE_SCHEMA_LACKS: Record<string, string[]> = {
+  Attendance: ['map_lat', 'map_lng', 'map_out_lat', 'map_out_lng', 'in_ip', 'out_ip'],
+};
+
+/** Turns `db` into a database as IceHrm's base schema left it: no such columns, no migration applied. */
+export async function toBaseSchema(db: IcehrmDatabase): Promise<void> {
+  for (const [table, columns] of Object.entries(BASE_SCHEMA_LACKS)) {
+    await db.connection.query(`ALTER TABLE \`${table}\` ${columns.map((column) => `DROP COLUMN \`${column}\``).join(', ')}`);
+  }
+  await db.connection.query('DELETE FROM `Migrations`');
+}
+
 export interface IcehrmDatabase {
   /** mysql://... of the schema, for --from. */
   url: string;

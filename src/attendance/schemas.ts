@@ -152,7 +152,7 @@ export function parseCorrection(body: Record<string, unknown>, id: number): Pars
   return parsed as Parsed<RecordValues>;
 }
 
-const date = z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+const date = z.string({ error: 'must be a date YYYY-MM-DD' }).max(10, { error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
 
 const dateRange = { from: date.optional(), to: date.optional() };
 

@@ -7,19 +7,23 @@ import { USERNAME_PATTERN } from '../users/user-repository';
 
 const instant = z.string().max(30).meta({ format: 'date-time' });
 
+/** A token's id, the JWT's jti (a UUID); the server answers 404 to anything else. */
+const tokenId = z.string().regex(/^[0-9a-f-]{36}$/).max(36).meta({ example: 'a774444f-9629-4207-9568-972bf4295623' });
+const tokenIdParam = z.object({ id: tokenId });
+
 const tokenResponse = z
   .strictObject({
     access_token: z.string().max(2000).meta({ description: 'The bearer token (a JWT); shown only here' }),
     token_type: z.literal('bearer'),
     expires_in: int64(0, 10 * 365 * 86400).meta({ description: 'Seconds until it expires' }),
     scope: z.enum(ROLES).meta({ description: "The user's role" }),
-    id: z.string().max(64).meta({ description: "The token's id (its jti), for listing and revoking" }),
+    id: tokenId.meta({ description: "The token's id (its jti), for listing and revoking" }),
   })
   .meta({ id: 'TokenResponse' });
 
 const tokenSummary = z
   .strictObject({
-    id: z.string().max(64),
+    id: tokenId,
     name: z.string().max(100).nullable(),
     created_at: instant,
     expires_at: instant,
@@ -30,11 +34,13 @@ const tokenSummary = z
   })
   .meta({ id: 'Token' });
 
+const location = z.object({ Location: z.string().max(2048).meta({ description: 'The new token, e.g. /app/api/tokens/{id}: GET answers its metadata' }) });
+
 const passwordGrant = z
   .object({
     grant_type: z.literal('password'),
     username: z.string().max(100).regex(USERNAME_PATTERN),
-    password: z.string(),
+    password: z.string().max(1024),
   })
   .meta({ id: 'PasswordGrant', description: 'RFC 6749 §4.3; other fields (client_id, scope...) are ignored' });
 
@@ -81,7 +87,10 @@ export function describeTokens(registry: OpenAPIRegistry): void {
         required: false,
       },
     },
-    responses: { 201: jsonResponse('The new token', tokenResponse), ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
+    responses: {
+      201: jsonResponse('The new token', tokenResponse, location),
+      ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -90,8 +99,19 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
-    request: { query: z.strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), username: z.string().optional() }) },
+    request: { query: z.strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), username: z.string().min(1).max(100).regex(USERNAME_PATTERN).optional() }) },
     responses: { 200: jsonResponse('A page of tokens', pageSchema(tokenSummary, 'TokenPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/tokens/{id}',
+    operationId: 'getToken',
+    tags,
+    security,
+    summary: "A token's metadata, never the token string (the caller's own; admins: anyone's)",
+    description: "What the `Location` of `POST /tokens` names. Someone else's token is 404 to a non-admin, as an unknown one.",
+    request: { params: tokenIdParam },
+    responses: { 200: jsonResponse('The token', tokenSummary), ...problems(401, 404, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'delete',
@@ -100,7 +120,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',
-    request: { params: z.object({ id: z.string() }), headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: z.string() })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    request: { params: tokenIdParam, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: tokenId })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
   });
 }

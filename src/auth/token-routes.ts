@@ -10,8 +10,8 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import type { LoginAttempts } from '../rate-limits/limits';
-import type { Role } from '../caller';
-import { countTokensOfUser, findTokenOwner, listTokensOfUser, revokeToken } from '../users/token-repository';
+import type { Caller, Role } from '../caller';
+import { countTokensOfUser, findTokenOwner, findTokenSummary, listTokensOfUser, revokeToken, type TokenSummary } from '../users/token-repository';
 import { findLoginUser, findUserByUsername, USERNAME_PATTERN } from '../users/user-repository';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
 import { authenticatePassword } from './password-grant';
@@ -75,7 +75,7 @@ export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttemp
 
 /**
  * Tokens for users themselves (CONTRACT §3): rotate a token (POST /tokens), see and revoke their
- * tokens (GET /tokens, DELETE /tokens/{id}). Admins may list and revoke anyone's.
+ * tokens (GET /tokens, GET and DELETE /tokens/{id}). Admins may see and revoke anyone's.
  */
 export function tokenRoutes({ clock }: { clock: Clock }): Routes {
   return new Routes('/tokens')
@@ -95,7 +95,7 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           // Rotation: the token that asked stops working.
           await revokeToken(trx, caller.tokenId, now);
           // Never stored by the Idempotency-Key store: a database reader must not find a token.
-          return { status: 201, body: tokenResponse(issued, caller.role, now), secret: true };
+          return { status: 201, headers: { Location: `${req.baseUrl}/${issued.id}` }, body: tokenResponse(issued, caller.role, now), secret: true };
         });
       },
       get: async (req, res) => {
@@ -109,25 +109,28 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           if (!user) throw new NotFoundError({ detail: 'No such user' });
           userId = user.id;
         }
-        const now = clock.now().toISOString();
         const page = { offset: offsetOf(query.page, query.limit), limit: query.limit };
         const [rows, total] = await Promise.all([listTokensOfUser(db, userId, page), countTokensOfUser(db, userId)]);
-        const tokens = rows.map((token) => ({
-          ...token,
-          state: token.revoked_at ? 'revoked' : token.expires_at <= now ? 'expired' : 'active',
-          current: token.id === caller.tokenId,
-        }));
-        sendJson(res, toPage(tokens, total, query.page, query.limit));
+        const now = clock.now();
+        sendJson(res, toPage(rows.map((token) => describeToken(token, caller, now)), total, query.page, query.limit));
       },
     })
     .route('/:id', {
+      // What POST /tokens answers as its Location: the token's metadata, never the token string.
+      get: async (req, res) => {
+        const caller = callerOf(req);
+        const { db } = instanceOf(req);
+        const token = TOKEN_ID.test(String(req.params.id)) ? await findTokenSummary(db, String(req.params.id)) : undefined;
+        if (!token || !mayReachToken(caller, token.userId)) throw new NotFoundError({ detail: 'No such token' });
+        const { userId: _owner, ...summary } = token;
+        sendJson(res, describeToken(summary, caller, clock.now()));
+      },
       delete: async (req, res) => {
         const caller = callerOf(req);
         const tokenId = String(req.params.id);
         const { db } = instanceOf(req);
-        // Someone else's token is as missing as an unknown one, except to admins.
-        const owner = /^[0-9a-f-]{36}$/.test(tokenId) ? await findTokenOwner(db, tokenId) : undefined;
-        if (owner === undefined || (owner !== caller.userId && caller.role !== 'admin')) throw new NotFoundError({ detail: 'No such token' });
+        const owner = TOKEN_ID.test(tokenId) ? await findTokenOwner(db, tokenId) : undefined;
+        if (owner === undefined || !mayReachToken(caller, owner)) throw new NotFoundError({ detail: 'No such token' });
         const now = clock.now();
         await sendWrite(req, res, now, async (trx) => {
           await revokeToken(trx, tokenId, now);
@@ -135,6 +138,24 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
         });
       },
     });
+}
+
+/** A token id (a UUID, the JWT's jti); anything else is no token, without a query. */
+const TOKEN_ID = /^[0-9a-f-]{36}$/;
+
+/** Someone else's token is as missing as an unknown one, except to admins. */
+function mayReachToken(caller: Caller, owner: number): boolean {
+  return owner === caller.userId || caller.role === 'admin';
+}
+
+/** A token as GET /tokens and GET /tokens/{id} answer it: its state now, and whether it is the caller's. */
+function describeToken(token: TokenSummary, caller: Caller, now: Date) {
+  const at = now.toISOString();
+  return {
+    ...token,
+    state: token.revoked_at ? 'revoked' : token.expires_at <= at ? 'expired' : 'active',
+    current: token.id === caller.tokenId,
+  };
 }
 
 function parseGrant(req: Request): z.output<typeof passwordGrantSchema> {

@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { COMMON_PROBLEMS, problems } from '../http/openapi';
+import { DOCS_FILES } from './routes';
 
 export function describeDocs(registry: OpenAPIRegistry): void {
   const tags = ['Documentation'];
@@ -30,7 +31,7 @@ export function describeDocs(registry: OpenAPIRegistry): void {
     operationId: 'getDocsFile',
     tags,
     summary: "The documentation page's scripts and styles",
-    request: { params: z.object({ file: z.string() }) },
+    request: { params: z.object({ file: z.enum(DOCS_FILES as [string, ...string[]]) }) },
     responses: {
       200: { description: 'A script, style sheet or icon', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() }, 'image/png': { schema: z.string() } } },
       ...problems(404, ...COMMON_PROBLEMS),

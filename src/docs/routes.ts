@@ -16,6 +16,8 @@ const ASSETS = new Map([
   ['swagger-ui-standalone-preset.js', 'text/javascript; charset=utf-8'],
   ['favicon-32x32.png', 'image/png'],
 ]);
+/** Every file the page loads from <base>/docs/<file>: the package's and its own init.js. */
+export const DOCS_FILES = ['init.js', ...ASSETS.keys()];
 
 /** The docs page may run its own scripts and styles; nothing else, and it may not be framed. */
 const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";

@@ -8,7 +8,7 @@ import { findEmployeeById } from './repository';
 
 // Who sees and changes which employee (CONTRACT §4, §5.4).
 
-/** Fields a manager may change on their own record and on their direct reports'. */
+/** Fields a manager may change on their direct reports' records, and on their own but for the reporting line. */
 export const MANAGER_WRITABLE_FIELDS: readonly EmployeeField[] = [
   'work_station_id',
   'work_phone',
@@ -36,8 +36,16 @@ export const SELF_WRITABLE_FIELDS: readonly EmployeeField[] = [
   'private_email',
 ];
 
+/**
+ * Who a manager answers to. They set it for their reports, never for themselves: a manager who
+ * made a report their own supervisor, or cleared it, would leave their supervisor's oversight.
+ */
+export const REPORTING_LINE_FIELDS: readonly EmployeeField[] = ['supervisor', 'approver1', 'approver2', 'approver3', 'indirect_supervisors'];
+
 const ALL_FIELDS = new Set<EmployeeField>(EMPLOYEE_FIELDS);
-const MANAGER_ON_SELF = new Set<EmployeeField>([...MANAGER_WRITABLE_FIELDS, ...SELF_WRITABLE_FIELDS]);
+const MANAGER_ON_SELF = new Set<EmployeeField>(
+  [...MANAGER_WRITABLE_FIELDS, ...SELF_WRITABLE_FIELDS].filter((field) => !REPORTING_LINE_FIELDS.includes(field)),
+);
 const MANAGER_ON_REPORT = new Set<EmployeeField>(MANAGER_WRITABLE_FIELDS);
 const EMPLOYEE_ON_SELF = new Set<EmployeeField>(SELF_WRITABLE_FIELDS);
 const NOTHING = new Set<EmployeeField>();

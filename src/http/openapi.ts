@@ -160,23 +160,17 @@ type Operation = {
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 };
 
-/**
- * Adds to each response of `document` the headers the server sends with it. `outsideBase` paths
- * (the health checks) get only the request id and, on 503, Retry-After: neither the rate limits
- * nor the bearer check run there.
- */
-export function declareResponseHeaders(document: OpenApiDocument, outsideBase: readonly string[]): void {
+/** Adds to each response of `document` the headers the server sends with it. */
+export function declareResponseHeaders(document: OpenApiDocument): void {
   document.components = { ...document.components, headers: { ...document.components?.headers, ...RESPONSE_HEADERS } };
   const ref = (name: HeaderName) => ({ $ref: `#/components/headers/${name}` });
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    const underBase = !outsideBase.includes(path);
+  for (const item of Object.values(document.paths ?? {})) {
     for (const [method, value] of Object.entries(item)) {
       if (method === 'servers' || method === 'parameters') continue;
       const operation = value as Operation;
       const idempotent = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key') ?? false;
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
-        const names: HeaderName[] = ['X-Request-Id'];
-        if (underBase) names.push('RateLimit', 'RateLimit-Policy');
+        const names: HeaderName[] = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
         if (status === '401') names.push('WWW-Authenticate');
         if (status === '405') names.push('Allow');
         if (status === '429' || status === '503') names.push('Retry-After');
@@ -194,6 +188,8 @@ const BLANK = { type: 'string', enum: [''], description: 'No value' };
 const NONE = { type: 'null' };
 const COUNTRY_CODE = { type: 'string', pattern: '^[A-Za-z]{2}$', minLength: 2, maxLength: 2, example: 'US' };
 const ANY_ID = { anyOf: [ID_TEXT, ID_NUMBER] };
+const DEVICE_TEXT = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', example: '004217' };
+const WHOLE_NUMBER = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 4217 };
 const REFERENCE_AS_READ = {
   type: 'object',
   properties: { id: ANY_ID },
@@ -210,6 +206,9 @@ const REFERENCE_AS_READ = {
 const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
   reference: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ, BLANK, NONE] },
   employee: { anyOf: [ID_TEXT, ID_NUMBER, REFERENCE_AS_READ] },
+  id: ANY_ID,
+  /** A punch's log id or a badge number from a terminal: text, or a whole number (src/terminals/schemas.ts). */
+  deviceText: { anyOf: [DEVICE_TEXT, WHOLE_NUMBER] },
   date: {
     anyOf: [
       { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, example: '2024-03-01' },

@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import { AppError, BadRequestError } from '../errors';
 
 /** No id, key or name in a path is longer; a longer segment is a probe or a mistake. */
-const MAX_SEGMENT_LENGTH = 100;
+export const MAX_SEGMENT_LENGTH = 100;
 const LONG_SEGMENT = new RegExp(`[^/]{${MAX_SEGMENT_LENGTH + 1}}`);
 
 /**

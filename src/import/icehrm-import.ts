@@ -50,6 +50,11 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
     }
   }
 
+  if (source.missingColumns.size > 0) {
+    const missing = [...source.missingColumns].map(([table, columns]) => `${table} ${columns.join(', ')}`).join('; ');
+    report.notes.push(`IceHrm's database has no ${missing} (its base schema, or a release before 26): imported empty`);
+  }
+
   const nationalities = await checkNationalities(context, await source.rows('Nationality'));
   const provinces = await importProvinces(context, await source.rows('Province'));
   const employmentStatuses = await importReferenceTable(context, EMPLOYMENT_STATUSES, await source.rows('EmploymentStatus'));

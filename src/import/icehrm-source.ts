@@ -1,16 +1,10 @@
 import knex, { type Knex } from 'knex';
 
-/** The source cannot be used: unreachable, not IceHrm, too old. One line, for the operator. */
+/** The source cannot be used: unreachable, not IceHrm. One line, for the operator. */
 export class SourceError extends Error {}
 
-/** The oldest IceHrm the import reads: its Migrations rows carry versions like 260004 (26.0, migration 4). */
-const OLDEST_VERSION = 260000;
-
-/**
- * The tables and columns the import reads, as IceHrm's published schema names them. A database
- * lacking any of them is not an IceHrm database (or one too old to read).
- */
-const REQUIRED_COLUMNS = {
+/** The tables and columns the import reads, as IceHrm's published schema names them. */
+const READ_COLUMNS = {
   Nationality: ['id', 'name'],
   Province: ['id', 'name', 'code', 'country'],
   EmploymentStatus: ['id', 'name', 'description'],
@@ -26,8 +20,26 @@ const REQUIRED_COLUMNS = {
   ],
   Attendance: ['id', 'employee', 'in_time', 'out_time', 'note', 'map_lat', 'map_lng', 'map_out_lat', 'map_out_lng', 'in_ip', 'out_ip'],
   Users: ['id', 'username', 'email', 'employee', 'user_level'],
-  Migrations: ['file', 'version', 'status'],
 } satisfies Record<string, readonly string[]>;
+
+/**
+ * The columns without which a row means nothing: a database lacking one is not IceHrm's. The
+ * others may be missing (IceHrm's base schema, core/scripts/icehrmdb.sql, and releases before 26
+ * have no attendance positions and addresses: run-time migrations add them) and read as empty.
+ */
+const ESSENTIAL_COLUMNS: Record<keyof typeof READ_COLUMNS, readonly string[]> = {
+  Nationality: ['id'],
+  Province: ['id', 'name', 'country'],
+  EmploymentStatus: ['id', 'name'],
+  JobTitles: ['id', 'name'],
+  PayGrades: ['id', 'name'],
+  CompanyStructures: ['id', 'title', 'parent'],
+  Employees: ['id', 'employee_id', 'first_name', 'last_name'],
+  Attendance: ['id', 'employee', 'in_time', 'out_time'],
+  Users: ['id', 'username', 'employee', 'user_level'],
+};
+
+type SourceTable = keyof typeof READ_COLUMNS;
 
 export type SourceRow = Record<string, unknown>;
 
@@ -55,7 +67,9 @@ export interface IcehrmSource {
   label: string;
   /** IceHrm's version as its newest applied migration names it, e.g. "26.0 (migration 260004)". */
   version: string;
-  rows(table: string): Promise<SourceRow[]>;
+  /** The columns the import reads that the source lacks, by table: read as empty (null). */
+  missingColumns: ReadonlyMap<string, readonly string[]>;
+  rows(table: SourceTable): Promise<SourceRow[]>;
   /** Attendance rows per employee, to plan batches. */
   attendanceCounts(since: string | undefined): Promise<Map<number, number>>;
   /** The attendance of employees with ids in [first, last], by employee, then time. */
@@ -97,11 +111,21 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
   try {
-    const version = await checkSchema(db, label);
+    const { version, missingColumns } = await checkSchema(db, label);
+    // A missing column is read as NULL, so every row has every key the import reads.
+    const columnsOf = (table: SourceTable) => {
+      const missing = missingColumns.get(table) ?? [];
+      return READ_COLUMNS[table].map((column) => (missing.includes(column) ? db.raw('NULL as ??', [column]) : column));
+    };
     return {
       label,
       version,
-      rows: (table) => db(table).orderBy('id').select('*') as Promise<SourceRow[]>,
+      missingColumns,
+      rows: async (table) => {
+        const missing = missingColumns.get(table) ?? [];
+        const rows = (await db(table).orderBy('id').select('*')) as SourceRow[];
+        return missing.length === 0 ? rows : rows.map((row) => ({ ...row, ...Object.fromEntries(missing.map((column) => [column, null])) }));
+      },
       attendanceCounts: async (since) => {
         const query = db('Attendance').select('employee').count({ n: '*' }).groupBy('employee');
         if (since) query.where('in_time', '>=', `${since} 00:00:00`);
@@ -112,7 +136,7 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
         const query = db('Attendance')
           .whereBetween('employee', [first, last])
           .orderBy([{ column: 'employee' }, { column: 'in_time' }, { column: 'id' }])
-          .select(REQUIRED_COLUMNS.Attendance);
+          .select(columnsOf('Attendance'));
         if (since) query.where('in_time', '>=', `${since} 00:00:00`);
         return (await query) as IcehrmAttendanceRow[];
       },
@@ -124,7 +148,7 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
   }
 }
 
-async function checkSchema(db: Knex, label: string): Promise<string> {
+async function checkSchema(db: Knex, label: string): Promise<{ version: string; missingColumns: Map<string, string[]> }> {
   let columns: Array<{ table_name: string; column_name: string }>;
   try {
     columns = (await db('information_schema.columns')
@@ -135,22 +159,25 @@ async function checkSchema(db: Knex, label: string): Promise<string> {
     throw new SourceError(`Cannot read the IceHrm database at ${label}${code ? ` (${code})` : ''}`);
   }
   const present = new Set(columns.map((row) => `${row.table_name}.${row.column_name}`));
-  for (const [table, names] of Object.entries(REQUIRED_COLUMNS) as Array<[string, readonly string[]]>) {
+  const missingColumns = new Map<string, string[]>();
+  for (const [table, names] of Object.entries(READ_COLUMNS) as Array<[SourceTable, readonly string[]]>) {
     const missing = names.filter((name) => !present.has(`${table}.${name}`));
     if (missing.length === names.length) throw new SourceError(`${label} is not an IceHrm database: it has no table ${table}`);
-    if (missing.length > 0) {
-      throw new SourceError(`${label} is not an IceHrm database of version 26 or newer: table ${table} lacks ${missing.join(', ')}`);
-    }
+    const essential = missing.filter((name) => ESSENTIAL_COLUMNS[table].includes(name));
+    if (essential.length > 0) throw new SourceError(`${label} is not an IceHrm database: table ${table} lacks ${essential.join(', ')}`);
+    if (missing.length > 0) missingColumns.set(table, missing);
   }
+  return { version: await versionOf(db, present), missingColumns };
+}
+
+/**
+ * IceHrm's version as its newest applied migration names it. Informative only: what the import
+ * can read is decided by the columns there are, and IceHrm's base schema records no migration.
+ */
+async function versionOf(db: Knex, present: ReadonlySet<string>): Promise<string> {
+  if (!['file', 'version', 'status'].every((column) => present.has(`Migrations.${column}`))) return '(no Migrations table)';
   const newest = (await db('Migrations').where({ status: 'Up' }).max({ version: 'version' }).first()) as { version: number | null } | undefined;
   const version = Number(newest?.version ?? 0);
-  const named = `${Math.floor(version / 10000)}.${Math.floor(version / 100) % 100} (migration ${version})`;
-  if (version < OLDEST_VERSION) {
-    throw new SourceError(
-      version === 0
-        ? `${label} records no applied IceHrm migration: only IceHrm 26 or newer can be imported`
-        : `${label} is IceHrm ${named}: only IceHrm 26 or newer can be imported (upgrade IceHrm first)`,
-    );
-  }
-  return named;
+  if (version === 0) return '(no applied migration recorded)';
+  return `${Math.floor(version / 10000)}.${Math.floor(version / 100) % 100} (migration ${version})`;
 }

@@ -45,10 +45,10 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     // Operation ids: listJobTitles, getJobTitle, createJobTitle, updateJobTitle, patchJobTitle, ...
     const plural = lookup.path.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
     const row = schema.meta({ id: name });
-    const key = lookup.key === 'code' ? z.object({ key: z.string().length(2).meta({ example: 'US' }) }) : z.object({ key: idString });
+    const key = lookup.key === 'code' ? z.object({ key: z.string().length(2).regex(/^[A-Za-z]{2}$/).meta({ example: 'US' }) }) : z.object({ key: idString });
     const query = z.strictObject({
       ...paginationFields({ defaultLimit: 500, maxLimit: 500 }),
-      ...Object.fromEntries(Object.keys(lookup.filters).map((filter) => [filter, z.string().optional()])),
+      ...Object.fromEntries(Object.keys(lookup.filters).map((filter) => [filter, z.string().min(1).max(100).optional()])),
     });
     registry.registerPath({
       method: 'get',

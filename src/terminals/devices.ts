@@ -28,6 +28,7 @@ export const createDeviceSchema = z.strictObject({
   name: z.string({ error: 'must be text' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }),
   timezone: z
     .string({ error: 'must be an IANA time zone such as Europe/Berlin' })
+    .max(64, { error: 'must be an IANA time zone such as Europe/Berlin' })
     .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' })
     .optional(),
   active: z.boolean({ error: 'must be true or false' }).optional(),

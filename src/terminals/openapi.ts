@@ -4,28 +4,33 @@ import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32
 import { createDeviceSchema } from './devices';
 import { DIRECTIONS, MAX_BATCH_ENTRIES, punchLogBatchSchema, punchLogListQuery, RESULTS } from './schemas';
 
+const instant = z.string().max(30).meta({ format: 'date-time' });
+/** What the server says of an entry: a code from the list below, and a sentence. */
+const resultCode = z.string().max(50);
+const resultMessage = z.string().max(1000);
+
 const deviceSchema = z
   .strictObject({
     id: idString,
-    name: z.string().meta({ example: 'Front door' }),
-    timezone: z.string().meta({ description: 'The wall clock of the times it sends without an offset', example: 'Europe/Berlin' }),
+    name: z.string().max(100).meta({ example: 'Front door' }),
+    timezone: z.string().max(64).meta({ description: 'The wall clock of the times it sends without an offset', example: 'Europe/Berlin' }),
     active: z.boolean(),
-    created_at: z.string(),
-    last_used_at: z.string().nullable().meta({ description: 'When its token was last used (to the minute)' }),
+    created_at: instant,
+    last_used_at: instant.nullable().meta({ description: 'When its token was last used (to the minute)' }),
   })
   .meta({ id: 'AttendanceDevice', description: 'An attendance terminal (docs/terminals.md)' });
 
 const entryResultSchema = z
   .strictObject({
-    log_id: z.string(),
+    log_id: z.string().max(100),
     result: z.enum(RESULTS),
     attendance: idString.optional().meta({ description: 'created: the attendance record the entry opened or closed' }),
     action: z.enum(['opened', 'closed']).optional(),
-    code: z.string().optional().meta({
+    code: resultCode.optional().meta({
       description:
         'rejected: `unknown_employee`, `invalid_time`, `future_time`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
     }),
-    message: z.string().optional(),
+    message: resultMessage.optional(),
   })
   .meta({ id: 'PunchLogResult' });
 
@@ -33,22 +38,22 @@ const punchLogSchema = z
   .strictObject({
     id: idString,
     device: z
-      .strictObject({ type: z.literal('AttendanceDevice'), id: idString, display: z.string().nullable() })
+      .strictObject({ type: z.literal('AttendanceDevice'), id: idString, display: z.string().max(100).nullable() })
       .nullable()
       .meta({ description: "null: an admin's manual back-fill" }),
     uploaded_by: idString.nullable().meta({ description: 'The admin user who sent it (manual back-fill)' }),
-    log_id: z.string(),
-    attendance_device_id: z.string().nullable(),
+    log_id: z.string().max(100),
+    attendance_device_id: z.string().max(100).nullable(),
     employee: idString.nullable().meta({ description: 'The employee the entry named, when found' }),
-    time: z.string().meta({ description: 'As sent' }),
-    time_utc: z.string().nullable(),
+    time: z.string().max(40).meta({ description: 'As sent' }),
+    time_utc: instant.nullable(),
     direction: z.enum(DIRECTIONS),
     result: z.enum(RESULTS),
     action: z.enum(['opened', 'closed']).nullable(),
     attendance: idString.nullable(),
-    code: z.string().nullable(),
-    message: z.string().nullable(),
-    received_at: z.string(),
+    code: resultCode.nullable(),
+    message: resultMessage.nullable(),
+    received_at: instant,
   })
   .meta({ id: 'PunchLogEntry' });
 
@@ -67,7 +72,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     responses: {
       201: jsonResponse(
         'The device and its token',
-        deviceSchema.extend({ token: z.string().meta({ description: 'A bearer token valid only for /attendance/punch-logs; shown only now' }) }),
+        deviceSchema.extend({ token: z.string().max(2000).meta({ description: 'A bearer token valid only for /attendance/punch-logs; shown only now' }) }),
         z.object({ Location: z.string() }),
       ),
       ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
@@ -118,7 +123,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     description: `1 to ${MAX_BATCH_ENTRIES} entries; bodies up to 1 MB. Each names the employee by \`attendance_device_id\` or \`employee\` (id). \`time\`: ISO-8601 with an offset, or \`YYYY-MM-DD HH:MM:SS\` on the device's wall clock (an admin's: the employee's). \`direction\` defaults to \`auto\`: in when the employee has no open record at that time, else out. Entries are applied per employee in time order; an entry the device sent before (same \`log_id\`) is a \`duplicate\` and changes nothing. The answer is 200 with one result per entry, in the order sent, even when some are rejected; a malformed batch is 400/422 and applies nothing. A device's upload needs no Idempotency-Key (its log ids make a retry safe); an admin's takes one. See docs/terminals.md.`,
     request: { headers: idempotencyKeyHeader, body: jsonBody(punchLogBatchSchema.meta({ id: 'PunchLogBatch' })) },
     responses: {
-      200: jsonResponse('One result per entry', z.strictObject({ results: z.array(entryResultSchema) }).meta({ id: 'PunchLogResults' })),
+      200: jsonResponse('One result per entry', z.strictObject({ results: z.array(entryResultSchema).max(MAX_BATCH_ENTRIES) }).meta({ id: 'PunchLogResults' })),
       ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
     },
   });

@@ -17,20 +17,22 @@ const TIME_MESSAGE = "must be an ISO-8601 date-time with an offset, or YYYY-MM-D
 
 /** A device's own id of a punch, or a badge number: text, or a whole number sent as one. */
 const deviceText = (what: string) =>
-  z.preprocess(
-    (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : value),
-    z
-      .string({ error: `must be ${what} (text or a whole number)` })
-      .trim()
-      .min(1, { error: 'must not be empty' })
-      .max(100, { error: 'must be at most 100 characters' }),
-  );
+  z
+    .preprocess(
+      (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : value),
+      z
+        .string({ error: `must be ${what} (text or a whole number)` })
+        .trim()
+        .min(1, { error: 'must not be empty' })
+        .max(100, { error: 'must be at most 100 characters' }),
+    )
+    .meta({ 'x-accepts': 'deviceText' });
 
 export const punchLogEntrySchema = z
   .strictObject({
     log_id: deviceText("the device's id of the punch"),
     attendance_device_id: deviceText("the employee's badge, card or PIN number").optional(),
-    employee: idSchema('an employee').optional(),
+    employee: idSchema('an employee').meta({ 'x-accepts': 'id' }).optional(),
     time: z
       .string({ error: TIME_MESSAGE })
       .max(40, { error: 'must be at most 40 characters' })
@@ -41,6 +43,11 @@ export const punchLogEntrySchema = z
     if ((entry.attendance_device_id === undefined) === (entry.employee === undefined)) {
       context.addIssue({ code: 'custom', path: ['attendance_device_id'], message: 'send exactly one of attendance_device_id and employee' });
     }
+  })
+  // The refinement above, as the document says it to validating tools (Prism, ajv).
+  .meta({
+    description: 'Names the employee by exactly one of `attendance_device_id` and `employee`',
+    oneOf: [{ required: ['attendance_device_id'] }, { required: ['employee'] }],
   });
 
 export const punchLogBatchSchema = z.strictObject({
@@ -57,7 +64,7 @@ export function entryTime(entry: PunchLogEntry): TimeInput {
   return timeInput.parse(entry.time);
 }
 
-const instantQuery = z.string().transform((value, context) => {
+const instantQuery = z.string().max(40, { error: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' }).transform((value, context) => {
   const instant = parseIsoInstant(value);
   if (!instant) {
     context.addIssue({ code: 'custom', message: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' });

@@ -111,15 +111,27 @@ export async function listTokensOfUser(db: Db, userId: number, page?: { offset: 
     ])
     .select('id', 'name', 'created_at', 'expires_at', 'revoked_at', 'last_used_at');
   if (page) query.offset(page.offset).limit(page.limit);
-  const rows: Array<Omit<TokenSummary, 'id'> & { id: string }> = await query;
-  return rows.map((row) => ({
+  const rows: TokenSummary[] = await query;
+  return rows.map(toTokenSummary);
+}
+
+/** One token and the user it belongs to; undefined for an unknown id. */
+export async function findTokenSummary(db: Db, tokenId: string): Promise<(TokenSummary & { userId: number }) | undefined> {
+  const row: (TokenSummary & { user_id: number }) | undefined = await db('api_tokens')
+    .where({ id: tokenId })
+    .first('id', 'user_id', 'name', 'created_at', 'expires_at', 'revoked_at', 'last_used_at');
+  return row && { ...toTokenSummary(row), userId: Number(row.user_id) };
+}
+
+function toTokenSummary(row: TokenSummary): TokenSummary {
+  return {
     id: row.id,
     name: row.name,
     created_at: sqlDateTimeToIso(row.created_at),
     expires_at: sqlDateTimeToIso(row.expires_at),
     revoked_at: row.revoked_at === null ? null : sqlDateTimeToIso(row.revoked_at),
     last_used_at: row.last_used_at === null ? null : sqlDateTimeToIso(row.last_used_at),
-  }));
+  };
 }
 
 export async function countTokensOfUser(db: Db, userId: number): Promise<number> {

@@ -136,3 +136,26 @@ export function checkResponsesAgainstDocument(
   };
   return { listener: checked, mismatches: () => [...new Set(found)] };
 }
+
+/**
+ * The document's verdict on a request body, as a validating proxy (Prism) gives it: what is wrong
+ * with `body` for the operation's JSON request schema, or undefined when it is accepted.
+ */
+export function checkRequestBody(path: string, method: string, body: unknown, deployment: 'self-hosted' | 'cloud' = 'self-hosted'): string | undefined {
+  const checker = checkerFor(deployment);
+  const validate = checker.validatorFor(`/paths/${escape(path)}/${method}/requestBody/content/application~1json/schema`);
+  return validate(body) ? undefined : checker.ajv.errorsText(validate.errors);
+}
+
+/** The document's verdict on one parameter value of an operation (undefined: accepted). */
+export function checkParameter(
+  path: string,
+  method: string,
+  index: number,
+  value: unknown,
+  deployment: 'self-hosted' | 'cloud' = 'self-hosted',
+): string | undefined {
+  const checker = checkerFor(deployment);
+  const validate = checker.validatorFor(`/paths/${escape(path)}/${method}/parameters/${index}/schema`);
+  return validate(value) ? undefined : checker.ajv.errorsText(validate.errors);
+}

@@ -326,6 +326,70 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(res.body).toMatchObject({ work_email: 'mona@example.com', city: 'Lyon' });
     });
 
+    describe("a manager's own reporting line", () => {
+      /** A manager who answers to another manager, with approvers, an indirect supervisor and a report of their own. */
+      const managerInALine = async () => {
+        const boss = await createEmployee(t);
+        const [approver, indirect] = [await createEmployee(t), await createEmployee(t)];
+        const manager = await createUser(t, 'manager', {
+          employee: { supervisor_id: boss, approver1_id: approver, approver2_id: approver, approver3_id: approver, indirect_supervisors: JSON.stringify([String(indirect)]) },
+        });
+        const report = await createEmployee(t, { supervisor_id: manager.employeeId });
+        return { manager, boss, report };
+      };
+
+      it('refuses a manager setting their own supervisor to a report, or clearing it, with 403 naming it, and writes nothing', async () => {
+        const { manager, report } = await managerInALine();
+        const before = await t.db('employees').where({ id: manager.employeeId }).first();
+
+        for (const supervisor of [report, null]) {
+          const body = expectProblem(await patch(manager, manager.employeeId, { supervisor, work_phone: '+1 555 0111' }), 403, 'field_not_writable');
+
+          expect(body.errors).toEqual([{ field: 'supervisor', message: 'may not be changed by a manager on their own record' }]);
+        }
+        expect(await t.db('employees').where({ id: manager.employeeId }).first()).toEqual(before);
+        expect(await t.db('audit_log').where({ entity_type: 'employee', entity_id: manager.employeeId })).toEqual([]);
+      });
+
+      it('refuses a manager changing their own approvers and indirect supervisors, naming each, and writes nothing', async () => {
+        const { manager, report } = await managerInALine();
+        const before = await t.db('employees').where({ id: manager.employeeId }).first();
+
+        const res = await put(manager, manager.employeeId, {
+          approver1: report,
+          approver2: null,
+          approver3: String(report),
+          indirect_supervisors: [String(report)],
+        });
+
+        expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['approver1', 'approver2', 'approver3', 'indirect_supervisors']);
+        expect(await t.db('employees').where({ id: manager.employeeId }).first()).toEqual(before);
+      });
+
+      it('lets a manager send their own record back whole, reporting line unchanged, with a work field changed', async () => {
+        const { manager, boss } = await managerInALine();
+        const read = (await get(manager, manager.employeeId)).body;
+
+        const res = await put(manager, manager.employeeId, { ...read, work_phone: '+1 555 0122' });
+
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ ...read, work_phone: '+1 555 0122', updated_at: expect.any(String) });
+        expect(await columnOf(manager.employeeId, 'supervisor_id')).toBe(boss);
+      });
+
+      it("lets an admin change a manager's reporting line, and the manager their reports'", async () => {
+        const { manager, boss, report } = await managerInALine();
+
+        const byAdmin = await patch(org.admin, manager.employeeId, { supervisor: null, approver1: boss, indirect_supervisors: [] });
+        const byManager = await patch(manager, report, { supervisor: boss, approver1: manager.employeeId });
+
+        expect(byAdmin.status).toBe(200);
+        expect(byAdmin.body).toMatchObject({ supervisor: null, approver1: { id: String(boss) }, indirect_supervisors: null });
+        expect(byManager.status).toBe(200);
+        expect(await t.db('employees').where({ id: report }).first('supervisor_id', 'approver1_id')).toEqual({ supervisor_id: boss, approver1_id: manager.employeeId });
+      });
+    });
+
     it('refuses a manager personal fields, pay grade and status of a report with 403 naming them, and writes nothing', async () => {
       const before = await t.db('employees').where({ id: org.report.employeeId }).first();
 

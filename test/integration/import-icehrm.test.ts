@@ -7,7 +7,7 @@ import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-s
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
-import { createIcehrmDatabase, type IcehrmDatabase } from '../../support/icehrm-schema';
+import { createIcehrmDatabase, type IcehrmDatabase, toBaseSchema } from '../../support/icehrm-schema';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.
@@ -442,24 +442,66 @@ describeWithMysql('hrm import icehrm', () => {
       expect(changedTables(before, await snapshotDatabase(t.db, tables))).toEqual([]);
     });
 
-    it('answers a database that is not IceHrm, and an IceHrm older than 26, with one line and exit status 2', async () => {
+    it('answers a database that is not IceHrm, or lacks a column no row means anything without, with one line and exit status 2', async () => {
       const empty = await createIcehrmDatabase(serverUrl!, { tables: false });
-      const old = await createIcehrmFixture(serverUrl!, { version: 250012 });
+      const broken = await createIcehrmFixture(serverUrl!);
+      await broken.connection.query('ALTER TABLE `Attendance` DROP COLUMN `in_time`, DROP COLUMN `map_lat`');
       try {
         const notIcehrm = await runHrm(t, ['import', 'icehrm', '--from', empty.url]);
-        const tooOld = await runHrm(t, ['import', 'icehrm', '--from', old.url]);
-        const badSince = await runHrm(t, ['import', 'icehrm', '--from', old.url, '--since', '2026-02-30']);
+        const lacking = await runHrm(t, ['import', 'icehrm', '--from', broken.url]);
+        const badSince = await runHrm(t, ['import', 'icehrm', '--from', broken.url, '--since', '2026-02-30']);
 
         expect(notIcehrm).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: it has no table Nationality\n$/) });
-        expect(tooOld).toEqual({
-          code: 2,
-          stdout: '',
-          stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is IceHrm 25\.0 \(migration 250012\): only IceHrm 26 or newer can be imported \(upgrade IceHrm first\)\n$/),
-        });
+        expect(lacking).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: table Attendance lacks in_time\n$/) });
         expect(badSince).toEqual({ code: 2, stdout: '', stderr: 'hrm: --since must be a date YYYY-MM-DD\n' });
         expect(await countRows(t, 'employees')).toBe(0);
       } finally {
         await empty.drop();
+        await broken.drop();
+      }
+    });
+  });
+
+  describe.each(testDialects())('from IceHrm\'s base schema and older releases, on %s', (dialect) => {
+    let t: TestApp;
+    beforeEach(async () => {
+      t = await startTestApp(dialect);
+    });
+    afterEach(() => t.close());
+
+    it('imports a database created from icehrmdb.sql, without the columns run-time migrations add, leaving them empty and saying so once', async () => {
+      const base = await createIcehrmFixture(serverUrl!);
+      await toBaseSchema(base);
+      try {
+        const result = await runHrm(t, ['import', 'icehrm', '--from', base.url]);
+
+        expect(result.code).toBe(0);
+        expect(result.stdout).toMatch(/^Importing IceHrm \(no applied migration recorded\) from [^ ]+:\d+\/icehrm_t_\w+\n/);
+        const notes = section(result, 'Imported differently');
+        expect(notes.filter((line) => line.startsWith("IceHrm's database has no"))).toEqual([
+          "IceHrm's database has no Attendance map_lat, map_lng, map_out_lat, map_out_lng, in_ip, out_ip (its base schema, or a release before 26): imported empty",
+        ]);
+        expect(notes).toHaveLength(11);
+        expect(countsOf(result, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
+        expect(countsOf(result, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
+        expect(await t.db('attendance').where({ id: 1001 }).first('note', 'latitude', 'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip')).toEqual({
+          note: 'Office', latitude: null, longitude: null, out_latitude: null, out_longitude: null, in_ip: null, out_ip: null,
+        });
+      } finally {
+        await base.drop();
+      }
+    });
+
+    it('imports a release older than 26 whose tables have every column, naming its version', async () => {
+      const old = await createIcehrmFixture(serverUrl!, { version: 250012 });
+      try {
+        const result = await runHrm(t, ['import', 'icehrm', '--from', old.url]);
+
+        expect(result.code).toBe(0);
+        expect(result.stdout).toMatch(/^Importing IceHrm 25\.0 \(migration 250012\) from /);
+        expect(section(result, 'Imported differently').filter((line) => line.startsWith("IceHrm's database has no"))).toEqual([]);
+        expect(await t.db('attendance').where({ id: 1001 }).first('latitude', 'in_ip')).toEqual({ latitude: expect.anything(), in_ip: '10.0.0.3' });
+      } finally {
         await old.drop();
       }
     });

@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
+import { MAX_SEGMENT_LENGTH } from '../../src/http/paths';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
-import { createUser } from '../helpers/factories';
+import { createEmployee, createUser } from '../helpers/factories';
+import { checkParameter, checkRequestBody } from '../helpers/openapi-check';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, useTestApp } from '../helpers/test-app';
 
@@ -37,6 +39,25 @@ describe('docs/openapi.json', () => {
     }
     expect(paths.size).toBeGreaterThan(20);
   });
+
+  it('has every path under its server, where Prism and Postman look for it: no servers of its own, and served under the base path', async () => {
+    const document = buildOpenApiDocument(loadConfig({}));
+    const served = new Set<string>();
+    const t = await startTestApp('sqlite', {
+      onRoute: (route) => {
+        if (route.url.startsWith('/app/api/')) served.add(route.url.replace('/app/api', '').replace(/:(\w+)/g, '{$1}'));
+      },
+    });
+    await t.close();
+    const items = Object.entries(document.paths ?? {});
+
+    // Both tools resolve every path under the document's server and ignore `servers` elsewhere.
+    expect(items.filter(([, item]) => 'servers' in item || Object.values(item).some((operation) => typeof operation === 'object' && 'servers' in operation))).toEqual([]);
+    expect(items.map(([path]) => path).filter((path) => !served.has(path))).toEqual([]);
+    // The health checks are served at the root, outside the document, and documented beside it.
+    const api = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'api.md'), 'utf8');
+    expect(api).toMatch(/## Health checks[\s\S]*`GET \/healthz`[\s\S]*`GET \/readyz`/);
+  });
 });
 
 describe('what docs/openapi.json promises generated clients', () => {
@@ -60,9 +81,33 @@ describe('what docs/openapi.json promises generated clients', () => {
 
     expect(document.security).toEqual([{ bearer: [] }]);
     expect(publicOperations.sort()).toEqual(
-      ['get /docs', 'get /docs/{file}', 'get /echo', 'get /healthz', 'get /openapi.json', 'get /readyz', 'post /oauth/token'].sort(),
+      ['get /docs', 'get /docs/{file}', 'get /echo', 'get /openapi.json', 'post /oauth/token'].sort(),
     );
     expect(operations.every(({ operation }) => Array.isArray(operation.security))).toBe(true);
+  });
+
+  it(`bounds every path parameter to ${MAX_SEGMENT_LENGTH} characters that need no escaping, so no request it allows meets the 414 of a longer segment`, () => {
+    const parameters = operations.flatMap(({ path, method, operation }) =>
+      ((operation.parameters ?? []) as Array<{ in: string; name: string; schema: { example?: string; enum?: string[] } }>)
+        .map((parameter, index) => ({ path, method, index, parameter }))
+        .filter(({ parameter }) => parameter.in === 'path'),
+    );
+    const refusedValues = ({ path, method, index, parameter }: (typeof parameters)[number]) => {
+      const valid = parameter.schema.example ?? parameter.schema.enum?.[0] ?? '';
+      const tooLong = [valid, 'a', '7', '-'].map((character) => character.slice(0, 1).repeat(MAX_SEGMENT_LENGTH + 1));
+      const escaped = ['%41', 'é', ' ', '?', '#', '/'].map((character) => `${valid}${character}`);
+      return {
+        parameter: `${method} ${path} ${parameter.name}`,
+        valid: checkParameter(path, method, index, valid) === undefined,
+        allowed: [...tooLong, ...escaped].filter((value) => checkParameter(path, method, index, value) === undefined),
+      };
+    };
+
+    expect(parameters.length).toBeGreaterThan(40);
+    for (const parameter of parameters) {
+      const verdict = refusedValues(parameter);
+      expect(verdict).toEqual({ parameter: verdict.parameter, valid: true, allowed: [] });
+    }
   });
 
   it('documents POST /tokens without a body, as the server answers it', () => {
@@ -187,5 +232,46 @@ describe.each(testDialects())('the served documentation in cloud mode on %s', (d
     expect(beta.status).toBe(200);
     expect(beta.body.servers[0].variables.instance.default).toBe('beta');
     expect(beta.body.paths).toEqual(alpha.body.paths);
+  });
+});
+
+describe.each(testDialects())('punch-log entries docs/openapi.json accepts, and the server, on %s', (dialect) => {
+  let t: TestApp;
+  let device: string;
+  let employee: number;
+  const badge = 4_200_000 + (process.pid % 100_000);
+  beforeAll(async () => {
+    t = await startTestApp(dialect);
+    const admin = await createUser(t, 'admin');
+    const res = await request(t.app).post(t.api('/attendance/devices')).auth(admin.token, { type: 'bearer' }).send({ name: 'Schema door' });
+    device = res.body.token;
+    employee = await createEmployee(t, { attendance_device_id: String(badge) });
+  });
+  afterAll(() => t.close());
+
+  let sequence = 0;
+  const time = () => `2026-03-02 08:${String(sequence++).padStart(2, '0')}:00`;
+  const cases: Array<[string, () => Record<string, unknown>, boolean]> = [
+    ['employee as a number, log_id as a number', () => ({ log_id: 9001 + sequence, employee, time: time() }), true],
+    ['employee as text, log_id as text', () => ({ log_id: `t-${sequence}`, employee: String(employee), time: time() }), true],
+    ['attendance_device_id as a number', () => ({ log_id: 9101 + sequence, attendance_device_id: badge, time: time() }), true],
+    ['attendance_device_id as text', () => ({ log_id: `b-${sequence}`, attendance_device_id: String(badge), time: time(), direction: 'in' }), true],
+    ['both employee and attendance_device_id', () => ({ log_id: `x-${sequence}`, employee, attendance_device_id: String(badge), time: time() }), false],
+    ['neither employee nor attendance_device_id', () => ({ log_id: `y-${sequence}`, time: time() }), false],
+    ['employee 0', () => ({ log_id: `z-${sequence}`, employee: 0, time: time() }), false],
+    ['employee 2.5', () => ({ log_id: `z-${sequence}`, employee: 2.5, time: time() }), false],
+    ['employee as a reference object', () => ({ log_id: `z-${sequence}`, employee: { id: String(employee) }, time: time() }), false],
+    ['a negative log_id', () => ({ log_id: -1, employee, time: time() }), false],
+    ['a fractional log_id', () => ({ log_id: 1.5, employee, time: time() }), false],
+    ['an empty attendance_device_id', () => ({ log_id: `e-${sequence}`, attendance_device_id: '', time: time() }), false],
+  ];
+
+  it.each(cases)('gives one verdict on %s', async (_name, entry, accepted) => {
+    const body = { entries: [entry()] };
+
+    const res = await request(t.app).post(t.api('/attendance/punch-logs')).auth(device, { type: 'bearer' }).send(body);
+    const verdict = checkRequestBody('/attendance/punch-logs', 'post', body);
+
+    expect({ server: res.status, document: verdict === undefined }).toEqual({ server: accepted ? 200 : 422, document: accepted });
   });
 });

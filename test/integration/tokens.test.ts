@@ -135,6 +135,7 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       const res = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ name: 'laptop', expires_in: 3600 });
 
       expect(res.status).toBe(201);
+      expect(res.headers.location).toBe(t.api(`/tokens/${res.body.id}`));
       expect(res.body).toMatchObject({ token_type: 'bearer', expires_in: 3600, scope: 'employee' });
       expect((await me(res.body.access_token)).status).toBe(200);
       expectProblem(await me(user.token), 401, 'invalid_token');
@@ -149,6 +150,55 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expect(expectProblem(bad, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual(['expires_in', 'colour']);
       expect(count).toBe(1);
       expect((await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' })).status).toBe(201);
+    });
+  });
+
+  describe('GET /tokens/{id}', () => {
+    it("answers what POST /tokens's Location names: the new token's metadata, never the token string", async () => {
+      const user = await createUser(t, 'employee');
+      const rotated = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ name: 'laptop', expires_in: 3600 });
+
+      const res = await request(t.app).get(rotated.headers.location as string).auth(rotated.body.access_token, { type: 'bearer' });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        id: rotated.body.id,
+        name: 'laptop',
+        created_at: t.clock.now().toISOString(),
+        expires_at: new Date(t.clock.now().getTime() + 3600_000).toISOString(),
+        revoked_at: null,
+        last_used_at: expect.any(String),
+        state: 'active',
+        current: true,
+      });
+      expect(res.text).not.toContain(rotated.body.access_token);
+    });
+
+    it("answers a revoked token of the caller's as revoked, and 404 for an unknown or malformed id", async () => {
+      const user = await createUser(t, 'employee');
+      const get = (id: string) => request(t.app).get(t.api(`/tokens/${id}`)).auth(user.token, { type: 'bearer' });
+      const mine = (await runHrm(t, ['token', 'issue', '--username', user.username])).stdout.trim();
+      const mineId = (jwt.decode(mine) as { jti: string }).jti;
+      await request(t.app).delete(t.api(`/tokens/${mineId}`)).auth(user.token, { type: 'bearer' });
+
+      expect((await get(mineId)).body).toMatchObject({ id: mineId, state: 'revoked', current: false, revoked_at: t.clock.now().toISOString() });
+      expectProblem(await get('00000000-0000-4000-8000-000000000000'), 404, 'not_found');
+      expectProblem(await get('not-a-token'), 404, 'not_found');
+    });
+
+    it("answers 404 for someone else's token to non-admins, exactly as for an unknown one, and the token to admins", async () => {
+      const user = await createUser(t, 'employee');
+      const manager = await createUser(t, 'manager');
+      const admin = await createUser(t, 'admin');
+      const get = (as: TestUser) => request(t.app).get(t.api(`/tokens/${user.tokenId}`)).auth(as.token, { type: 'bearer' });
+
+      const unknown = await request(t.app).get(t.api('/tokens/00000000-0000-4000-8000-000000000000')).auth(manager.token, { type: 'bearer' });
+      const asManager = await get(manager);
+      const asAdmin = await get(admin);
+
+      expect(expectProblem(asManager, 404, 'not_found').detail).toBe(expectProblem(unknown, 404, 'not_found').detail);
+      expect(asAdmin.status).toBe(200);
+      expect(asAdmin.body).toMatchObject({ id: user.tokenId, state: 'active', current: false });
     });
   });
 

@@ -11,14 +11,14 @@ describe.each(testDialects())('TRUST_PROXY on %s', (dialect) => {
   const remoteAddressOf = (requestId: string) =>
     lines.map((line) => JSON.parse(line) as Record<string, any>).find((entry) => entry.requestId === requestId)?.remoteAddress;
 
-  async function appTrusting(trustProxy: string | undefined): Promise<TestApp> {
+  async function appTrusting(trustProxy: string | undefined, env: Record<string, string> = {}): Promise<TestApp> {
     const sink = new Writable({
       write(chunk, _encoding, done) {
         lines.push(...String(chunk).trim().split('\n'));
         done();
       },
     });
-    const t = await startTestApp(dialect, { env: { LOG_LEVEL: 'info', ...(trustProxy ? { TRUST_PROXY: trustProxy } : {}) }, logDestination: sink });
+    const t = await startTestApp(dialect, { env: { LOG_LEVEL: 'info', ...env, ...(trustProxy ? { TRUST_PROXY: trustProxy } : {}) }, logDestination: sink });
     apps.push(t);
     return t;
   }
@@ -39,5 +39,27 @@ describe.each(testDialects())('TRUST_PROXY on %s', (dialect) => {
 
     // 203.0.113.7 is the client the proxy saw; what that client claimed before it is not believed.
     expect(remoteAddressOf(`proxied-${dialect}`)).toBe('203.0.113.7');
+  });
+
+  /** Four requests through a local tunnel that passes X-Forwarded-For through: each claims another address. */
+  const throughTunnel = (t: TestApp, name: string) =>
+    Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        request(t.app).get(t.api('/echo')).set('X-Forwarded-For', `203.0.113.${n}`).set('X-Request-Id', `${name}-${n}-${dialect}`),
+      ),
+    ).then((answers) => answers.map((res) => res.status));
+
+  it('lets a client behind a tunnel on loopback choose its address under the default, escaping the per-address limit', async () => {
+    const t = await appTrusting(undefined, { RATE_LIMIT_PER_IP: '3' });
+
+    expect(await throughTunnel(t, 'tunnel-default')).toEqual([200, 200, 200, 200]);
+    expect(remoteAddressOf(`tunnel-default-4-${dialect}`)).toBe('203.0.113.4');
+  });
+
+  it('believes no X-Forwarded-For with TRUST_PROXY=none (docs/deployment.md), so the per-address limit counts the tunnel', async () => {
+    const t = await appTrusting('none', { RATE_LIMIT_PER_IP: '3' });
+
+    expect((await throughTunnel(t, 'tunnel-none')).sort()).toEqual([200, 200, 200, 429]);
+    expect(remoteAddressOf(`tunnel-none-1-${dialect}`)).toBe('127.0.0.1');
   });
 });

@@ -118,6 +118,14 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes TRUST_PROXY=none as trusting no proxy, not even loopback, and refuses none beside addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'none' }).trustProxy).toEqual([]);
+    expect(loadConfig({ TRUST_PROXY: ' None ' }).trustProxy).toEqual([]);
+    expect(() => loadConfig({ TRUST_PROXY: 'none, loopback' })).toThrow(
+      new ConfigError('Invalid configuration: TRUST_PROXY must be none, or a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal'),
+    );
+  });
+
   it('refuses JWT_SECRET in cloud mode: every instance has its own secret', () => {
     expect(() => loadConfig({ DEPLOYMENT: 'cloud', JWT_SECRET: 's'.repeat(40) })).toThrow(/JWT_SECRET is for self-hosted installs/);
   });
