@@ -9,7 +9,7 @@ import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser } from '../helpers/factories';
 import { checkParameter, checkRequestBody } from '../helpers/openapi-check';
 import { expectProblem } from '../helpers/problem';
-import { startTestApp, useTestApp } from '../helpers/test-app';
+import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 describe('docs/openapi.json', () => {
   it('is up to date with the code (run "npm run openapi" after changing an endpoint)', () => {
