@@ -3,7 +3,7 @@ import dotenv from 'dotenv';
 import type { Server } from 'node:http';
 import { createApp } from './app';
 import { createServer } from './http/server';
-import { createFirstAdmin, type FirstAdmin } from './instances/first-admin';
+import { createFirstAdmin, type FirstAdmin } from './provisioning/first-admin';
 import { systemClock } from './clock';
 import { type Config, ConfigError, loadConfig } from './config';
 import { type Db, openDatabase } from './db/connect';

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { SchemaTooNewError } from '../db/migrate';
-import { InstanceCreationError } from '../instances/create-instance';
+import { InstanceCreationError } from '../provisioning/create-instance';
 import { UnknownServerError } from '../instances/registry';
 import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';

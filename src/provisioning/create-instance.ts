@@ -6,7 +6,7 @@ import { type DatabaseConfig, type DatabaseServer, DEFAULT_SERVER } from '../con
 import { type Db, openDatabase } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { openInstance } from '../instance';
-import { openServer } from './servers';
+import { openServer } from '../instances/servers';
 import {
   countInstancesByServer,
   databaseNameFor,
@@ -16,7 +16,7 @@ import {
   isInstanceName,
   serversOf,
   UnknownServerError,
-} from './registry';
+} from '../instances/registry';
 
 /** A reason the instance could not be created that the operator can act on. */
 export class InstanceCreationError extends Error {}
