@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import { ServiceUnavailableError } from '../errors';
 import { listRegisteredInstances } from '../instances/registry';
 import { open, type Opened } from './open';
-import { announceLateFirstAdmin, type StartNotes } from './start-messages';
+import { announceLateFirstAdmin, firstAdminNotice, type StartNotes } from './start-messages';
 
 /**
  * Once per start, before serving: migrations, the first admin (self-hosted) or the control
@@ -14,8 +14,8 @@ export async function prepare(config: Config): Promise<{ opened: Opened; notes: 
   let preparing = true;
   // Told in the start message when the database answers now; on its own once it answers later.
   const opened = open(config, (firstAdmin) => {
-    if (preparing) notes.firstAdmin = firstAdmin;
-    else announceLateFirstAdmin(firstAdmin);
+    if (preparing) notes.firstAdmin = firstAdminNotice(config, firstAdmin);
+    else announceLateFirstAdmin(config, firstAdmin);
   });
   try {
     await opened.instances.checkReady();

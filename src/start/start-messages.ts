@@ -1,10 +1,11 @@
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { FirstAdmin } from '../provisioning/first-admin';
+import { type FirstAdminNotice, handOverFirstAdmin } from './first-admin-token';
 
 /** What the person starting the server is told, besides the URL. */
 export interface StartNotes {
-  firstAdmin?: FirstAdmin;
+  firstAdmin?: FirstAdminNotice;
   apiEnabled?: boolean;
   /** The database did not answer at start; the server retries on every request. */
   databaseUnavailable?: boolean;
@@ -21,20 +22,39 @@ export function announce(config: Config, logger: Logger, port: number, notes: St
   process.stdout.write(message);
 }
 
-/** A first start whose database came up only after the start message: its token, now. */
-export function announceLateFirstAdmin(firstAdmin: FirstAdmin): void {
-  process.stdout.write(firstAdminLines(firstAdmin).join('\n') + '\n\n');
+/** The first admin's token, handed over as standard output allows (printed or in a file). */
+export function firstAdminNotice(config: Config, firstAdmin: FirstAdmin): FirstAdminNotice {
+  return handOverFirstAdmin(firstAdmin, config.firstAdminTokenFile, process.stdout.isTTY === true);
 }
 
-function firstAdminLines(firstAdmin: FirstAdmin): string[] {
+/** A first start whose database came up only after the start message: its token, now. */
+export function announceLateFirstAdmin(config: Config, firstAdmin: FirstAdmin): void {
+  process.stdout.write(firstAdminLines(firstAdminNotice(config, firstAdmin)).join('\n') + '\n\n');
+}
+
+export function firstAdminLines({ firstAdmin, tokenFile }: FirstAdminNotice): string[] {
+  const created = `First start: created the user "${firstAdmin.username}" (linked to employee ${firstAdmin.employeeId})`;
+  const more = 'More tokens: npm run -s hrm -- token issue --username admin';
+  if (tokenFile === undefined) {
+    return ['', `${created} and this token for it.`, 'It is shown only once; keep it secret:', '', `  ${firstAdmin.token}`, '', more];
+  }
+  if (tokenFile.error !== undefined) {
+    return [
+      '',
+      `${created} and a token for it.`,
+      `Standard output is not a terminal, so the token is not printed, and it could not be written to ${tokenFile.path} (${tokenFile.error}).`,
+      'Issue a token with: npm run -s hrm -- token issue --username admin',
+    ];
+  }
   return [
     '',
-    `First start: created the user "${firstAdmin.username}" (linked to employee ${firstAdmin.employeeId}) and this token for it.`,
-    'It is shown only once; keep it secret:',
+    `${created} and a token for it.`,
+    'Standard output is not a terminal, so the token is not printed. It is in this file, readable by this user only:',
     '',
-    `  ${firstAdmin.token}`,
+    `  ${tokenFile.path}`,
     '',
-    'More tokens: npm run -s hrm -- token issue --username admin',
+    'Read it once, keep it secret, then delete the file.',
+    more,
   ];
 }
 
@@ -44,7 +64,7 @@ function startMessage(apiUrl: string, { firstAdmin, apiEnabled, databaseUnavaila
     lines.push(
       '',
       'The database does not answer yet: requests get 503 until it does; the server keeps trying.',
-      'A first start prints the admin token once the database is reachable.',
+      'A first start hands over the admin token once the database is reachable.',
     );
   }
   if (firstAdmin) lines.push(...firstAdminLines(firstAdmin));
