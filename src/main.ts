@@ -12,7 +12,7 @@ import { announce } from './start/start-messages';
 async function main(): Promise<void> {
   dotenv.config({ quiet: true });
   const config = loadConfig();
-  const logger = createLogger(config, standardOutput());
+  const logger = createLogger(config, standardOutput(process.stdout.isTTY === true));
   if (cluster.isWorker) return runWorker(config, logger);
   if (config.workers > 1) return runPrimary(config, logger);
   return runSingle(config, logger);
