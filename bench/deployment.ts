@@ -9,7 +9,7 @@ import { startWebServer, type WebServer } from '../support/web-servers';
 import { systemClock } from '../src/clock';
 import { openDatabase, type DatabaseConfig } from '../src/db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../src/db/migrate';
-import { createInstance } from '../src/instances/create-instance';
+import { createInstance } from '../src/provisioning/create-instance';
 import { instanceDatabaseConfig } from '../src/instances/registry';
 import { SETTING, writeSetting } from '../src/settings/repository';
 import { type Child, Children, freePort, waitUntilAnswering } from './children';

@@ -10,7 +10,7 @@
 import mysql from 'mysql2/promise';
 import { runCli } from '../src/cli/program';
 import { systemClock } from '../src/clock';
-import { MOVE_NOTICE_MS } from '../src/instances/move-instance';
+import { MOVE_NOTICE_MS } from '../src/provisioning/move-instance';
 import { startMariadbServer } from '../support/mariadb-server';
 
 function option(name: string, fallback: number): number {

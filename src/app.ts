@@ -39,7 +39,7 @@ export interface AppDependencies {
   metrics?: Metrics;
 }
 
-/** The HTTP application. It never listens and opens nothing: main.ts and the tests do. */
+/** The HTTP application. It never listens and opens nothing: start/ and the tests do. */
 export function createApp(deps: AppDependencies): Express {
   const { config } = deps;
   const cloud = config.deployment === 'cloud';

@@ -57,11 +57,14 @@ export interface Config {
   webhooks: { allowHttp: boolean; allowPrivate: boolean; timeoutMs: number };
   /** How often old token, idempotency and rate-limit rows are purged; 0: never (docs/security.md). */
   purgeIntervalMs: number;
+  /** Where a first start writes the admin's token when standard output is not a terminal (docs/security.md). */
+  firstAdminTokenFile: string;
 }
 
 export class ConfigError extends Error {}
 
 export const DEFAULT_SQLITE_FILE = path.join('data', 'hrm.sqlite');
+export const FIRST_ADMIN_TOKEN_FILE_NAME = 'first-admin-token';
 
 const urlPath = z
   .string()
@@ -127,6 +130,7 @@ const envSchema = z.object({
     .int()
     .refine((seconds) => seconds === 0 || (seconds >= 60 && seconds <= 7 * 86_400), 'must be 0 (off) or 60 to 604800 seconds')
     .default(3600),
+  FIRST_ADMIN_TOKEN_FILE: z.string().optional(),
 });
 
 /**
@@ -169,7 +173,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,
     webhooks: { allowHttp: values.WEBHOOK_ALLOW_HTTP, allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT * 1000 },
     purgeIntervalMs: values.PURGE_INTERVAL * 1000,
+    firstAdminTokenFile: values.FIRST_ADMIN_TOKEN_FILE ?? defaultTokenFile(database),
   });
+}
+
+/** Beside the SQLite database (a directory the server writes anyway), else in ./data/. */
+function defaultTokenFile(database: DatabaseConfig): string {
+  const directory = database.client === 'sqlite' ? path.dirname(database.filename) : 'data';
+  return path.join(directory, FIRST_ADMIN_TOKEN_FILE_NAME);
 }
 
 function parseDatabaseUrl(url: string | undefined, causalReads: boolean): DatabaseConfig {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
+import { prettyFactory } from 'pino-pretty';
 import type { Config } from './config';
 
 export type { Logger };
@@ -40,11 +41,16 @@ export function logSafeError(error: unknown): unknown {
 }
 
 /**
- * Standard output, written asynchronously: lines logged in one tick leave in one write instead
- * of one blocking write each. pino flushes what is buffered when the process exits.
+ * Standard output (or `fd`). Not a terminal: JSON lines, for whatever collects the log, written
+ * asynchronously (lines logged in one tick leave in one write instead of one blocking write each;
+ * pino flushes what is buffered when the process exits). A terminal: pino-pretty's readable lines,
+ * one per entry, written at once so they keep their place around the start message.
  */
-export function standardOutput(): pino.DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+export function standardOutput(terminal: boolean, fd = 1): pino.DestinationStream {
+  if (!terminal) return pino.destination({ dest: fd, sync: false });
+  const prettify = prettyFactory({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'hostname', singleLine: true });
+  const output = pino.destination({ dest: fd, sync: true });
+  return { write: (line: string) => output.write(prettify(line)) };
 }
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { createInstance } from '../instances/create-instance';
-import { InstanceMoveError, moveInstance } from '../instances/move-instance';
+import { createInstance } from '../provisioning/create-instance';
+import { InstanceMoveError, moveInstance } from '../provisioning/move-instance';
 import { listRegisteredInstances, UnknownServerError } from '../instances/registry';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import { CliError, type CliContext } from './context';

@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config';
 import { SchemaTooNewError } from '../db/migrate';
-import { InstanceCreationError } from '../instances/create-instance';
+import { InstanceCreationError } from '../provisioning/create-instance';
 import { UnknownServerError } from '../instances/registry';
 import { registerApiCommands } from './api';
 import { registerAuditCommands } from './audit';
@@ -21,8 +21,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const program = new Command('hrm')
     .description('Operate the Employee and Attendance REST API server (same configuration as the server)')
     .exitOverride()
-    .showHelpAfterError()
-    .configureOutput({ writeOut: (text) => io.stdout.write(text), writeErr: (text) => io.stderr.write(text) })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`hrm: ${text.replace(/^error: /, '')}`),
+    })
     .option('--instance <name>', 'cloud mode: the instance to work on (required there, refused when self-hosted)')
     .hook('preAction', () => context.selectInstance(program.opts<{ instance?: string }>().instance));
   registerInstanceCommands(program, context);
@@ -35,12 +38,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerWebhookCommands(program, context);
   registerDeviceCommands(program, context);
   registerImportCommands(program, context);
+  pointToHelp(program);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CommanderError) return USAGE_ERROR.test(error.code) ? 2 : error.exitCode;
     const known =
       error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError ||
       error instanceof UnknownServerError;
@@ -50,4 +54,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await context.close();
   }
+}
+
+/** What commander refuses before a command runs; help and version are not errors. */
+const USAGE_ERROR = /^commander\.(unknownOption|unknownCommand|missingArgument|optionMissingArgument|missingMandatoryOptionValue|excessArguments|invalidArgument|conflictingOption)$/;
+
+/**
+ * A usage error is its one line and where to read more, not the whole usage text, which buried
+ * the line that says what was wrong.
+ */
+function pointToHelp(command: Command): void {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  command.showHelpAfterError(`see ${names.join(' ')} --help`);
+  for (const sub of command.commands) pointToHelp(sub);
 }

@@ -4,7 +4,7 @@ import type { Express } from 'express';
 import { answerClientError } from './client-error';
 
 /**
- * The HTTP server that serves `app` (main.ts listens on it; the tests hand it to supertest).
+ * The HTTP server that serves `app` (start/serve.ts listens on it; the tests hand it to supertest).
  * `listener` is the app itself unless a test wraps it.
  *
  * Its request and response objects are born with the app's prototypes. Express otherwise swaps

@@ -4,7 +4,7 @@ import { columnOf, EMPLOYEE_FIELDS } from '../employee-records/fields';
 import { parameter, preparedWrite } from '../db/prepared';
 import { rowInserter } from './insert-rows';
 import { parseEmployeeInput, REQUIRED_ON_CREATE } from '../employees/schemas';
-import { FIRST_ADMIN_USERNAME } from '../instances/first-admin';
+import { FIRST_ADMIN_USERNAME } from '../provisioning/first-admin';
 import { isTimeZone, todayIn } from '../time';
 import { fingerprintOf, type LedgerRow, readLedger, writeLedger } from './ledger';
 import { type ImportContext, quoted, textOrNull } from './report';

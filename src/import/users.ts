@@ -1,5 +1,5 @@
 import { USERNAME_PATTERN } from '../users/user-repository';
-import { FIRST_ADMIN_USERNAME } from '../instances/first-admin';
+import { FIRST_ADMIN_USERNAME } from '../provisioning/first-admin';
 import { fingerprintOf, type LedgerRow, readLedger, writeLedger } from './ledger';
 import { type ImportContext, quoted, textOrNull } from './report';
 import type { SourceRow } from './icehrm-source';

@@ -24,7 +24,7 @@ export interface InstanceSource {
   needsLookup?(name: string): boolean;
 }
 
-/** A self-hosted server: one instance, opened by main.ts, never closed per request. */
+/** A self-hosted server: one instance, opened by start/open.ts, never closed per request. */
 export function singleInstance(instance: Instance): InstanceSource {
   const lease: InstanceLease = { instance, release: () => undefined };
   return {

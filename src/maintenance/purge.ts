@@ -79,7 +79,7 @@ export interface PurgeSchedule {
 }
 
 /**
- * The purge of a server process (main.ts; every process starts one, the claim picks who runs).
+ * The purge of a server process (start/serve.ts; every process starts one, the claim picks who runs).
  * Each process looks every quarter interval whether a run is due for the one instance; in cloud
  * mode, once per interval for each registered instance. `intervalMs` 0 starts nothing.
  */

@@ -12,7 +12,7 @@ import { DatabaseStore } from './database-store';
 
 const WINDOW_MS = 60_000;
 
-/** Where the counts live, opened by main.ts (createApp opens nothing). */
+/** Where the counts live, opened by start/open.ts (createApp opens nothing). */
 export type RateLimitStore = { kind: 'memory' } | { kind: 'redis'; client: Redis } | { kind: 'database'; db: Db };
 
 type Policy = 'per-token' | 'per-ip';

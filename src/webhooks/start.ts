@@ -11,7 +11,7 @@ import { DeliveryWorker, type WebhookMetrics } from './worker';
 const CLOUD_RECHECK_MS = 60_000;
 
 /**
- * The delivery worker of a server process (main.ts; every WORKERS process runs one). Self-hosted
+ * The delivery worker of a server process (start/serve.ts; every WORKERS process runs one). Self-hosted
  * it looks at the one instance every half second. In cloud mode it walks the registered
  * instances: one with deliveries to send is looked at again on the next pass, one with none a
  * minute later, so a new event of an idle instance leaves within about a minute.

@@ -77,7 +77,7 @@ export function retryDelayMs(attempts: number, random: () => number = Math.rando
 }
 
 /**
- * Sends the outbox's deliveries from the server process (main.ts starts one per process, also
+ * Sends the outbox's deliveries from the server process (start/serve.ts starts one per process, also
  * in every WORKERS process). Each pass looks at every instance that is due a look, claims due
  * deliveries under a lease (several processes share the work and never send the same delivery
  * at once), sends them in parallel, and records each outcome: delivered, retried later with

@@ -10,7 +10,7 @@ import { checkResponsesAgainstDocument } from './openapi-check';
 import { type Config, loadConfig } from '../../src/config';
 import { type Db, openDatabase, type DatabaseConfig } from '../../src/db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../../src/db/migrate';
-import { createInstance, type CreatedInstance } from '../../src/instances/create-instance';
+import { createInstance, type CreatedInstance } from '../../src/provisioning/create-instance';
 import { InstanceDirectory, type InstanceDirectoryOptions } from '../../src/instances/directory';
 import { instanceDatabaseConfig, listRegisteredInstances } from '../../src/instances/registry';
 import { createLogger } from '../../src/logger';

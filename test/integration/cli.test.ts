@@ -66,11 +66,9 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
     });
 
     it.each([
-      [['--username', 'bob', '--role', 'boss'], /argument 'boss' is invalid/],
       [['--username', 'bad name!', '--role', 'admin'], /--username may hold/],
       [['--username', 'carol', '--role', 'admin', '--employee', '999999'], /no employee with id 999999/],
       [['--username', 'dave', '--role', 'admin', '--employee', 'x1'], /--employee must be the id/],
-      [['--role', 'admin'], /required option '--username <username>'/],
     ])('refuses %j with exit code 1 and creates nothing', async (args, message) => {
       const before = await t.db('users').count({ n: '*' }).first();
 
@@ -79,6 +77,19 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
       expect(result.code).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(message);
+      expect(await t.db('users').count({ n: '*' }).first()).toEqual(before);
+    });
+
+    it.each([
+      [['--username', 'bob', '--role', 'boss'], "hrm: option '--role <role>' argument 'boss' is invalid. Allowed choices are admin, manager, employee.\n"],
+      [['--role', 'admin'], "hrm: required option '--username <username>' not specified\n"],
+      [['--username', 'erin', '--role', 'admin', '--colour', 'blue'], "hrm: unknown option '--colour'\n"],
+    ])('refuses the usage error %j in one line and a pointer to --help, with exit code 2, and creates nothing', async (args, line) => {
+      const before = await t.db('users').count({ n: '*' }).first();
+
+      const result = await runHrm(t, ['user', 'create', ...args]);
+
+      expect(result).toEqual({ code: 2, stdout: '', stderr: `${line}see hrm user create --help\n` });
       expect(await t.db('users').count({ n: '*' }).first()).toEqual(before);
     });
 
@@ -192,6 +203,13 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^hrm: Invalid configuration: PORT /);
+  });
+
+  it.each([
+    [['frobnicate'], "hrm: unknown command 'frobnicate'\nsee hrm --help\n"],
+    [['api', 'status', 'now'], "hrm: too many arguments for 'status'. Expected 0 arguments but got 1.\nsee hrm api status --help\n"],
+  ])('answers the usage error %j in one line and a pointer to --help, with exit code 2', async (argv, stderr) => {
+    expect(await runHrm(t, argv)).toEqual({ code: 2, stdout: '', stderr });
   });
 
   it('prints help and exits 0', async () => {

@@ -71,9 +71,9 @@ mysqlOnly('a MySQL database that goes away', () => {
       await proxy.up();
       const recovered = await until(() => fetch(server.apiUrl.replace('/app/api', '/readyz')).then((res) => res.status), (status) => status === 200);
       expect(recovered).toBe(200);
-      // A first start that had to wait for its database prints the admin token once it could.
-      const output = await until(async () => server.output(), (text) => text.includes('First start'));
-      const token = /^\s+(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(output)?.[1];
+      // A first start that had to wait for its database hands over the admin token once it could.
+      await until(async () => server.output(), (text) => text.includes('First start'));
+      const token = server.firstAdminToken();
       expect(token).toBeDefined();
       expect((await hrm(database.url, ['api', 'enable'])).code).toBe(0);
       const me = await until(

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { runCli } from '../../src/cli/program';
-import { createFirstAdmin } from '../../src/instances/first-admin';
+import { createFirstAdmin } from '../../src/provisioning/first-admin';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { type CliResult, runHrm } from '../helpers/cli';
 import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { runCli } from '../../src/cli/program';
 import { systemClock } from '../../src/clock';
 import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
@@ -28,7 +31,7 @@ describe.each(testDialects())('the server process on %s', (dialect) => {
     const first = await startServerProcess({ DATABASE_URL: database.url });
     try {
       const output = first.output();
-      const token = /^\s+(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(output)?.[1];
+      const token = first.firstAdminToken();
       expect(output).toContain('First start: created the user "admin"');
       expect(output).toContain('The REST API is disabled');
       expect(output).toContain('npm run -s hrm -- api enable');
@@ -56,6 +59,47 @@ describe.each(testDialects())('the server process on %s', (dialect) => {
     }
   });
 
+  it('on a first start with no terminal, writes the token to a file only its user can read and keeps it out of the log', async () => {
+    const own = await createTestDatabase(dialect);
+    const server = await startServerProcess({ DATABASE_URL: own.url, LOG_LEVEL: 'info' });
+    try {
+      const token = server.firstAdminToken() as string;
+      expect(token).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(fs.statSync(server.tokenFile).mode & 0o777).toBe(0o600);
+      expect(fs.readdirSync(path.dirname(server.tokenFile))).toEqual(['first-admin-token']);
+      expect(server.output()).toContain('First start: created the user "admin" (linked to employee 1) and a token for it.');
+      expect(server.output()).toContain(`  ${server.tokenFile}\n`);
+      expect(server.output()).not.toContain(token);
+      expect(server.output()).not.toMatch(/eyJ/);
+
+      expect(await hrm(own, ['api', 'enable'])).toBe(0);
+      await waitForStatus(`${server.apiUrl}/echo`, 200);
+      const me = await fetch(`${server.apiUrl}/employees/me`, { headers: { Authorization: `Bearer ${token}` } });
+      expect(me.status).toBe(200);
+      expect(await me.json()).toMatchObject({ employee_id: 'ADMIN' });
+    } finally {
+      expect(await server.stop()).toBe(0);
+      await own.drop();
+    }
+  });
+
+  it('when the token file cannot be written, says so and prints no token; the server serves all the same', async () => {
+    const own = await createTestDatabase(dialect);
+    const notADirectory = path.join(os.tmpdir(), `hrm-not-a-directory-${process.pid}`);
+    fs.writeFileSync(notADirectory, '');
+    const server = await startServerProcess({ DATABASE_URL: own.url, FIRST_ADMIN_TOKEN_FILE: path.join(notADirectory, 'token') });
+    try {
+      expect(server.output()).toContain(`it could not be written to ${path.join(notADirectory, 'token')} (ENOTDIR)`);
+      expect(server.output()).toContain('Issue a token with: npm run -s hrm -- token issue --username admin');
+      expect(server.output()).not.toMatch(/eyJ/);
+      expect((await fetch(`${server.apiUrl}/echo`)).status).toBe(403);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      fs.rmSync(notADirectory, { force: true });
+      await own.drop();
+    }
+  });
+
   it('stops on SIGTERM with exit code 0', async () => {
     const server = await startServerProcess({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
 
@@ -78,6 +122,22 @@ describe.each(testDialects())('the server process on %s', (dialect) => {
       const cleanup = database.open();
       await cleanup('knex_migrations').where({ name: '9999_from_the_future' }).delete();
       await cleanup.destroy();
+    }
+  });
+});
+
+describe('the first admin token file of a SQLite installation', () => {
+  it('is beside the database by default', async () => {
+    const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-data-'));
+    const server = await startServerProcess({ DATABASE_URL: `sqlite:${path.join(directory, 'hrm.sqlite')}`, FIRST_ADMIN_TOKEN_FILE: '' });
+    try {
+      const file = path.join(directory, 'first-admin-token');
+      expect(server.output()).toContain(`  ${file}\n`);
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(fs.readFileSync(file, 'utf8')).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    } finally {
+      expect(await server.stop()).toBe(0);
+      fs.rmSync(directory, { recursive: true, force: true });
     }
   });
 });

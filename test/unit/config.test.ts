@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       cloudIdleTimeoutMs: 60_000,
       webhooks: { allowHttp: false, allowPrivate: false, timeoutMs: 10_000 },
       purgeIntervalMs: 3_600_000,
+      firstAdminTokenFile: 'data/first-admin-token',
     });
   });
 
@@ -72,6 +73,7 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT: '5',
       PURGE_INTERVAL: '600',
+      FIRST_ADMIN_TOKEN_FILE: '/run/secrets/hrm-admin-token',
     });
 
     expect(config).toEqual({
@@ -97,7 +99,14 @@ describe('loadConfig', () => {
       cloudIdleTimeoutMs: 15_000,
       webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 5_000 },
       purgeIntervalMs: 600_000,
+      firstAdminTokenFile: '/run/secrets/hrm-admin-token',
     });
+  });
+
+  it('puts the first admin token file beside the SQLite database, or in data/ with MySQL', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/hrm/hrm.sqlite' }).firstAdminTokenFile).toBe('/var/lib/hrm/first-admin-token');
+    expect(loadConfig({ DATABASE_URL: 'mysql://hrm:secret@db.internal:3306/hrm' }).firstAdminTokenFile).toBe('data/first-admin-token');
+    expect(loadConfig({ FIRST_ADMIN_TOKEN_FILE: '' }).firstAdminTokenFile).toBe('data/first-admin-token');
   });
 
   it('reads JWT_SECRET when self-hosted', () => {

@@ -1,6 +1,6 @@
 import { asUniqueViolation } from '../db/constraint-errors';
 import { createEmployee } from '../employees/create-employee';
-import type { Instance } from './instance';
+import type { Instance } from '../instances/instance';
 import { countUsers, insertUser } from '../users/user-repository';
 import { issueToken } from '../auth/issue-token';
 

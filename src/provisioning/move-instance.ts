@@ -3,7 +3,7 @@ import type { DatabaseServer } from '../config';
 import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { INSTANCE_MIGRATIONS, migrateToLatest } from '../db/migrate';
 import { createEmptyDatabase, unknownServerMessage } from './create-instance';
-import { REGISTRY_CHECK_MS } from './directory';
+import { REGISTRY_CHECK_MS } from '../instances/directory';
 import {
   findRegisteredInstance,
   instanceDatabaseConfig,
@@ -11,8 +11,8 @@ import {
   serversOf,
   switchInstanceServer,
   UnknownServerError,
-} from './registry';
-import { openServer } from './servers';
+} from '../instances/registry';
+import { openServer } from '../instances/servers';
 
 /** A reason the move could not be made that the operator can act on (exit status 2). */
 export class InstanceMoveError extends Error {}

@@ -5,8 +5,8 @@ import type { Clock } from '../clock';
 import { type DatabaseServer, DEFAULT_SERVER } from '../config';
 import { type Db, openDatabase, type DatabaseConfig } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
-import { openInstance } from './instance';
-import { openServer } from './servers';
+import { openInstance } from '../instances/instance';
+import { openServer } from '../instances/servers';
 import {
   countInstancesByServer,
   databaseNameFor,
@@ -16,7 +16,7 @@ import {
   isInstanceName,
   serversOf,
   UnknownServerError,
-} from './registry';
+} from '../instances/registry';
 
 /** A reason the instance could not be created that the operator can act on. */
 export class InstanceCreationError extends Error {}

@@ -1,0 +1,93 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+/** Alive and not a zombie (a container's init may be slow to reap an orphan). */
+function isRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function until<T>(read: () => T | Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() - started > timeoutMs) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+// What a process manager (systemd, a container runtime, pm2) does with the README's start command:
+// it runs `npm start`, and stops it by signalling the one process it started.
+describe('npm start under a process manager', () => {
+  let dir: string;
+  let npm: ChildProcess | undefined;
+  let serverPid: number | undefined;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-npm-start-'));
+  });
+  afterEach(() => {
+    for (const pid of [serverPid, npm?.pid]) {
+      if (pid !== undefined && isRunning(pid)) process.kill(pid, 'SIGKILL');
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops the server when SIGTERM reaches the npm process, leaving no node process behind', async () => {
+    npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATABASE_URL: `sqlite:${path.join(dir, 'hrm.sqlite')}`,
+        PORT: '0',
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const npmExited = new Promise<number | null>((resolve) => npm?.once('exit', (code) => resolve(code)));
+
+    // npm start builds first; the server then logs its pid and prints where it listens.
+    const url = await until(() => /listening on (http:\/\/\S+)/.exec(output)?.[1], (found) => found !== undefined || npm?.exitCode !== null, 90_000);
+    serverPid = Number(/"pid":(\d+)[^\n]*"msg":"server listening"/.exec(output)?.[1]);
+    const port = Number(new URL(url ?? 'http://x').port);
+    const health = await fetch(new URL('/healthz', url));
+    expect(health.status).toBe(200);
+    expect(serverPid).toBeGreaterThan(0);
+    expect(serverPid).not.toBe(npm.pid);
+
+    process.kill(npm.pid as number, 'SIGTERM');
+    const started = Date.now();
+    const code = await npmExited;
+    const stillRunning = await until(() => isRunning(serverPid as number), (running) => !running, 12_000);
+
+    expect(stillRunning).toBe(false);
+    expect(code).toBe(0);
+    // Within the shutdown grace period (10 s), with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(await acceptsConnections(port)).toBe(false);
+    expect(output).toMatch(/"msg":"stopped"/);
+  }, 150_000);
+});
