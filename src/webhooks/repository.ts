@@ -172,10 +172,22 @@ export async function requeueDelivery(db: Db, id: number, now: Date, giveUpAt: D
  * or given up). On MySQL/MariaDB the rows are locked FOR UPDATE SKIP LOCKED, so that workers in
  * other processes take other rows instead of waiting; SQLite has one writer at a time.
  */
-export async function claimDueDeliveries(db: Db, options: { now: Date; owner: string; leaseUntil: Date; limit: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  options: {
+    now: Date;
+    owner: string;
+    leaseUntil: Date;
+    limit: number;
+    /** Subscriptions that may not have more in flight: none of theirs is claimed. */
+    fullWebhooks?: number[];
+    /** How many more of a subscription's deliveries may be claimed (the rest wait for a later pass). */
+    roomPerWebhook?: (webhookId: number) => number;
+  },
+): Promise<ClaimedDelivery[]> {
   const now = toSqlDateTime(options.now);
   const ids = await db.transaction(async (trx) => {
-    const candidates: Array<{ id: number }> = await trx('webhook_deliveries as d')
+    const query = trx('webhook_deliveries as d')
       .join('webhooks as w', 'w.id', 'd.webhook_id')
       .where('w.active', true)
       .where('d.status', 'pending')
@@ -190,10 +202,14 @@ export async function claimDueDeliveries(db: Db, options: { now: Date; owner: st
           .whereRaw('p.id < d.id'),
       )
       .orderBy('d.id')
-      .limit(options.limit)
-      .select('d.id');
+      // Room for the subscriptions' bounds: a busy subscription's rows are passed over, not claimed.
+      .limit(options.roomPerWebhook ? options.limit * 4 : options.limit)
+      .select('d.id', 'd.webhook_id');
+    if (options.fullWebhooks && options.fullWebhooks.length > 0) query.whereNotIn('d.webhook_id', options.fullWebhooks);
+    const candidates: Array<{ id: number; webhook_id: number }> = await query;
     if (candidates.length === 0) return [];
-    let claimed = candidates.map((row) => Number(row.id));
+    let claimed = pickWithinBounds(candidates, options.limit, options.roomPerWebhook);
+    if (claimed.length === 0) return [];
     if (dialectOf(db) === 'mysql') {
       // A locking read sees the latest committed rows: one another worker took meanwhile is skipped.
       const locked: Array<{ id: number }> = await trx('webhook_deliveries')
@@ -229,6 +245,21 @@ export async function claimDueDeliveries(db: Db, options: { now: Date; owner: st
     occurredAt: String(row.occurred_at),
     payload: String(row.payload),
   }));
+}
+
+/** The first `limit` candidates, oldest first, taking no more of a subscription than it has room for. */
+function pickWithinBounds(candidates: Array<{ id: number; webhook_id: number }>, limit: number, roomPerWebhook?: (webhookId: number) => number): number[] {
+  const taken = new Map<number, number>();
+  const picked: number[] = [];
+  for (const { id, webhook_id } of candidates) {
+    if (picked.length >= limit) break;
+    const webhookId = Number(webhook_id);
+    const count = taken.get(webhookId) ?? 0;
+    if (roomPerWebhook && count >= roomPerWebhook(webhookId)) continue;
+    taken.set(webhookId, count + 1);
+    picked.push(Number(id));
+  }
+  return picked;
 }
 
 /** The subscriptions of claimed deliveries, for their URL, secrets and include_personal. */
