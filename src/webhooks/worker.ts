@@ -11,6 +11,7 @@ import { type Resolve, systemResolve, type UrlPolicy } from './addresses';
 import { RETRY_WINDOW_MS } from './outbox';
 import { deliveryBody } from './payload';
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
   claimDueDeliveries,
   deliveryBacklog,
@@ -303,10 +304,13 @@ export class DeliveryWorker {
    */
   private async attempt(name: string | undefined, claimedFrom: Instance, delivery: ClaimedDelivery, subscription: Subscription | undefined, owner: string): Promise<void> {
     const lease = { id: delivery.id, owner };
+    const startedAt = this.options.clock.now();
+    const started = performance.now();
     if (!subscription) {
       await this.withInstance(name, async (db) => {
         const now = this.options.clock.now();
-        await recordAttempt(db, lease, { status: 'failed', lastStatus: null, lastError: 'the subscription was deleted', nextAttemptAt: now, now });
+        const attempt = { number: delivery.attempts + 1, startedAt, durationMs: 0 };
+        await recordAttempt(db, lease, { status: 'failed', lastStatus: null, lastError: 'the subscription was deleted', nextAttemptAt: now, now, attempt });
       });
       return;
     }
@@ -329,7 +333,8 @@ export class DeliveryWorker {
       { url: subscription.url, headers, body },
       { policy: this.options.policy, resolve: this.resolve, timeoutMs: this.options.timeoutMs, agents: this.agents, signal: this.stopping.signal },
     );
-    await this.withInstance(name, (db) => this.recordOutcome(db, delivery, subscription, lease, result));
+    const attempt = { number: delivery.attempts + 1, startedAt, durationMs: performance.now() - started };
+    await this.withInstance(name, (db) => this.recordOutcome(db, delivery, subscription, lease, result, attempt));
   }
 
   /** Runs `work` on the instance's database, held meanwhile; nothing when the instance is gone (deleted). */
@@ -343,10 +348,17 @@ export class DeliveryWorker {
     }
   }
 
-  private async recordOutcome(db: Db, delivery: ClaimedDelivery, subscription: Subscription, lease: { id: number; owner: string }, result: SendResult): Promise<void> {
+  private async recordOutcome(
+    db: Db,
+    delivery: ClaimedDelivery,
+    subscription: Subscription,
+    lease: { id: number; owner: string },
+    result: SendResult,
+    attempt: AttemptOutcome['attempt'],
+  ): Promise<void> {
     const now = this.options.clock.now();
     if (result.delivered) {
-      await recordAttempt(db, lease, { status: 'delivered', lastStatus: result.status, lastError: null, nextAttemptAt: now, now });
+      await recordAttempt(db, lease, { status: 'delivered', lastStatus: result.status, lastError: null, nextAttemptAt: now, now, attempt });
       await markSubscriptionHealthy(db, subscription.id);
       this.options.metrics?.delivered();
       return;
@@ -358,7 +370,7 @@ export class DeliveryWorker {
     }
     const giveUp = now >= fromSqlDateTime(delivery.giveUpAt);
     const retryAt = new Date(Math.min(now.getTime() + retryDelayMs(delivery.attempts + 1), fromSqlDateTime(delivery.giveUpAt).getTime()));
-    await recordAttempt(db, lease, { status: giveUp ? 'failed' : 'pending', lastStatus: result.status, lastError: result.error, nextAttemptAt: retryAt, now });
+    await recordAttempt(db, lease, { status: giveUp ? 'failed' : 'pending', lastStatus: result.status, lastError: result.error, nextAttemptAt: retryAt, now, attempt });
     if (giveUp) this.options.metrics?.givenUp();
     else await postponeFollowers(db, delivery, retryAt);
     this.options.metrics?.attemptFailed();

@@ -175,9 +175,12 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(problem.errors).toEqual([{ field: 'secret', message: 'is not a known field' }]);
     });
 
-    it('deletes a subscription with its deliveries', async () => {
+    it('deletes a subscription with its deliveries and their attempts', async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'] });
       await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-DEL-1', first_name: 'Del', last_name: 'Eted' });
+      const delivery = await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).first('id');
+      // An attempt as the worker records it (no worker runs here).
+      await t.db('webhook_attempts').insert({ delivery_id: delivery.id, number: 1, attempted_at: '2026-01-01 00:00:00.000', duration_ms: 12, delivered: false, status: 500, error: 'answered 500' });
       expect(Number((await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).count({ n: '*' }).first())?.n)).toBe(1);
 
       const res = await as(admin).delete(`/webhooks/${created.body.id}`);
@@ -185,6 +188,7 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: created.body.id });
       expect(Number((await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).count({ n: '*' }).first())?.n)).toBe(0);
+      expect(await t.db('webhook_attempts').where({ delivery_id: delivery.id })).toEqual([]);
       expectProblem(await as(admin).get(`/webhooks/${created.body.id}`), 404, 'not_found');
       expectProblem(await as(admin).delete(`/webhooks/${created.body.id}`), 404, 'not_found');
     });
@@ -263,6 +267,33 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expectProblem(await as(admin).post(`/webhooks/${one.body.id}/deliveries/${delivery.id}/retry`), 409, 'webhook_inactive');
       expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries?status=lost`), 400, 'invalid_query');
       expectProblem(await as(admin).get('/webhooks/999999/deliveries'), 404, 'not_found');
+    });
+  });
+
+  describe('GET /webhooks/{id}/deliveries/{delivery}', () => {
+    it('answers a delivery not yet attempted with an empty attempt log', async () => {
+      const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-1', first_name: 'One', last_name: 'Delivery' });
+      const [listed] = (await as(admin).get(`/webhooks/${created.body.id}/deliveries`)).body.data;
+
+      const res = await as(admin).get(`/webhooks/${created.body.id}/deliveries/${listed.id}`);
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...listed, attempt_log: [] });
+    });
+
+    it('answers 404 for an unknown delivery, one of another subscription and a malformed id; 403 for a manager; 401 without a token', async () => {
+      const one = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      const other = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-2', first_name: 'Two', last_name: 'Delivery' });
+      const [delivery] = (await as(admin).get(`/webhooks/${one.body.id}/deliveries`)).body.data;
+
+      expect(expectProblem(await as(admin).get(`/webhooks/${other.body.id}/deliveries/${delivery.id}`), 404, 'not_found').detail).toBe('No such delivery');
+      expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/999999999`), 404, 'not_found');
+      expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/abc`), 404, 'not_found');
+      expectProblem(await as(admin).get(`/webhooks/999999/deliveries/${delivery.id}`), 404, 'not_found');
+      expectProblem(await as(manager).get(`/webhooks/${one.body.id}/deliveries/${delivery.id}`), 403, 'forbidden');
+      expect((await request(t.app).get(t.api(`/webhooks/${one.body.id}/deliveries/${delivery.id}`))).status).toBe(401);
     });
   });
 

@@ -26,6 +26,7 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
   const workers: DeliveryWorker[] = [];
   beforeEach(async () => {
     // Each test has the subscriptions it makes, and no other.
+    await t.db('webhook_attempts').delete();
     await t.db('webhook_deliveries').delete();
     await t.db('webhooks').delete();
     registry = new Registry();
@@ -188,6 +189,82 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(listed.reduce((sum, delivery) => sum + delivery.attempts, 0)).toBe(6 + 4);
     expect((await api.get(`/webhooks/${subscription.id}`)).body).toMatchObject({ active: true, failing_since: null });
     expect(await registry.getSingleMetricAsString('hrm_webhook_attempts_failed_total')).toMatch(/ 4$/);
+  });
+
+  it('shows every attempt of a delivery: when, how long, the status and why it failed (GET .../deliveries/{delivery})', async () => {
+    const flaky = await receiver();
+    let answered = 0;
+    flaky.answer = () => (answered++ < 2 ? { status: 503, body: 'busy, come back later' } : 204);
+    const subscription = await subscribe(flaky, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('ATT'), first_name: 'At', last_name: 'Tempts' });
+    const sender = worker();
+    const times: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      times.push(t.clock.now().toISOString());
+      await drain(sender);
+      const next = await t.db('webhook_deliveries').where({ status: 'pending' }).first('next_attempt_at');
+      if (next) t.clock.advance(new Date(`${String(next.next_attempt_at).replace(' ', 'T')}Z`).getTime() - t.clock.now().getTime());
+    }
+    const [listed] = await deliveries(subscription.id);
+
+    const res = await api.get(`/webhooks/${subscription.id}/deliveries/${listed?.id}`);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...listed,
+      status: 'delivered',
+      attempts: 3,
+      last_status: 204,
+      last_error: null,
+      attempt_log: [
+        { number: 1, attempted_at: times[0], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
+        { number: 2, attempted_at: times[1], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
+        { number: 3, attempted_at: times[2], duration_ms: expect.any(Number), delivered: true, status: 204, error: null },
+      ],
+    });
+    expect(res.body.attempt_log.every((attempt: { duration_ms: number }) => attempt.duration_ms >= 0 && attempt.duration_ms < 2000)).toBe(true);
+    expect(await t.db('webhook_attempts').where({ delivery_id: listed?.id }).count({ n: '*' }).first()).toEqual({ n: 3 });
+  });
+
+  it('shows an attempt that was refused or not answered, with no status', async () => {
+    const silent = await receiver();
+    silent.hold();
+    const refused = await receiver();
+    const ssrf = await subscribe(refused, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('REFUSED'), first_name: 'Re', last_name: 'Fused' });
+    await drain(worker({ policy: { allowHttp: true, allowPrivate: false } }));
+    // The refused delivery is not due again before the clock moves: only this one is sent.
+    const slow = await subscribe(silent, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('NOANS'), first_name: 'No', last_name: 'Answer' });
+    await drain(worker({ timeoutMs: 300 }));
+
+    // The oldest delivery of each (the refused receiver's subscription got the second event too).
+    const attemptsOf = async (webhookId: string) => {
+      const delivery = (await deliveries(webhookId)).at(-1);
+      return (await api.get(`/webhooks/${webhookId}/deliveries/${delivery?.id}`)).body.attempt_log;
+    };
+    const [timedOut] = await attemptsOf(slow.id);
+    expect(timedOut).toMatchObject({ number: 1, delivered: false, status: null, error: 'no answer within 0.3 s' });
+    expect(timedOut.duration_ms).toBeGreaterThanOrEqual(290);
+    expect(await attemptsOf(ssrf.id)).toEqual([
+      { number: 1, attempted_at: t.clock.now().toISOString(), duration_ms: expect.any(Number), delivered: false, status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/) },
+    ]);
+  });
+
+  it('purges old deliveries with their attempts, and keeps recent ones', async () => {
+    const target = await receiver();
+    const subscription = await subscribe(target, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('OLD'), first_name: 'Ol', last_name: 'D' });
+    await drain(worker());
+    t.clock.advance(31 * DAY_MS);
+    await api.post('/employees', { employee_id: unique('NEW'), first_name: 'Ne', last_name: 'W' });
+    // A new worker: its first pass purges (hourly per worker).
+    await drain(worker());
+
+    const [kept, ...rest] = await deliveries(subscription.id);
+    expect(rest).toEqual([]);
+    expect(kept).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await t.db('webhook_attempts').pluck('delivery_id')).toEqual([Number(kept?.id)]);
   });
 
   it('records why an attempt failed, with a short excerpt of the answer, and when it is tried next', async () => {
