@@ -1,59 +1,82 @@
 import { lookup as systemLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 // Which addresses a webhook may be sent to (docs/security.md, API7). A receiver is somewhere on
 // the internet; an address of this machine, of its network or of a cloud's metadata service is
-// refused, whether the URL names it or a DNS name resolves to it.
+// refused, whether the URL names it or a DNS name resolves to it. The ranges are ipaddr.js's
+// (IANA's special-purpose registries): only what it calls `unicast` is public.
 
-/** Ranges never sent to (unless WEBHOOK_ALLOW_PRIVATE=1), with the reason given. */
-const REFUSED_RANGES: ReadonlyArray<[network: string, prefix: number, type: 'ipv4' | 'ipv6', reason: string]> = [
-  ['0.0.0.0', 8, 'ipv4', 'an unspecified ("this network") address'],
-  ['10.0.0.0', 8, 'ipv4', 'a private address'],
-  ['100.64.0.0', 10, 'ipv4', 'a carrier-grade NAT address'],
-  ['127.0.0.0', 8, 'ipv4', 'a loopback address'],
-  ['169.254.0.0', 16, 'ipv4', 'a link-local address (cloud metadata services live there)'],
-  ['172.16.0.0', 12, 'ipv4', 'a private address'],
-  ['192.0.0.0', 24, 'ipv4', 'a special-purpose address'],
-  ['192.0.2.0', 24, 'ipv4', 'a documentation address'],
-  ['192.88.99.0', 24, 'ipv4', 'a relay address'],
-  ['192.168.0.0', 16, 'ipv4', 'a private address'],
-  ['198.18.0.0', 15, 'ipv4', 'a benchmarking address'],
-  ['198.51.100.0', 24, 'ipv4', 'a documentation address'],
-  ['203.0.113.0', 24, 'ipv4', 'a documentation address'],
-  ['224.0.0.0', 4, 'ipv4', 'a multicast address'],
-  ['240.0.0.0', 4, 'ipv4', 'a reserved or broadcast address'],
-  // ::/96 holds :: (unspecified), ::1 (loopback) and the old IPv4-compatible addresses.
-  ['::', 96, 'ipv6', 'an unspecified, loopback or IPv4-compatible address'],
-  ['::ffff:0:0', 96, 'ipv6', 'an IPv4-mapped address'],
-  ['64:ff9b::', 96, 'ipv6', 'a NAT64 address (it reaches an IPv4 address)'],
-  ['64:ff9b:1::', 48, 'ipv6', 'a NAT64 address (it reaches an IPv4 address)'],
-  ['100::', 64, 'ipv6', 'a discard address'],
-  ['2001::', 32, 'ipv6', 'a Teredo address (it reaches an IPv4 address)'],
-  ['2001:db8::', 32, 'ipv6', 'a documentation address'],
-  ['2002::', 16, 'ipv6', 'a 6to4 address (it reaches an IPv4 address)'],
-  ['fc00::', 7, 'ipv6', 'a unique local (private) address (cloud metadata services live there too)'],
-  ['fe80::', 10, 'ipv6', 'a link-local address'],
-  ['ff00::', 8, 'ipv6', 'a multicast address'],
-];
+/** Why each of ipaddr.js's ranges is refused; a range missing here is named as it is. */
+const RANGE_REASONS: Readonly<Record<string, string>> = {
+  unspecified: 'an unspecified address',
+  broadcast: 'a broadcast address',
+  multicast: 'a multicast address',
+  linkLocal: 'a link-local address (cloud metadata services live there)',
+  loopback: 'a loopback address',
+  carrierGradeNat: 'a carrier-grade NAT address',
+  private: 'a private address',
+  reserved: 'a reserved or documentation address',
+  benchmarking: 'a benchmarking address',
+  uniqueLocal: 'a unique local (private) address (cloud metadata services live there too)',
+  deprecatedSiteLocal: 'a site-local (private) address',
+  discard: 'a discard address',
+};
 
 /**
- * One BlockList per range, so that a refusal can say why. An address is checked against the
- * ranges of its own family only: BlockList would also match an IPv4 address against IPv6 ranges
- * as its IPv4-mapped form (and an IPv4-mapped address against IPv4 ranges).
+ * IPv6 addresses that carry an IPv4 address the packets end up at: they are judged by that
+ * address. NAT64's local-use prefix may embed it at any of RFC 6052's positions past /48, so
+ * every position is judged there (a false refusal is possible, a false pass is not).
  */
-const REFUSED: ReadonlyArray<[BlockList, 'ipv4' | 'ipv6', string]> = REFUSED_RANGES.map(([network, prefix, type, reason]) => {
-  const list = new BlockList();
-  list.addSubnet(network, prefix, type);
-  return [list, type, reason];
-});
+const IPV4_CARRIERS: ReadonlyArray<{ range: [ipaddr.IPv6, number]; name: string; embedded: (bytes: number[]) => number[][] }> = [
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0/96'), name: 'an IPv4-mapped address', embedded: (b) => [b.slice(12)] },
+  { range: ipaddr.IPv6.parseCIDR('::ffff:0:0:0/96'), name: 'an IPv4-translated address', embedded: (b) => [b.slice(12)] },
+  // ::/96 also holds :: and ::1, judged as such below.
+  { range: ipaddr.IPv6.parseCIDR('::/96'), name: 'an IPv4-compatible address', embedded: (b) => [b.slice(12)] },
+  { range: ipaddr.IPv6.parseCIDR('64:ff9b::/96'), name: 'a NAT64 address', embedded: (b) => [b.slice(12)] },
+  {
+    range: ipaddr.IPv6.parseCIDR('64:ff9b:1::/48'),
+    name: 'a local-use NAT64 address',
+    // RFC 6052's /96, /64, /56 and /48 positions (byte 8 is always skipped).
+    embedded: (b) => [b.slice(12), b.slice(9, 13), [b[7], ...b.slice(9, 12)], [...b.slice(6, 8), ...b.slice(9, 11)]] as number[][],
+  },
+  { range: ipaddr.IPv6.parseCIDR('2002::/16'), name: 'a 6to4 address', embedded: (b) => [b.slice(2, 6)] },
+  // Teredo: the server's address, and the client's (stored inverted).
+  { range: ipaddr.IPv6.parseCIDR('2001::/32'), name: 'a Teredo address', embedded: (b) => [b.slice(4, 8), b.slice(12).map((byte) => byte ^ 0xff)] },
+];
 
 /** Why an IP address may not receive webhooks, or undefined when it may. */
 export function refusedAddressReason(address: string): string | undefined {
-  const type = isIP(address);
-  if (type === 0) return 'not an IP address';
-  const family = type === 4 ? 'ipv4' : 'ipv6';
-  for (const [list, rangeFamily, reason] of REFUSED) if (rangeFamily === family && list.check(address, family)) return reason;
-  return undefined;
+  // node:net's parser first: ipaddr.js would also read forms such as 0x7f.1 that no resolver returns.
+  if (isIP(address) === 0) return 'not an IP address';
+  const parsed = ipaddr.parse(address);
+  return parsed.kind() === 'ipv4' ? refusedIPv4Reason(parsed as ipaddr.IPv4) : refusedIPv6Reason(parsed as ipaddr.IPv6);
+}
+
+function refusedIPv4Reason(address: ipaddr.IPv4): string | undefined {
+  const range: string = address.range();
+  return range === 'unicast' ? undefined : (RANGE_REASONS[range] ?? `a special-purpose address (${range})`);
+}
+
+function refusedIPv6Reason(address: ipaddr.IPv6): string | undefined {
+  const range: string = address.range();
+  if (range === 'unspecified' || range === 'loopback') return RANGE_REASONS[range];
+  const carrier = IPV4_CARRIERS.find((candidate) => address.match(candidate.range));
+  if (carrier) {
+    for (const bytes of carrier.embedded(address.toByteArray())) {
+      const embedded = new ipaddr.IPv4(bytes);
+      const reason = refusedIPv4Reason(embedded);
+      if (reason !== undefined) return `${carrier.name} of ${embedded.toString()}, ${reason}`;
+    }
+    return undefined;
+  }
+  return range === 'unicast' ? undefined : (RANGE_REASONS[range] ?? `a special-purpose address (${range})`);
+}
+
+/** `localhost` and its subdomains are this machine whatever DNS says (RFC 6761). */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
 }
 
 export interface ResolvedAddress {
@@ -113,6 +136,9 @@ export async function resolveAllowedAddresses(url: URL, policy: UrlPolicy, resol
   if (literal !== 0) {
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
+    if (!policy.allowPrivate && isLocalhostName(host)) {
+      throw new RefusedUrlError(`host ${host} is a loopback name; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE=1 allows it)`);
+    }
     try {
       addresses = await resolve(host);
     } catch {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
+import { MAX_LISTED_ATTEMPTS } from './repository';
 import { createWebhookSchema, updateWebhookSchema } from './subscriptions';
 
 const instant = z.string().max(30).meta({ format: 'date-time', example: '2026-11-22T11:00:00.000Z' });
@@ -43,6 +44,26 @@ const deliverySchema = z
     created_at: instant,
   })
   .meta({ id: 'WebhookDelivery' });
+
+const attemptSchema = z
+  .strictObject({
+    number: int32(1, 100_000).meta({ description: 'The first attempt is 1' }),
+    attempted_at: instant.meta({ description: 'When the attempt started' }),
+    duration_ms: int32(0, 600_000).meta({ description: 'How long it took: resolving the host, connecting, sending and the answer' }),
+    delivered: z.boolean().meta({ description: 'The receiver answered 2xx' }),
+    status: int32(100, 599).nullable().meta({ description: "The receiver's HTTP status; null if it did not answer (refused, unreachable, timed out)" }),
+    error: z.string().max(500).nullable().meta({ description: 'Why it failed, with a short excerpt of the answer; null when delivered' }),
+  })
+  .meta({ id: 'WebhookAttempt' });
+
+const deliveryWithAttemptsSchema = deliverySchema
+  .extend({
+    attempt_log: z
+      .array(attemptSchema)
+      .max(MAX_LISTED_ATTEMPTS)
+      .meta({ description: `Every attempt, oldest first (the latest ${MAX_LISTED_ATTEMPTS} when there were more)` }),
+  })
+  .meta({ id: 'WebhookDeliveryWithAttempts' });
 
 const webhookId = z.object({ id: idString });
 const DESCRIPTION_URL =
@@ -133,6 +154,16 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
       }),
     },
     responses: { 200: jsonResponse('A page of deliveries', pageSchema(deliverySchema, 'WebhookDeliveryPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/webhooks/{id}/deliveries/{delivery}',
+    operationId: 'getWebhookDelivery',
+    tags,
+    security,
+    summary: 'One delivery with every attempt: when, how long, the status and why it failed (admins)',
+    request: { params: z.object({ id: idString, delivery: idString }) },
+    responses: { 200: jsonResponse('The delivery and its attempts', deliveryWithAttemptsSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'post',

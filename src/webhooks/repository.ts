@@ -37,6 +37,19 @@ export interface DeliveryRow {
   created_at: string;
 }
 
+/** A `webhook_attempts` row: one attempt of a delivery. */
+export interface AttemptRow {
+  number: number;
+  attempted_at: string;
+  duration_ms: number;
+  delivered: boolean;
+  status: number | null;
+  error: string | null;
+}
+
+/** The most attempts GET .../deliveries/{delivery} shows: the latest ones (about 20 fit in a retry window). */
+export const MAX_LISTED_ATTEMPTS = 100;
+
 /** A claimed delivery with what sending it needs. */
 export interface ClaimedDelivery {
   id: number;
@@ -89,8 +102,9 @@ export async function updateSubscription(db: Db, id: number, values: Partial<Sub
   await db('webhooks').where({ id }).update(toColumns(values));
 }
 
-/** Deletes a subscription and its deliveries (their events go with the last delivery, see purge). */
+/** Deletes a subscription, its deliveries and their attempts (their events go with the last delivery, see purge). */
 export async function deleteSubscription(db: Db, id: number): Promise<boolean> {
+  await db('webhook_attempts').whereIn('delivery_id', db('webhook_deliveries').where({ webhook_id: id }).select('id')).delete();
   await db('webhook_deliveries').where({ webhook_id: id }).delete();
   return (await db('webhooks').where({ id }).delete()) > 0;
 }
@@ -156,6 +170,23 @@ export async function findDelivery(db: Db, webhookId: number, id: number): Promi
   return row && { ...row, id: Number(row.id), attempts: Number(row.attempts) };
 }
 
+/** A delivery's attempts, oldest first: the latest MAX_LISTED_ATTEMPTS of them. */
+export async function listAttempts(db: Db, deliveryId: number): Promise<AttemptRow[]> {
+  const rows: Array<Record<string, unknown>> = await db('webhook_attempts')
+    .where({ delivery_id: deliveryId })
+    .orderBy('number', 'desc')
+    .limit(MAX_LISTED_ATTEMPTS)
+    .select('number', 'attempted_at', 'duration_ms', 'delivered', 'status', 'error');
+  return rows.reverse().map((row) => ({
+    number: Number(row.number),
+    attempted_at: String(row.attempted_at),
+    duration_ms: Number(row.duration_ms),
+    delivered: Boolean(row.delivered),
+    status: row.status === null ? null : Number(row.status),
+    error: row.error === null ? null : String(row.error),
+  }));
+}
+
 /** POST .../retry: pending again, due now, with a new retry window. */
 export async function requeueDelivery(db: Db, id: number, now: Date, giveUpAt: Date): Promise<void> {
   await db('webhook_deliveries')
@@ -172,10 +203,22 @@ export async function requeueDelivery(db: Db, id: number, now: Date, giveUpAt: D
  * or given up). On MySQL/MariaDB the rows are locked FOR UPDATE SKIP LOCKED, so that workers in
  * other processes take other rows instead of waiting; SQLite has one writer at a time.
  */
-export async function claimDueDeliveries(db: Db, options: { now: Date; owner: string; leaseUntil: Date; limit: number }): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  options: {
+    now: Date;
+    owner: string;
+    leaseUntil: Date;
+    limit: number;
+    /** Subscriptions that may not have more in flight: none of theirs is claimed. */
+    fullWebhooks?: number[];
+    /** How many more of a subscription's deliveries may be claimed (the rest wait for a later pass). */
+    roomPerWebhook?: (webhookId: number) => number;
+  },
+): Promise<ClaimedDelivery[]> {
   const now = toSqlDateTime(options.now);
   const ids = await db.transaction(async (trx) => {
-    const candidates: Array<{ id: number }> = await trx('webhook_deliveries as d')
+    const query = trx('webhook_deliveries as d')
       .join('webhooks as w', 'w.id', 'd.webhook_id')
       .where('w.active', true)
       .where('d.status', 'pending')
@@ -190,10 +233,14 @@ export async function claimDueDeliveries(db: Db, options: { now: Date; owner: st
           .whereRaw('p.id < d.id'),
       )
       .orderBy('d.id')
-      .limit(options.limit)
-      .select('d.id');
+      // Room for the subscriptions' bounds: a busy subscription's rows are passed over, not claimed.
+      .limit(options.roomPerWebhook ? options.limit * 4 : options.limit)
+      .select('d.id', 'd.webhook_id');
+    if (options.fullWebhooks && options.fullWebhooks.length > 0) query.whereNotIn('d.webhook_id', options.fullWebhooks);
+    const candidates: Array<{ id: number; webhook_id: number }> = await query;
     if (candidates.length === 0) return [];
-    let claimed = candidates.map((row) => Number(row.id));
+    let claimed = pickWithinBounds(candidates, options.limit, options.roomPerWebhook);
+    if (claimed.length === 0) return [];
     if (dialectOf(db) === 'mysql') {
       // A locking read sees the latest committed rows: one another worker took meanwhile is skipped.
       const locked: Array<{ id: number }> = await trx('webhook_deliveries')
@@ -231,6 +278,21 @@ export async function claimDueDeliveries(db: Db, options: { now: Date; owner: st
   }));
 }
 
+/** The first `limit` candidates, oldest first, taking no more of a subscription than it has room for. */
+function pickWithinBounds(candidates: Array<{ id: number; webhook_id: number }>, limit: number, roomPerWebhook?: (webhookId: number) => number): number[] {
+  const taken = new Map<number, number>();
+  const picked: number[] = [];
+  for (const { id, webhook_id } of candidates) {
+    if (picked.length >= limit) break;
+    const webhookId = Number(webhook_id);
+    const count = taken.get(webhookId) ?? 0;
+    if (roomPerWebhook && count >= roomPerWebhook(webhookId)) continue;
+    taken.set(webhookId, count + 1);
+    picked.push(Number(id));
+  }
+  return picked;
+}
+
 /** The subscriptions of claimed deliveries, for their URL, secrets and include_personal. */
 export async function findSubscriptions(db: Db, ids: number[]): Promise<Map<number, Subscription>> {
   const rows: Array<Record<string, unknown>> = await db('webhooks').whereIn('id', ids);
@@ -244,24 +306,40 @@ export interface AttemptOutcome {
   lastError: string | null;
   nextAttemptAt: Date;
   now: Date;
+  /** The attempt itself, for the delivery's attempts: its number (1 for the first), when it started and how long it took. */
+  attempt: { number: number; startedAt: Date; durationMs: number };
 }
 
+/** Records an attempt: the delivery's new state and the attempt's row, together. */
 export async function recordAttempt(db: Db, delivery: { id: number; owner: string }, outcome: AttemptOutcome): Promise<boolean> {
   const now = toSqlDateTime(outcome.now);
-  const changed = await db('webhook_deliveries')
-    .where({ id: delivery.id, lease_owner: delivery.owner })
-    .update({
-      status: outcome.status,
-      attempts: db.raw('attempts + 1'),
-      last_status: outcome.lastStatus,
-      last_error: outcome.lastError,
-      last_attempt_at: now,
-      next_attempt_at: toSqlDateTime(outcome.nextAttemptAt),
-      delivered_at: outcome.status === 'delivered' ? now : null,
-      lease_owner: null,
-      lease_until: null,
+  return db.transaction(async (trx) => {
+    const changed = await trx('webhook_deliveries')
+      .where({ id: delivery.id, lease_owner: delivery.owner })
+      .update({
+        status: outcome.status,
+        attempts: trx.raw('attempts + 1'),
+        last_status: outcome.lastStatus,
+        last_error: outcome.lastError,
+        last_attempt_at: now,
+        next_attempt_at: toSqlDateTime(outcome.nextAttemptAt),
+        delivered_at: outcome.status === 'delivered' ? now : null,
+        lease_owner: null,
+        lease_until: null,
+      });
+    // The lease was lost (taken over after it ran out): the other worker records its own attempt.
+    if (changed === 0) return false;
+    await trx('webhook_attempts').insert({
+      delivery_id: delivery.id,
+      number: outcome.attempt.number,
+      attempted_at: toSqlDateTime(outcome.attempt.startedAt),
+      duration_ms: Math.max(0, Math.round(outcome.attempt.durationMs)),
+      delivered: outcome.status === 'delivered',
+      status: outcome.lastStatus,
+      error: outcome.lastError,
     });
-  return changed > 0;
+    return true;
+  });
 }
 
 /** An attempt the worker cut short when stopping: the delivery is due again at once, for anyone. */
@@ -313,8 +391,8 @@ export async function deliveryBacklog(db: Db): Promise<{ pending: number; oldest
 }
 
 /**
- * Forgets delivered and failed deliveries created before `before`, those whose subscription is
- * gone, then events left without deliveries; at most `limit` of each per call.
+ * Forgets delivered and failed deliveries created before `before` and those whose subscription is
+ * gone, with their attempts, then events left without deliveries; at most `limit` of each per call.
  */
 export async function purgeDeliveries(db: Db, before: Date, limit: number): Promise<number> {
   const cutoff = toSqlDateTime(before);
@@ -329,7 +407,10 @@ export async function purgeDeliveries(db: Db, before: Date, limit: number): Prom
     .limit(limit)
     .select('d.id');
   const ids = [...old, ...orphans].map((row) => Number(row.id));
-  if (ids.length > 0) await db('webhook_deliveries').whereIn('id', ids).delete();
+  if (ids.length > 0) {
+    await db('webhook_attempts').whereIn('delivery_id', ids).delete();
+    await db('webhook_deliveries').whereIn('id', ids).delete();
+  }
   const events: Array<{ id: number }> = await db('webhook_events as e')
     .where('e.occurred_at', '<', cutoff)
     .whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.event_id = e.id'))

@@ -14,7 +14,7 @@ import { sendWrite } from '../http/write';
 import type { Db } from '../db/connect';
 import type { UrlPolicy } from './addresses';
 import { RETRY_WINDOW_MS } from './outbox';
-import { deleteSubscription, findDelivery, findSubscription, listDeliveries, listSubscriptions, requeueDelivery, type Subscription } from './repository';
+import { deleteSubscription, findDelivery, findSubscription, listAttempts, listDeliveries, listSubscriptions, requeueDelivery, type Subscription } from './repository';
 import {
   changeWebhook,
   checkWebhookUrl,
@@ -22,6 +22,7 @@ import {
   createWebhookSchema,
   rotateWebhookSecret,
   toDeliveryResponse,
+  toDeliveryWithAttemptsResponse,
   toWebhookResponse,
   updateWebhookSchema,
 } from './subscriptions';
@@ -41,7 +42,7 @@ export function urlPolicyOf(config: Pick<Config, 'webhooks'>): UrlPolicy {
 
 /**
  * /webhooks (admins only): subscriptions, their secrets (shown on create and rotation only),
- * their deliveries and a retry. Receiver URLs are checked (scheme, and every address the host
+ * their deliveries (each with its attempts) and a retry. Receiver URLs are checked (scheme, and every address the host
  * resolves to) before the write's transaction.
  */
 export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Config, 'webhooks'> }): Routes {
@@ -117,6 +118,16 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         const subscription = await subscriptionOf(db, req);
         const { rows, total } = await listDeliveries(db, subscription.id, { status: query.status, limit: query.limit, offset: offsetOf(query.page, query.limit) });
         sendJson(res, toPage(rows.map(toDeliveryResponse), total, query.page, query.limit));
+      },
+    })
+    .route('/:id/deliveries/:delivery', {
+      get: async (req, res) => {
+        requireAdmin(req);
+        const { db } = instanceOf(req);
+        const subscription = await subscriptionOf(db, req);
+        const delivery = await findDelivery(db, subscription.id, pathId(req.params.delivery, 'delivery'));
+        if (!delivery) throw new NotFoundError({ detail: 'No such delivery' });
+        sendJson(res, toDeliveryWithAttemptsResponse(delivery, await listAttempts(db, delivery.id)));
       },
     })
     .route('/:id/deliveries/:delivery/retry', {

@@ -4,7 +4,7 @@ import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { checkUrlShape, RefusedUrlError, type Resolve, resolveAllowedAddresses, systemResolve, type UrlPolicy } from './addresses';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
-import { type DeliveryRow, insertSubscription, type Subscription, type SubscriptionColumns, updateSubscription } from './repository';
+import { type AttemptRow, type DeliveryRow, insertSubscription, type Subscription, type SubscriptionColumns, updateSubscription } from './repository';
 import { newSigningSecret } from './signing';
 
 /** How long the secret replaced by a rotation still signs (both are sent meanwhile). */
@@ -91,6 +91,21 @@ export function toDeliveryResponse(delivery: DeliveryRow): Record<string, unknow
     last_status: delivery.last_status === null ? null : Number(delivery.last_status),
     last_error: delivery.last_error,
     created_at: sqlDateTimeToIso(delivery.created_at),
+  };
+}
+
+/** A delivery with its attempts, oldest first (GET .../deliveries/{delivery}). */
+export function toDeliveryWithAttemptsResponse(delivery: DeliveryRow, attempts: AttemptRow[]): Record<string, unknown> {
+  return {
+    ...toDeliveryResponse(delivery),
+    attempt_log: attempts.map((attempt) => ({
+      number: attempt.number,
+      attempted_at: sqlDateTimeToIso(attempt.attempted_at),
+      duration_ms: attempt.duration_ms,
+      delivered: attempt.delivered,
+      status: attempt.status,
+      error: attempt.error,
+    })),
   };
 }
 

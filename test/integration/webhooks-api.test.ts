@@ -96,8 +96,11 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
     it.each([
       ['https://127.0.0.1/hooks', /127\.0\.0\.1 is a loopback address/],
       ['https://169.254.169.254/latest/meta-data', /169\.254\.169\.254 is a link-local address/],
-      ['https://[::1]/hooks', /::1 is an unspecified, loopback or IPv4-compatible address/],
-      ['https://[::ffff:127.0.0.1]/hooks', /is an IPv4-mapped address/],
+      ['https://[::1]/hooks', /::1 is a loopback address/],
+      ['https://[::ffff:127.0.0.1]/hooks', /is an IPv4-mapped address of 127\.0\.0\.1, a loopback address/],
+      // The outside review's two that got through (issue 28): IPv4-translated and site-local.
+      ['https://[::ffff:0:127.0.0.1]/hooks', /::ffff:0:7f00:1 is an IPv4-translated address of 127\.0\.0\.1, a loopback address/],
+      ['https://[fec0::1]/hooks', /fec0::1 is a site-local \(private\) address/],
       ['https://10.1.2.3/hooks', /a private address/],
       ['https://192.168.0.10/hooks', /a private address/],
       ['https://172.20.0.1/hooks', /a private address/],
@@ -105,7 +108,8 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       ['https://0.0.0.0/hooks', /unspecified/],
       ['https://[fd00:ec2::254]/hooks', /unique local/],
       ['https://2130706433/hooks', /127\.0\.0\.1 is a loopback address/],
-      ['https://localhost/hooks', /host localhost resolves to (127\.0\.0\.1|::1), .*loopback/],
+      ['https://localhost./hooks', /host localhost\. is a loopback name/],
+      ['https://user@127.0.0.1/hooks', /must not carry a user name or password/],
       ['ftp://93.184.215.14/hooks', /must be an https:\/\/ or http:\/\/ URL/],
       ['https://user:pass@93.184.215.14/hooks', /must not carry a user name or password/],
       ['not a url', /must be an absolute URL/],
@@ -165,9 +169,12 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(problem.errors).toEqual([{ field: 'secret', message: 'is not a known field' }]);
     });
 
-    it('deletes a subscription with its deliveries', async () => {
+    it('deletes a subscription with its deliveries and their attempts', async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'] });
       await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-DEL-1', first_name: 'Del', last_name: 'Eted' });
+      const delivery = await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).first('id');
+      // An attempt as the worker records it (no worker runs here).
+      await t.db('webhook_attempts').insert({ delivery_id: delivery.id, number: 1, attempted_at: '2026-01-01 00:00:00.000', duration_ms: 12, delivered: false, status: 500, error: 'answered 500' });
       expect(Number((await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).count({ n: '*' }).first())?.n)).toBe(1);
 
       const res = await as(admin).delete(`/webhooks/${created.body.id}`);
@@ -175,6 +182,7 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ id: created.body.id });
       expect(Number((await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).count({ n: '*' }).first())?.n)).toBe(0);
+      expect(await t.db('webhook_attempts').where({ delivery_id: delivery.id })).toEqual([]);
       expectProblem(await as(admin).get(`/webhooks/${created.body.id}`), 404, 'not_found');
       expectProblem(await as(admin).delete(`/webhooks/${created.body.id}`), 404, 'not_found');
     });
@@ -253,6 +261,33 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expectProblem(await as(admin).post(`/webhooks/${one.body.id}/deliveries/${delivery.id}/retry`), 409, 'webhook_inactive');
       expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries?status=lost`), 400, 'invalid_query');
       expectProblem(await as(admin).get('/webhooks/999999/deliveries'), 404, 'not_found');
+    });
+  });
+
+  describe('GET /webhooks/{id}/deliveries/{delivery}', () => {
+    it('answers a delivery not yet attempted with an empty attempt log', async () => {
+      const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-1', first_name: 'One', last_name: 'Delivery' });
+      const [listed] = (await as(admin).get(`/webhooks/${created.body.id}/deliveries`)).body.data;
+
+      const res = await as(admin).get(`/webhooks/${created.body.id}/deliveries/${listed.id}`);
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ ...listed, attempt_log: [] });
+    });
+
+    it('answers 404 for an unknown delivery, one of another subscription and a malformed id; 403 for a manager; 401 without a token', async () => {
+      const one = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      const other = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
+      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-2', first_name: 'Two', last_name: 'Delivery' });
+      const [delivery] = (await as(admin).get(`/webhooks/${one.body.id}/deliveries`)).body.data;
+
+      expect(expectProblem(await as(admin).get(`/webhooks/${other.body.id}/deliveries/${delivery.id}`), 404, 'not_found').detail).toBe('No such delivery');
+      expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/999999999`), 404, 'not_found');
+      expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/abc`), 404, 'not_found');
+      expectProblem(await as(admin).get(`/webhooks/999999/deliveries/${delivery.id}`), 404, 'not_found');
+      expectProblem(await as(manager).get(`/webhooks/${one.body.id}/deliveries/${delivery.id}`), 403, 'forbidden');
+      expect((await request(t.app).get(t.api(`/webhooks/${one.body.id}/deliveries/${delivery.id}`))).status).toBe(401);
     });
   });
 

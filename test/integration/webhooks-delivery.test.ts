@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import request from 'supertest';
 import { singleInstance } from '../../src/instances/source';
 import { Metrics } from '../../src/metrics/metrics';
-import { DeliveryWorker } from '../../src/webhooks/worker';
+import { type Concurrency, DeliveryWorker } from '../../src/webhooks/worker';
 import { testDialects } from '../helpers/databases';
 import { createUser } from '../helpers/factories';
 import { type TestApp, useFixture, useTestApp } from '../helpers/test-app';
@@ -21,6 +21,7 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
   const workers: DeliveryWorker[] = [];
   beforeEach(async () => {
     // Each test has the subscriptions it makes, and no other.
+    await t.db('webhook_attempts').delete();
     await t.db('webhook_deliveries').delete();
     await t.db('webhooks').delete();
     registry = new Registry();
@@ -49,15 +50,16 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     return res.body as { id: string; secret: string };
   };
   /** A worker as main.ts runs one, on the test app's instance; passes are run by the test. */
-  const worker = (options: { policy?: { allowHttp: boolean; allowPrivate: boolean } } = {}) => {
+  const worker = (options: { policy?: { allowHttp: boolean; allowPrivate: boolean }; timeoutMs?: number; concurrency?: Partial<Concurrency> } = {}) => {
     const created = new DeliveryWorker({
       instances: singleInstance(t.instance),
       instanceNames: async () => [undefined],
       clock: t.clock,
       logger: pino({ level: 'silent' }),
       policy: options.policy ?? { allowHttp: true, allowPrivate: true },
-      timeoutMs: 2000,
+      timeoutMs: options.timeoutMs ?? 2000,
       metrics: metrics.webhooks,
+      concurrency: options.concurrency,
     });
     workers.push(created);
     return created;
@@ -184,6 +186,82 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(await registry.getSingleMetricAsString('hrm_webhook_attempts_failed_total')).toMatch(/ 4$/);
   });
 
+  it('shows every attempt of a delivery: when, how long, the status and why it failed (GET .../deliveries/{delivery})', async () => {
+    const flaky = await receiver();
+    let answered = 0;
+    flaky.answer = () => (answered++ < 2 ? { status: 503, body: 'busy, come back later' } : 204);
+    const subscription = await subscribe(flaky, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('ATT'), first_name: 'At', last_name: 'Tempts' });
+    const sender = worker();
+    const times: string[] = [];
+    for (let n = 0; n < 3; n++) {
+      times.push(t.clock.now().toISOString());
+      await drain(sender);
+      const next = await t.db('webhook_deliveries').where({ status: 'pending' }).first('next_attempt_at');
+      if (next) t.clock.advance(new Date(`${String(next.next_attempt_at).replace(' ', 'T')}Z`).getTime() - t.clock.now().getTime());
+    }
+    const [listed] = await deliveries(subscription.id);
+
+    const res = await api.get(`/webhooks/${subscription.id}/deliveries/${listed?.id}`);
+
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      ...listed,
+      status: 'delivered',
+      attempts: 3,
+      last_status: 204,
+      last_error: null,
+      attempt_log: [
+        { number: 1, attempted_at: times[0], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
+        { number: 2, attempted_at: times[1], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
+        { number: 3, attempted_at: times[2], duration_ms: expect.any(Number), delivered: true, status: 204, error: null },
+      ],
+    });
+    expect(res.body.attempt_log.every((attempt: { duration_ms: number }) => attempt.duration_ms >= 0 && attempt.duration_ms < 2000)).toBe(true);
+    expect(await t.db('webhook_attempts').where({ delivery_id: listed?.id }).count({ n: '*' }).first()).toEqual({ n: 3 });
+  });
+
+  it('shows an attempt that was refused or not answered, with no status', async () => {
+    const silent = await receiver();
+    silent.hold();
+    const refused = await receiver();
+    const ssrf = await subscribe(refused, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('REFUSED'), first_name: 'Re', last_name: 'Fused' });
+    await drain(worker({ policy: { allowHttp: true, allowPrivate: false } }));
+    // The refused delivery is not due again before the clock moves: only this one is sent.
+    const slow = await subscribe(silent, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('NOANS'), first_name: 'No', last_name: 'Answer' });
+    await drain(worker({ timeoutMs: 300 }));
+
+    // The oldest delivery of each (the refused receiver's subscription got the second event too).
+    const attemptsOf = async (webhookId: string) => {
+      const delivery = (await deliveries(webhookId)).at(-1);
+      return (await api.get(`/webhooks/${webhookId}/deliveries/${delivery?.id}`)).body.attempt_log;
+    };
+    const [timedOut] = await attemptsOf(slow.id);
+    expect(timedOut).toMatchObject({ number: 1, delivered: false, status: null, error: 'no answer within 0.3 s' });
+    expect(timedOut.duration_ms).toBeGreaterThanOrEqual(290);
+    expect(await attemptsOf(ssrf.id)).toEqual([
+      { number: 1, attempted_at: t.clock.now().toISOString(), duration_ms: expect.any(Number), delivered: false, status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/) },
+    ]);
+  });
+
+  it('purges old deliveries with their attempts, and keeps recent ones', async () => {
+    const target = await receiver();
+    const subscription = await subscribe(target, { events: ['employee.created'] });
+    await api.post('/employees', { employee_id: unique('OLD'), first_name: 'Ol', last_name: 'D' });
+    await drain(worker());
+    t.clock.advance(31 * DAY_MS);
+    await api.post('/employees', { employee_id: unique('NEW'), first_name: 'Ne', last_name: 'W' });
+    // A new worker: its first pass purges (hourly per worker).
+    await drain(worker());
+
+    const [kept, ...rest] = await deliveries(subscription.id);
+    expect(rest).toEqual([]);
+    expect(kept).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(await t.db('webhook_attempts').pluck('delivery_id')).toEqual([Number(kept?.id)]);
+  });
+
   it('records why an attempt failed, with a short excerpt of the answer, and when it is tried next', async () => {
     const failing = await receiver();
     failing.answer = () => ({ status: 500, body: `internal error ${'x'.repeat(2000)}` });
@@ -291,6 +369,73 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(new Set(shared.received.map((got) => got.event.id)).size).toBe(40);
   });
 
+  describe('receivers that never answer (the outside review: one slow receiver delayed everyone)', () => {
+    it('gets a healthy receiver its delivery within 2 s of the write while 25 others hang, as main.ts runs the worker', async () => {
+      const hanging = await Promise.all(Array.from({ length: 25 }, () => receiver()));
+      for (const to of hanging) {
+        to.hold();
+        await subscribe(to, { events: ['employee.created'] });
+      }
+      // Subscribed last: its delivery is the last one claimed.
+      const healthy = await receiver();
+      const subscription = await subscribe(healthy, { events: ['employee.created'] });
+      const running = worker({ timeoutMs: 10_000 }).start();
+
+      const writtenAt = Date.now();
+      expect((await api.post('/employees', { employee_id: unique('HANG'), first_name: 'Han', last_name: 'Ging' })).status).toBe(201);
+      await healthy.waitFor(1, 15_000);
+      const took = Date.now() - writtenAt;
+
+      expect(took).toBeLessThan(2000);
+      // The 25 got theirs too, and are still holding them.
+      await Promise.all(hanging.map((to) => to.waitFor(1)));
+      expect(hanging.map((to) => to.received.length)).toEqual(Array(25).fill(1));
+      expect(healthy.events).toEqual([expect.objectContaining({ type: 'employee.created' })]);
+      await waitUntil(async () => (await deliveries(subscription.id))[0]?.status === 'delivered');
+      expect(running.attemptsInFlight).toBe(25);
+    }, 40_000);
+
+    it('has at most 8 attempts of one subscription in flight, never a later event of a resource while an earlier one is', async () => {
+      const slow = await receiver();
+      slow.hold();
+      await subscribe(slow, { events: ['employee.created', 'employee.updated'] });
+      const ids: string[] = [];
+      for (let n = 0; n < 12; n++) ids.push((await api.post('/employees', { employee_id: unique('SLOW'), first_name: 'Slo', last_name: `W${n}` })).body.id);
+      await api.put(`/employees/${ids[0]}`, { work_phone: '1' });
+      const running = worker({ timeoutMs: 10_000 }).start();
+
+      await slow.waitFor(8);
+      await realTime(1200);
+
+      expect(slow.received.map((got) => `${got.event.type} ${got.event.data.id}`)).toEqual(ids.slice(0, 8).map((id) => `employee.created ${id}`));
+      expect(running.attemptsInFlight).toBe(8);
+      slow.release();
+      await slow.waitFor(13);
+      const order = slow.received.map((got) => `${got.event.type} ${got.event.data.id}`);
+      expect([...order].sort()).toEqual([...ids.map((id) => `employee.created ${id}`), `employee.updated ${ids[0]}`].sort());
+      expect(order.indexOf(`employee.updated ${ids[0]}`)).toBeGreaterThan(order.indexOf(`employee.created ${ids[0]}`));
+    }, 40_000);
+
+    it('has at most the total bound of attempts in flight in all, and sends the rest as they end', async () => {
+      const slow = await Promise.all(Array.from({ length: 5 }, () => receiver()));
+      for (const to of slow) {
+        to.hold();
+        await subscribe(to, { events: ['employee.created'] });
+      }
+      await api.post('/employees', { employee_id: unique('TOTAL'), first_name: 'To', last_name: 'Tal' });
+      const running = worker({ timeoutMs: 10_000, concurrency: { total: 3 } }).start();
+
+      await waitUntil(async () => running.attemptsInFlight === 3);
+      await realTime(1200);
+
+      expect(slow.reduce((sum, to) => sum + to.received.length, 0)).toBe(3);
+      expect(running.attemptsInFlight).toBe(3);
+      for (const to of slow) to.release();
+      await Promise.all(slow.map((to) => to.waitFor(1)));
+      expect(slow.map((to) => to.events.length)).toEqual([1, 1, 1, 1, 1]);
+    }, 40_000);
+  });
+
   it('reports the backlog: deliveries queued and the age of the oldest', async () => {
     const slow = await receiver();
     slow.answer = () => 500;
@@ -318,4 +463,18 @@ function unique(prefix: string): string {
 /** The employee's (UTC) wall clock `seconds` from the test clock's now. */
 function wallClock(t: TestApp, seconds: number): string {
   return new Date(t.clock.now().getTime() + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** Real time passing, for what must not happen meanwhile (the worker's passes run every 0.5 s). */
+function realTime(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `condition` until it holds (a test failure after 10 s, not a timing assertion). */
+async function waitUntil(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('The condition did not come true');
+    await realTime(50);
+  }
 }
