@@ -8,7 +8,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   const now = new Date().toISOString().replace('T', ' ').replace('Z', '');
   await knex('settings').insert([
-    // "Enable REST Api" is off on a fresh install (CONTRACT §2).
+    // "Enable REST Api" is off on a fresh install (docs/api.md, "The first five requests").
     { name: 'rest_api_enabled', value: '0', updated_at: now },
     { name: 'default_timezone', value: 'UTC', updated_at: now },
     { name: 'max_shift_hours', value: '24', updated_at: now },

@@ -74,7 +74,7 @@ export function createApp(deps: AppDependencies): Express {
     );
   }
 
-  // Health checks sit outside the base path and the settings gate (CONTRACT §1). In cloud mode
+  // Health checks sit outside the base path and the settings gate (docs/api.md, "Health checks"). In cloud mode
   // readiness is the control database's: instance databases open on demand.
   app.get('/healthz', (_req, res) => sendJson(res, { status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

@@ -14,7 +14,7 @@ interface AppErrorOptions {
 
 /**
  * An error the client caused or must be told about. The error handler renders it as an
- * application/problem+json body (CONTRACT §7); everything else becomes a generic 500.
+ * application/problem+json body (docs/api.md, "Errors"); everything else becomes a generic 500.
  */
 export class AppError extends Error {
   readonly status: number;

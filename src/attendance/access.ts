@@ -2,7 +2,7 @@ import type { Caller } from '../caller';
 import { canSeeEmployee, type EmployeeRelation, isDirectReport, isSelf } from '../employees/access';
 import { ForbiddenError, NotFoundError } from '../errors';
 
-// Who may do what with whose attendance (CONTRACT §4). Reading and punching follow who sees the
+// Who may do what with whose attendance (docs/decisions.md, "Employees and roles"). Reading and punching follow who sees the
 // employee; corrections are for admins and for a manager on a direct report's records, never on
 // their own (docs/decisions.md); deleting is for admins.
 

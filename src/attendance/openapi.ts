@@ -31,7 +31,7 @@ const utcInstant = z.string().max(20).meta({ format: 'date-time', example: '2026
 const coordinate = (limit: number) => z.number().min(-limit).max(limit).nullable();
 const ip = z.string().max(45).nullable().meta({ description: 'The client address (IPv4 or IPv6)' });
 
-/** The record's read shape (CONTRACT §5.3). */
+/** The record's read shape (docs/api.md, "Attendance"). */
 export const attendanceSchema = z
   .strictObject({
     id: idString,
@@ -53,7 +53,7 @@ export const attendanceSchema = z
     created_at: z.string().max(30).meta({ format: 'date-time' }),
     updated_at: z.string().max(30).meta({ format: 'date-time' }),
   })
-  .meta({ id: 'Attendance', description: 'An attendance record (CONTRACT §5.3)' });
+  .meta({ id: 'Attendance', description: 'An attendance record' });
 
 const TIME_INPUT = 'A time `YYYY-MM-DD HH:MM:SS` (in the employee\'s time zone) or ISO-8601 with an offset; default: now';
 const id = z.object({ id: idString });

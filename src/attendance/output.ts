@@ -15,7 +15,7 @@ function secondsBetween(fromUtc: string, toUtc: string): number {
   return (Date.parse(utcIso(toUtc)) - Date.parse(utcIso(fromUtc))) / 1000;
 }
 
-/** The record's read shape (CONTRACT §5.3). */
+/** The record's read shape (docs/api.md, "Attendance"). */
 export function toAttendanceResponse(record: AttendanceRecord): Record<string, unknown> {
   return {
     id: String(record.id),

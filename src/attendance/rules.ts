@@ -7,7 +7,7 @@ import { utcIso } from './output';
 import { findLatestStartBefore, type LatestRecord } from './repository';
 import type { TimeInput } from './schemas';
 
-// The rules of CONTRACT §5.3, shared by every write path (punches, POST, PUT/PATCH).
+// The attendance rules (docs/api.md, "Attendance"), shared by every write path (punches, POST, PUT/PATCH).
 
 export interface AttendanceSettings {
   maxShiftHours: number;

@@ -5,7 +5,7 @@ import { paginationFields } from '../http/pagination';
 import { parseFields } from '../http/parse';
 import { isCalendarDate, isWallClock, parseIsoInstant } from '../time';
 
-// Attendance input (CONTRACT §5.3, §6). IceHrm clients send numbers as strings; "" means no value.
+// Attendance input (docs/api.md, "Attendance"). IceHrm clients send numbers as strings; "" means no value.
 
 /** A time as sent: a wall-clock reading in the record's zone, or an instant with its offset. */
 export type TimeInput = { reading: string } | { instant: Date };
@@ -47,7 +47,7 @@ const note = optionalText(1000);
 const latitude = coordinate(90);
 const longitude = coordinate(180);
 
-/** IceHrm's names for a punch's position (its columns), accepted beside ours (CONTRACT §6). */
+/** IceHrm's names for a punch's position (its columns), accepted beside ours (docs/api.md, "IceHrm compatibility"). */
 const ICEHRM_POSITION_NAMES = { latitude: 'map_lat', longitude: 'map_lng' } as const;
 const icehrmPosition = {
   map_lat: coordinate(90).meta({ description: "IceHrm's name for latitude; sent with latitude, the two must be equal" }),

@@ -4,7 +4,7 @@ import { hoursOf } from './output';
 import { type AttendanceEmployee, countAttendance } from './repository';
 
 /**
- * IceHrm's summary (CONTRACT §6): its four members count and sum as IceHrm does, and two more
+ * IceHrm's summary (docs/api.md, "IceHrm compatibility"): its four members count and sum as IceHrm does, and two more
  * say what IceHrm's leave open (how many records are closed, and this month's hours).
  */
 export interface AttendanceSummary {

@@ -50,7 +50,7 @@ function tokenResponse(issued: { id: string; token: string; expiresAt: Date }, r
 }
 
 /**
- * POST /oauth/token: a user signs in with their password (CONTRACT §3, RFC 6749 §4.3) and gets a
+ * POST /oauth/token: a user signs in with their password (docs/api.md, "Authentication", RFC 6749 §4.3) and gets a
  * token. Public (app.ts mounts it before requireBearer); takes JSON or form bodies.
  */
 export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttempts }): Routes {
@@ -74,7 +74,7 @@ export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttemp
 }
 
 /**
- * Tokens for users themselves (CONTRACT §3): rotate a token (POST /tokens), see and revoke their
+ * Tokens for users themselves (docs/api.md, "Authentication"): rotate a token (POST /tokens), see and revoke their
  * tokens (GET /tokens, GET and DELETE /tokens/{id}). Admins may see and revoke anyone's.
  */
 export function tokenRoutes({ clock }: { clock: Clock }): Routes {

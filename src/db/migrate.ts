@@ -36,7 +36,7 @@ export async function migrateToLatest(db: Db, set: MigrationSet = INSTANCE_MIGRA
 }
 
 /**
- * Refuses a database migrated by a newer release (CONTRACT §9): serving it could write rows the
+ * Refuses a database migrated by a newer release (docs/deployment.md): serving it could write rows the
  * newer schema does not expect.
  */
 export async function assertSchemaKnown(db: Db, set: MigrationSet = INSTANCE_MIGRATIONS): Promise<void> {

@@ -4,7 +4,7 @@ import { sendText } from '../http/send';
 
 /**
  * GET /echo: proves routing works and the API is enabled (IceHrm's "Echo <number>"). Public when
- * self-hosted, behind a token in cloud mode (CONTRACT §3): app.ts mounts it before or after
+ * self-hosted, behind a token in cloud mode (docs/api.md, "Authentication"): app.ts mounts it before or after
  * requireBearer.
  */
 export function echoRoutes(): Routes {

@@ -1,4 +1,4 @@
-// The employee fields of CONTRACT §5 in one place: their order on the wire, which are references
+// The employee fields in one place (docs/decisions.md, "Wire format"): their order on the wire, which are references
 // (and to what), and which are personal.
 
 /** The write shape of the original description, in its order; the read shape adds to it. */
@@ -73,7 +73,7 @@ export type ReferenceFieldName = keyof typeof REFERENCE_FIELDS;
 
 export const COUNTRY = { column: 'country_code', table: 'countries', type: 'Country' } as const;
 
-/** Returned only to admins and to the employee themself (CONTRACT §4). */
+/** Returned only to admins and to the employee themself (docs/decisions.md, "Employees and roles"). */
 export const PERSONAL_FIELDS = [
   'birthday',
   'gender',

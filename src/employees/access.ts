@@ -6,7 +6,7 @@ import { EMPLOYEE_FIELDS, type EmployeeField, PERSONAL_FIELDS } from '../employe
 import type { EmployeeRecord } from '../employee-records/record';
 import { findEmployeeById } from './repository';
 
-// Who sees and changes which employee (CONTRACT §4, §5.4).
+// Who sees and changes which employee (docs/decisions.md, "Employees and roles").
 
 /** Fields a manager may change on their direct reports' records, and on their own but for the reporting line. */
 export const MANAGER_WRITABLE_FIELDS: readonly EmployeeField[] = [
@@ -91,13 +91,13 @@ export function writableFields(caller: Caller, employee: EmployeeRelation): Read
   return isSelf(caller, employee) ? EMPLOYEE_ON_SELF : NOTHING;
 }
 
-/** Whether the caller may see an employee's personal fields (CONTRACT §4). */
+/** Whether the caller may see an employee's personal fields (docs/decisions.md, "Employees and roles"). */
 export function seesPersonalFields(caller: Caller, employeeId: number): boolean {
   return caller.role === 'admin' || caller.employeeId === employeeId;
 }
 
 /**
- * 403 naming every sent field the caller may not change; never silently dropped (CONTRACT §4).
+ * 403 naming every sent field the caller may not change; never silently dropped (docs/decisions.md, "Employees and roles").
  * `changes` says whether a sent field would change the record (an invalid value counts as a
  * change). A field sent back as it was read is not a change, so a read-change-write round trip
  * works for every role; but a field the caller may not read is refused whatever its value, or
@@ -133,7 +133,7 @@ function describe(caller: Caller, employee: EmployeeRelation): string {
   return 'an employee on their own record';
 }
 
-/** A visible employee, or 404 exactly like a missing one (CONTRACT §4: no existence oracle). */
+/** A visible employee, or 404 exactly like a missing one (docs/decisions.md, "Employees and roles": no existence oracle). */
 export async function findVisibleEmployee(db: Db, caller: Caller, id: number): Promise<EmployeeRecord> {
   const employee = await findEmployeeById(db, id);
   if (!employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });

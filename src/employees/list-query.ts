@@ -6,7 +6,7 @@ import { idSchema } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
 import { COUNTRY, EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
 
-// What GET /employees may ask (CONTRACT §6), read as leniently as IceHrm reads it where that is
+// What GET /employees may ask (docs/api.md, "Lists and pages"), read as leniently as IceHrm reads it where that is
 // harmless: limit and page out of range, sortOrder in any case, an empty or null `filters`, the
 // `_` cache-buster. Anything unknown is still 400.
 
@@ -27,7 +27,7 @@ const wholeNumber = (fit: (value: number) => number) =>
     z.number({ error: 'must be a whole number' }).int({ error: 'must be a whole number' }),
   );
 
-/** `limit`: 0 or negative means the default, above the maximum the maximum (IceHrm's reading, CONTRACT §6). */
+/** `limit`: 0 or negative means the default, above the maximum the maximum (IceHrm's reading, docs/api.md, "Lists and pages"). */
 const limit = wholeNumber((value) => (value <= 0 ? DEFAULT_LIMIT : Math.min(value, MAX_LIMIT)))
   .default(DEFAULT_LIMIT)
   .meta({
@@ -82,7 +82,7 @@ const REFERENCE_NOUNS: Record<ReferenceFieldName, string> = {
 };
 
 /**
- * Every field of the read shape a list may filter on (CONTRACT §6): a reference by its id (the
+ * Every field of the read shape a list may filter on (docs/api.md, "Lists and pages"): a reference by its id (the
  * country by its code), text case-insensitively (MySQL's collation also ignores accents), dates
  * and enums exactly, `indirect_supervisors` by an employee id the list holds.
  */
@@ -123,7 +123,7 @@ export function filterOf(name: string): Filter {
 }
 
 /**
- * The scalar fields of the read shape, which a list may be sorted by (CONTRACT §6). References
+ * The scalar fields of the read shape, which a list may be sorted by (docs/api.md, "Lists and pages"). References
  * are objects and `indirect_supervisors` a list: neither has an order. The first six have an
  * index each (migrations 0003, 0011); the others sort every matching row.
  */
@@ -200,7 +200,7 @@ export type ListEmployeesQuery = z.output<typeof listEmployeesQuery>;
 
 /**
  * 403 naming each filter, and the sort field, over a personal field the caller may not read on
- * the people they list: managers on their reports (CONTRACT §4). Admins see every field;
+ * the people they list: managers on their reports (docs/decisions.md, "Employees and roles"). Admins see every field;
  * employees list only themselves. A filter or an order would tell what the field holds.
  */
 export function assertMayFilter(caller: Caller, query: ListEmployeesQuery): void {

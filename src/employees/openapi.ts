@@ -23,7 +23,7 @@ const instant = z.string().max(30).meta({ format: 'date-time' });
 /** Personal fields are left out (not null) for callers who may not see them. */
 const personal = <T extends z.ZodType>(schema: T) => schema.optional();
 
-/** The read shape (CONTRACT §5.1). */
+/** The read shape (docs/decisions.md, "Wire format"). */
 export const employeeSchema = z
   .strictObject({
     id: idString,
@@ -81,9 +81,9 @@ export const employeeSchema = z
       .optional()
       .meta({ description: 'Present when the caller may not see personal fields: the ones left out' }),
   })
-  .meta({ id: 'Employee', description: 'An employee as read (CONTRACT §5.1)' });
+  .meta({ id: 'Employee', description: 'An employee as read' });
 
-/** GET /employees/me: the read shape and the caller's account, as IceHrm's /me answers it (CONTRACT §6). */
+/** GET /employees/me: the read shape and the caller's account, as IceHrm's /me answers it (docs/api.md, "IceHrm compatibility"). */
 export const meSchema = employeeSchema
   .extend({
     user_name: z.string().max(100).meta({ description: "The caller's username", example: 'admin' }),
@@ -95,7 +95,7 @@ export const meSchema = employeeSchema
       .max(19)
       .meta({ description: "Now on the employee's wall clock (their time zone), YYYY-MM-DD HH:MM:SS", example: '2026-11-22 15:31:10' }),
   })
-  .meta({ id: 'EmployeeMe', description: "The caller's employee record and account (CONTRACT §6)" });
+  .meta({ id: 'EmployeeMe', description: "The caller's employee record and account, as IceHrm's /me answers it" });
 
 const employeeInput = employeeWriteSchema.meta({
   id: 'EmployeeInput',

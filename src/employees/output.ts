@@ -35,7 +35,7 @@ const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 const RESTRICTED_FIELDS_JSON = `,"restricted_fields":${JSON.stringify(PERSONAL_FIELDS)}`;
 
-/** The read shape of CONTRACT §5.1 as JSON text, leaving out what the caller may not see. */
+/** The read shape (docs/decisions.md, "Wire format") as JSON text, leaving out what the caller may not see. */
 export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup): string {
   const personal = seesPersonalFields(caller, record.id);
   return personal ? employeeJson(record, names, true) : employeeJson(record, names, false) + RESTRICTED_FIELDS_JSON + '}';
@@ -93,8 +93,8 @@ const USER_LEVELS: Record<Role, string> = { admin: 'Admin', manager: 'Manager', 
 
 /**
  * GET /employees/me: the caller's employee and, as IceHrm's /me answers them, their account's
- * user_name, user_email, user_level and can_login, and the employee's wall clock now (CONTRACT
- * §6). Users here have no e-mail of their own: user_email is the employee's work e-mail. IceHrm's
+ * user_name, user_email, user_level and can_login, and the employee's wall clock now (docs/api.md,
+ * "IceHrm compatibility"). Users here have no e-mail of their own: user_email is the employee's work e-mail. IceHrm's
  * can_login says whether the employee has a user, which the caller of /me always is.
  */
 export function toMeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, now: Date): string {
@@ -116,7 +116,7 @@ function quote(value: unknown): string {
   return value == null ? 'null' : JSON.stringify(value);
 }
 
-/** Optional text: never answered as "" (CONTRACT §5.1), which rows imported from IceHrm may hold. */
+/** Optional text: never answered as "" (docs/decisions.md, "Wire format"), which rows imported from IceHrm may hold. */
 function optional(value: string | null): string {
   return value === '' ? 'null' : quote(value);
 }

@@ -11,7 +11,7 @@ const EMPLOYEE_REFERENCE_FIELDS = (Object.keys(REFERENCE_FIELDS) as ReferenceFie
 );
 
 /**
- * The rules of CONTRACT §5.2 that need the database or several fields: references exist, the
+ * The input rules (docs/decisions.md, "Wire format") that need the database or several fields: references exist, the
  * province belongs to the country, dates are in order. `existing` is the record being updated;
  * fields not sent keep its values.
  */

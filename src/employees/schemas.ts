@@ -5,7 +5,7 @@ import { parseFields } from '../http/parse';
 import { isTimeZone } from '../time';
 import { EMPLOYEE_FIELDS, EMPLOYEE_STATUSES, type EmployeeField, MARITAL_STATUSES } from '../employee-records/fields';
 
-// Input rules of CONTRACT §5.2. IceHrm clients send every value as a string; ids may also be
+// Input rules of docs/decisions.md, "Wire format". IceHrm clients send every value as a string; ids may also be
 // numbers or reference objects as read, "" means "no value" and 0000-00-00 means "no date".
 
 /** A string holding a JSON array of employee ids (as IceHrm sends it), or the array itself. */
@@ -86,7 +86,7 @@ export type EmployeeValues = Partial<z.output<typeof employeeWriteSchema>>;
 export const REQUIRED_ON_CREATE = ['employee_id', 'first_name', 'last_name'] as const satisfies readonly EmployeeField[];
 
 /**
- * Read-only members of the read shape that a PUT/PATCH may send back unchanged (CONTRACT §5.2),
+ * Read-only members of the read shape that a PUT/PATCH may send back unchanged (docs/decisions.md, "Wire format"),
  * and the account members of /employees/me, so that a /me answer can be sent back changed.
  */
 const READ_ONLY_FIELDS = ['created_at', 'updated_at', 'restricted_fields', 'user_name', 'user_email', 'user_level', 'can_login', 'current_time'];

@@ -21,7 +21,7 @@ export interface WriteContext {
 }
 
 /**
- * PUT and PATCH: only the sent fields change, null clears (CONTRACT §6). Order of refusals: 404
+ * PUT and PATCH: only the sent fields change, null clears (docs/api.md). Order of refusals: 404
  * for an invisible record, 403 for fields the caller may not change, 422 for invalid values.
  * A field sent with the value it has is no change: it is neither refused nor checked again (a
  * record sent back whole works, even when an import left a value the rules would now refuse),

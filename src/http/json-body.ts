@@ -99,7 +99,7 @@ function isJsonRequest(req: Request): boolean {
   return typeof type === 'string' && JSON_TYPE.test(type);
 }
 
-/** The parsed JSON object body of an endpoint that requires one (CONTRACT §6: else 415). */
+/** The parsed JSON object body of an endpoint that requires one (docs/decisions.md, "Requests and errors": else 415). */
 export function requireJsonObject(req: Request): Record<string, unknown> {
   if (!isJsonRequest(req)) throw new UnsupportedMediaTypeError();
   const body: unknown = req.body;

@@ -24,7 +24,7 @@ export function parseQuery<S extends z.ZodType>(schema: S, value: unknown): z.ou
   });
 }
 
-/** JSON bodies: invalid fields are 422 with every field listed (CONTRACT §7). */
+/** JSON bodies: invalid fields are 422 with every field listed (docs/api.md, "Errors"). */
 export function parseBody<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;

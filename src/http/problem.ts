@@ -3,7 +3,7 @@ import type { AppError } from '../errors';
 import { sendText } from './send';
 
 /**
- * Writes an RFC 9457 problem body (CONTRACT §7). `error` repeats it in IceHrm's shape, a list of
+ * Writes an RFC 9457 problem body (docs/api.md, "Errors"). `error` repeats it in IceHrm's shape, a list of
  * lists of {code, message}, so that old clients which read only that member still see the cause.
  */
 export function sendProblem(res: Response, error: AppError, requestId: string): void {

@@ -53,7 +53,7 @@ export interface ServedRoute extends RouteNeeds {
  * The routes of a feature under one path prefix: an express.Router that app.ts mounts at `prefix`,
  * so that a request meets only the routes under its own prefix. Every path answers the methods it
  * has handlers for, HEAD with its GET handler, OPTIONS with 204 and `Allow`, and any other method
- * with 405 and `Allow` (CONTRACT §6).
+ * with 405 and `Allow` (docs/decisions.md, "Requests and errors").
  */
 export class Routes {
   readonly router: Router;

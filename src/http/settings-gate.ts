@@ -3,7 +3,7 @@ import { ForbiddenError } from '../errors';
 import { instanceOf } from './context';
 
 /**
- * The "Enable REST Api" gate (CONTRACT §2): while the setting is off, every request under the
+ * The "Enable REST Api" gate (docs/api.md, "The first five requests"): while the setting is off, every request under the
  * base path is refused before any token is looked at. The settings are cached (1 s), so an
  * enabled API costs no database round trip here.
  */

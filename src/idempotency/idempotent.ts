@@ -46,7 +46,7 @@ export interface WriteRequest {
 
 /** How long a running first request holds its key before a retry may take it over. */
 const CLAIM_LEASE_MS = 60_000;
-/** How long keys are remembered (CONTRACT §6: at least 24 hours). */
+/** How long keys are remembered (docs/api.md, "Retrying writes": at least 24 hours). */
 export const KEY_RETENTION_MS = 24 * 3600 * 1000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -54,7 +54,7 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * Every write of the API goes through here: `write` runs in one transaction, which it is given
  * and passes down to the repositories it calls, and the answer it returns comes back to be sent.
  *
- * Under an Idempotency-Key (CONTRACT §6) a retry with the same key and request gets the first
+ * Under an Idempotency-Key (docs/api.md, "Retrying writes") a retry with the same key and request gets the first
  * answer again and writes nothing; the same key with another request is 422; while the first
  * request still runs, 409. The answer is stored in the write's own transaction, so a write is
  * never applied without its key being completed, or the other way round. A write that fails

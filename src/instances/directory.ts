@@ -63,7 +63,7 @@ interface Entry extends Slot {
 }
 
 /**
- * Cloud mode's instances (CONTRACT §1): resolves a name through the registry in the control
+ * Cloud mode's instances (docs/deployment.md): resolves a name through the registry in the control
  * database and opens that instance's database on first use.
  *
  * Connections stay bounded however many instances receive traffic: each open instance has a

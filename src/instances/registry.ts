@@ -5,7 +5,7 @@ import type { Db, DatabaseConfig } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { parseMysqlUrl, withDatabase } from '../db/mysql-hosts';
 
-/** CONTRACT §1: the name in /api/<instance>/..., in `hrm --instance` and in the realm. */
+/** The instance name (docs/deployment.md, "Cloud mode"): the name in /api/<instance>/..., in `hrm --instance` and in the realm. */
 export const INSTANCE_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 const MYSQL_IDENTIFIER_MAX = 64;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-/** One reference table served under the API (CONTRACT §6). */
+/** One reference table served under the API (docs/api.md). */
 export interface LookupTable {
   /** URL segment, e.g. "job-titles". */
   path: string;

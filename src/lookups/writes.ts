@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import type { FieldError } from '../errors';
 import { optionalText, reference, requiredCountryCode, requiredText } from '../http/field-schemas';
 
-/** How a writable reference table is written (admins only; CONTRACT §6). */
+/** How a writable reference table is written (admins only; docs/api.md). */
 export interface LookupWrites {
   /** Every writable field with its rule. */
   shape: Record<string, z.ZodType>;

@@ -12,7 +12,7 @@ import { claimDueJob, deleteOldIdempotencyKeys, deleteOldRateLimits, deleteOldTo
 export const RETENTION_MS = {
   /** Expired or revoked tokens stay listed (GET /tokens) for 30 days, then go. */
   tokens: 30 * 86_400_000,
-  /** Idempotency keys: replayed for 24 hours (CONTRACT §6). */
+  /** Idempotency keys: replayed for 24 hours (docs/api.md, "Retrying writes"). */
   idempotencyKeys: KEY_RETENTION_MS,
   /** Rate-limit counts: the longest window is 15 minutes (sign-ins). */
   rateLimits: 3_600_000,

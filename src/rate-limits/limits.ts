@@ -58,7 +58,7 @@ export interface RateLimitOptions {
 }
 
 /**
- * The limits of CONTRACT §8, counted by express-rate-limit in `store`: per token for requests
+ * The limits (docs/security.md, API4), counted by express-rate-limit in `store`: per token for requests
  * with a correctly signed token, per client address for every other request (no token, or a bad
  * one: guessing tokens is limited too). Every limited response carries the IETF `RateLimit-Policy`
  * and `RateLimit` fields; a refused one is 429 with `Retry-After`. A limit of 0 is off. A store

@@ -11,7 +11,7 @@ export interface Settings {
 
 /**
  * How long a process trusts what it read. Settings may be changed by another process (`hrm api
- * enable`) or by hand in the database, and CONTRACT §2 wants the change seen within 2 seconds.
+ * enable`) or by hand in the database, and the change must be seen within 2 seconds (docs/api.md, "The first five requests").
  */
 export const SETTINGS_TTL_MS = 1000;
 

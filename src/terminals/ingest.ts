@@ -23,7 +23,7 @@ import { findReceivedLogIds, insertPunchLogs, MANUAL_DEVICE_ID, type PunchLogCol
 import { entryTime, type EntryResult, type PunchLogEntry } from './schemas';
 
 // POST /attendance/punch-logs: a terminal's batch of punches, applied in one transaction with
-// the rules of every attendance write (CONTRACT §5.3): one open record per employee, no overlaps,
+// the rules of every attendance write (docs/api.md, "Attendance"): one open record per employee, no overlaps,
 // max_shift_hours, the future tolerance. A handful of statements per batch, not per entry.
 
 /** Who uploads: a device, or an admin back-filling by hand (MANUAL_DEVICE_ID). */

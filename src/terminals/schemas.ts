@@ -4,7 +4,7 @@ import { idSchema } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseIsoInstant } from '../time';
 
-// The bodies and queries of the punch-log routes (CONTRACT §6.1).
+// The bodies and queries of the punch-log routes (docs/terminals.md).
 
 export const MAX_BATCH_ENTRIES = 1000;
 export const DIRECTIONS = ['in', 'out', 'auto'] as const;

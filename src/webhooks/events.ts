@@ -1,4 +1,4 @@
-/** The events a subscription may ask for (CONTRACT §6.2; docs/webhooks.md says when each is sent). */
+/** The events a subscription may ask for (docs/webhooks.md says when each is sent). */
 export const EVENT_TYPES = [
   'employee.created',
   'employee.updated',

@@ -3,7 +3,7 @@ import { PERSONAL_FIELDS } from '../employee-records/fields';
 import type { StoredPayload } from './outbox';
 
 /**
- * The body of a delivery (CONTRACT §6.2): `{"id", "type", "occurred_at", "instance", "data"}`,
+ * The body of a delivery (docs/webhooks.md): `{"id", "type", "occurred_at", "instance", "data"}`,
  * with `changed_fields` before `data` for updates. An employee's personal fields are left out for
  * a subscription without include_personal, and named in `restricted_fields` as the API does for
  * readers who may not see them.

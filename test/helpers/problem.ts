@@ -1,4 +1,4 @@
-/** Text that must never reach a client (CONTRACT §7): SQL, driver messages, stacks, paths. */
+/** Text that must never reach a client (docs/api.md, "Errors"): SQL, driver messages, stacks, paths. */
 const LEAKS = [/select |insert |update |delete from/i, /sqlite|mysql|mariadb|knex/i, /\bat .*\(.*:\d+:\d+\)/, /node_modules|\/src\/|\.ts:\d+/, /ER_[A-Z_]+|SQLITE_[A-Z_]+/];
 
 /** What the checks read of a response: supertest's, or a raw node:http one. */
@@ -9,7 +9,7 @@ interface ResponseLike {
 }
 
 /**
- * Asserts a problem+json response of CONTRACT §7: status, code, the request id matching the
+ * Asserts a problem+json response (docs/api.md, "Errors"): status, code, the request id matching the
  * header, the IceHrm `error` member, and no leaked internals. Returns the body for more checks.
  */
 export function expectProblem(res: ResponseLike, status: number, code: string): Record<string, any> {
@@ -19,7 +19,7 @@ export function expectProblem(res: ResponseLike, status: number, code: string): 
   return body;
 }
 
-/** Asserts that a response is a problem+json body of CONTRACT §7, whatever its status and code. */
+/** Asserts that a response is a problem+json body (docs/api.md, "Errors"), whatever its status and code. */
 export function expectAnyProblem(res: ResponseLike): Record<string, any> {
   const { status } = res;
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');

@@ -1,6 +1,6 @@
 // Jest environment: the node environment with the process's own time zone set for one test file,
 // from the file's docblock pragma `@timezone <IANA name>`. The server must not depend on its own
-// zone (CONTRACT §8); these files prove it in a zone other than the one CI happens to run in.
+// zone (docs/security.md); these files prove it in a zone other than the one CI happens to run in.
 // Restored afterwards, because a worker runs other test files too.
 const { TestEnvironment } = require('jest-environment-node');
 

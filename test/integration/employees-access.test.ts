@@ -5,7 +5,7 @@ import { createEmployee, createOrg, createUser, storeAsImported, type TestUser, 
 import { expectProblem } from '../helpers/problem';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
-/** CONTRACT §4's personal fields, written out here so that the code's list is checked against it. */
+/** The personal fields (docs/decisions.md, "Employees and roles"), written out here so that the code's list is checked against it. */
 const PERSONAL_FIELDS = [
   'birthday',
   'gender',
@@ -24,7 +24,7 @@ const PERSONAL_FIELDS = [
   'home_phone',
   'mobile_phone',
   'private_email',
-  // Not in CONTRACT §4: this project's decision (docs/terminals.md), a badge number lets one punch as its holder.
+  // Not among the contract's personal fields: this project's decision (docs/terminals.md), a badge number lets one punch as its holder.
   'attendance_device_id',
 ];
 

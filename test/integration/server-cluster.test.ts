@@ -130,7 +130,7 @@ describe.each(testDialects())('the server in cloud mode on %s', (dialect) => {
       expect((await send(origin, '/api/proc-test/echo', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(403);
       await hrm(env, ['--instance', 'proc-test', 'api', 'enable']);
 
-      // Each worker notices the setting within 2 seconds (CONTRACT §2).
+      // Each worker notices the setting within 2 seconds (docs/api.md, "The first five requests").
       const echo = (headers: Record<string, string>) => send(origin, '/api/proc-test/echo', { headers });
       expect(await until(async () => (await echo({ Authorization: `Bearer ${token}` })).status === 200)).toBe(true);
       expect(await until(async () => (await echo({})).status === 401)).toBe(true);

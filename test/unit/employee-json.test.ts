@@ -69,7 +69,7 @@ describe('toEmployeeJson', () => {
         const parsed = JSON.parse(json) as Record<string, unknown>;
 
         expect(json).toBe(JSON.stringify(parsed));
-        // Optional text is never answered as "" (CONTRACT §5.1); required text is answered as stored.
+        // Optional text is never answered as "" (docs/decisions.md, "Wire format"); required text is answered as stored.
         for (const field of REQUIRED_TEXT) expect(parsed[field]).toBe(value);
         for (const field of OPTIONAL_TEXT) expect(parsed[field]).toBe(value === '' ? null : value);
         expect(parsed.supervisor).toEqual({ type: 'Employee', id: '5', display: name });
