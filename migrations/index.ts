@@ -18,6 +18,7 @@ import * as webhooks from './0016_webhooks';
 import * as attendanceTerminals from './0017_attendance_terminals';
 import * as importLedger from './0018_import_ledger';
 import * as attendanceTimeIndex from './0019_attendance_time_index';
+import * as punchLogRederivation from './0020_punch_log_rederivation';
 
 export interface Migration {
   name: string;
@@ -49,4 +50,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0017_attendance_terminals', ...attendanceTerminals },
   { name: '0018_import_ledger', ...importLedger },
   { name: '0019_attendance_time_index', ...attendanceTimeIndex },
+  { name: '0020_punch_log_rederivation', ...punchLogRederivation },
 ];

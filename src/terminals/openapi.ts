@@ -23,7 +23,7 @@ const entryResultSchema = z
     action: z.enum(['opened', 'closed']).optional(),
     code: z.string().optional().meta({
       description:
-        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
+        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `employee_terminated`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
     }),
     message: z.string().optional(),
   })
@@ -49,6 +49,12 @@ const punchLogSchema = z
     code: z.string().nullable(),
     message: z.string().nullable(),
     received_at: z.string(),
+    first_result: z.enum(RESULTS).meta({
+      description: 'What the device was answered. It differs from `result` when a punch that arrived later but happened earlier derived the employee\'s records again (docs/terminals.md)',
+    }),
+    first_action: z.enum(['opened', 'closed']).nullable(),
+    first_code: z.string().nullable(),
+    changed_at: z.string().nullable().meta({ description: 'When a later upload last changed the result; null: never' }),
   })
   .meta({ id: 'PunchLogEntry' });
 
