@@ -22,7 +22,7 @@ import { attendanceEvent, deletionEvent } from '../webhooks/resource-events';
 import { lockDevice } from './devices';
 import {
   findLatestPunchTimes,
-  findPunchesOfEmployeeFrom,
+  findPunchesOfEmployeesFrom,
   findReceivedLogIds,
   insertPunchLogs,
   MANUAL_DEVICE_ID,
@@ -193,21 +193,35 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     timelines.set(row.employee_id, [...(timelines.get(row.employee_id) ?? []), slot]);
   }
 
+  // The employees with a punch in the log later than one of the batch's: their windows first,
+  // then every window's stored entries in one read.
+  const windows = new Map<number, { start: number; records: Slot[] }>();
+  for (const [employeeId, indexes] of entriesOf) {
+    const timeline = (timelines.get(employeeId) ?? []).sort((a, b) => a.inMs - b.inMs);
+    timelines.set(employeeId, timeline);
+    const earliest = Math.min(...indexes.map((index) => timeOf[index] as number));
+    const latest = latestPunches.get(employeeId);
+    if (latest === undefined || Date.parse(utcIso(latest)) <= earliest) continue;
+    // From the earliest new entry, or from the start of the log's record that holds it.
+    const holding = timeline.find((slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest));
+    const start = holding ? holding.inMs : earliest;
+    windows.set(employeeId, { start, records: timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) });
+  }
+  const storedPunches = await findPunchesOfEmployeesFrom(
+    trx,
+    [...windows].map(([employeeId, window]) => ({ employeeId, from: toSqlDateTimeSeconds(new Date(window.start)) })),
+  );
+
   const derivations = new Map<number, Derivation>();
   let nextIndex = entries.length;
   for (const [employeeId, indexes] of entriesOf) {
-    let timeline = (timelines.get(employeeId) ?? []).sort((a, b) => a.inMs - b.inMs);
-    const earliest = Math.min(...indexes.map((index) => timeOf[index] as number));
-    const latest = latestPunches.get(employeeId);
-    if (latest !== undefined && Date.parse(utcIso(latest)) > earliest) {
-      // The window starts at the earliest new entry, or at the start of the log's record that holds it.
-      const holding = timeline.find((slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest));
-      const windowStart = holding ? holding.inMs : earliest;
-      const window = timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= windowStart);
-      const windowIds = new Set(window.map((slot) => slot.id));
+    let timeline = timelines.get(employeeId) as Slot[];
+    const window = windows.get(employeeId);
+    if (window) {
+      const windowIds = new Set(window.records.map((slot) => slot.id));
       timeline = timeline.filter((slot) => !windowIds.has(slot.id));
       const replayed = new Map<number, StoredPunch>();
-      for (const punch of await findPunchesOfEmployeeFrom(trx, employeeId, toSqlDateTimeSeconds(new Date(windowStart)))) {
+      for (const punch of storedPunches.get(employeeId) ?? []) {
         const again =
           (punch.result === 'created' && windowIds.has(punch.attendance_id ?? undefined)) ||
           (punch.result === 'rejected' && STATEFUL_REJECTIONS.has(punch.code ?? '')) ||
@@ -219,7 +233,8 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
         directionOf[index] = punch.direction;
         indexes.push(index);
       }
-      derivations.set(employeeId, { employee: byId.get(employeeId) as BadgedAttendanceEmployee, window: window.map((slot) => slot.stored as BatchAttendanceRow), replayed });
+      const employee = byId.get(employeeId) as BadgedAttendanceEmployee;
+      derivations.set(employeeId, { employee, window: window.records.map((slot) => slot.stored as BatchAttendanceRow), replayed });
     }
     // In time order; at the same second, entries received before first, then the batch's in the order sent.
     const batchSize = entries.length;
@@ -446,6 +461,8 @@ async function writeRecords(
         created.push(slot);
         continue;
       }
+      // A stored record no entry opened (derived again) or closed is as it was.
+      if (slot.inEntry === undefined && slot.outEntry === undefined) continue;
       const after = columnsOf(slot, context);
       const { id: _id, derived_from_log: _derived, ...before } = slot.stored;
       if (attendanceChanges(before, after).fields.length > 0) updates.push({ slot, before, after });

@@ -49,14 +49,23 @@ export async function findReceivedLogIds(db: Db, deviceId: number, logIds: strin
 /**
  * Of each of these employees, the time (UTC SQL text) of the latest punch the log holds: a batch
  * whose entries come before it must derive the employee's records again. One index step per
- * employee (max over (employee_id, time_utc)), however long the log.
+ * employee (the last entry of (employee_id, time_utc)), however long the log.
  */
 export async function findLatestPunchTimes(db: Db, employeeIds: number[]): Promise<Map<number, string>> {
   const latest = new Map<number, string>();
   for (let start = 0; start < employeeIds.length; start += INSERT_BATCH) {
     const rows = (await db('employees as e')
       .whereIn('e.id', employeeIds.slice(start, start + INSERT_BATCH))
-      .select('e.id', db('attendance_punch_logs as p').whereRaw('p.employee_id = e.id').max('p.time_utc').as('latest'))) as Array<{
+      .select(
+        'e.id',
+        db('attendance_punch_logs as p')
+          .whereRaw('p.employee_id = e.id')
+          .whereNotNull('p.time_utc')
+          .orderBy('p.time_utc', 'desc')
+          .limit(1)
+          .select('p.time_utc')
+          .as('latest'),
+      )) as Array<{
       id: number;
       latest: string | null;
     }>;
@@ -77,26 +86,45 @@ export interface StoredPunch {
   code: string | null;
 }
 
-/** The employee's entries whose punch time is `from` (UTC SQL text) or later: in time order, then as received. */
-export async function findPunchesOfEmployeeFrom(db: Db, employeeId: number, from: string): Promise<StoredPunch[]> {
-  const rows = (await db('attendance_punch_logs')
-    .where('employee_id', employeeId)
-    .where('time_utc', '>=', from)
-    .orderBy([
-      { column: 'time_utc', order: 'asc' },
-      { column: 'id', order: 'asc' },
-    ])
-    .select('id', 'log_id', 'time_utc', 'direction', 'result', 'action', 'attendance_id', 'code')) as Array<Record<string, unknown>>;
-  return rows.map((row) => ({
-    id: Number(row.id),
-    log_id: String(row.log_id),
-    time_utc: String(row.time_utc),
-    direction: row.direction as StoredPunch['direction'],
-    result: row.result as StoredPunch['result'],
-    action: (row.action as StoredPunch['action']) ?? null,
-    attendance_id: row.attendance_id == null ? null : Number(row.attendance_id),
-    code: (row.code as string | null) ?? null,
-  }));
+/** Rows per read of findPunchesOfEmployeesFrom: one (employee, from) condition each. */
+const WINDOWS_PER_READ = 200;
+
+/**
+ * Of each employee, the entries whose punch time is `from` (UTC SQL text) or later, in time
+ * order, then as received: one index range of (employee_id, time_utc) each, a few hundred
+ * employees per statement.
+ */
+export async function findPunchesOfEmployeesFrom(db: Db, windows: Array<{ employeeId: number; from: string }>): Promise<Map<number, StoredPunch[]>> {
+  const punches = new Map<number, StoredPunch[]>();
+  for (let start = 0; start < windows.length; start += WINDOWS_PER_READ) {
+    const rows = (await db('attendance_punch_logs')
+      .where((query) => {
+        for (const { employeeId, from } of windows.slice(start, start + WINDOWS_PER_READ)) {
+          query.orWhere((window) => window.where('employee_id', employeeId).where('time_utc', '>=', from));
+        }
+      })
+      .orderBy([
+        { column: 'time_utc', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .select('id', 'employee_id', 'log_id', 'time_utc', 'direction', 'result', 'action', 'attendance_id', 'code')) as Array<Record<string, unknown>>;
+    for (const row of rows) {
+      const employeeId = Number(row.employee_id);
+      const ofEmployee = punches.get(employeeId) ?? [];
+      punches.set(employeeId, ofEmployee);
+      ofEmployee.push({
+        id: Number(row.id),
+        log_id: String(row.log_id),
+        time_utc: String(row.time_utc),
+        direction: row.direction as StoredPunch['direction'],
+        result: row.result as StoredPunch['result'],
+        action: (row.action as StoredPunch['action']) ?? null,
+        attendance_id: row.attendance_id == null ? null : Number(row.attendance_id),
+        code: (row.code as string | null) ?? null,
+      });
+    }
+  }
+  return punches;
 }
 
 /**

@@ -21,8 +21,8 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
   beforeAll(async () => {
     t = await startTestApp(dialect);
     admin = await createUser(t, 'admin');
-    const events = ['attendance.punched_in', 'attendance.punched_out', 'attendance.corrected', 'attendance.deleted'];
-    webhookId = (await createWebhook(t.db, { url: 'https://example.com/hook', events }, t.clock.now())).subscription.id;
+    const events = ['attendance.punched_in', 'attendance.punched_out', 'attendance.corrected', 'attendance.deleted'] as const;
+    webhookId = (await createWebhook(t.db, { url: 'https://example.com/hook', events: [...events] }, t.clock.now())).subscription.id;
   });
   afterAll(async () => {
     await t.db('webhooks').where({ id: webhookId }).delete();
