@@ -1,10 +1,10 @@
 // Attendance terminals: entries/s a batch upload ingests against punches/s of single punch-in and
 // punch-out requests, and what a re-upload of the same batches (duplicates only) costs.
 //
-//   npm run bench:terminals [-- --employees 1000 --batches 8 --connections 4]
+//   npm run bench:terminals [-- --db mysql|sqlite --employees 1000 --batches 8 --connections 4]
 //
 // One run on MariaDB/MySQL (BENCH_MYSQL_URL, default mysql://root@127.0.0.1:3306/hrm_bench_terminals,
-// dropped and recreated): seeds --employees employees (badge numbers 100000 + id, as `hrm seed`
+// dropped and recreated), or with --db sqlite on a new SQLite file: seeds --employees employees (badge numbers 100000 + id, as `hrm seed`
 // gives them, no attendance), starts the real server (dist/src/main.js, rate limits too high to refuse anything, no
 // webhook subscriptions) and, with --connections clients at once, each on employees of its own:
 //   1. single: an admin punches each employee in and out (explicit times, one request each);
@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/connect';
 import { openInstance } from '../src/instances/instance';
 import { createDevice } from '../src/terminals/devices';
 import { Children, freePort, waitUntilAnswering } from './children';
-import { DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
+import { createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { UNLIMITED } from './limits';
 
@@ -34,6 +34,14 @@ function option(name: string, fallback: number): number {
   return index === -1 ? fallback : Number(process.argv[index + 1]);
 }
 
+const USAGE = `Usage: npm run bench:terminals [-- options]
+  --db mysql|sqlite    the database (default: mysql, at BENCH_MYSQL_URL)
+  --employees N        employees seeded (default 1000)
+  --batches N          batches of ${BATCH} entries per client (default 8)
+  --connections N      clients at once, each with a device of its own (default 4)
+  --help
+`;
+const DB = process.argv.includes('--db') ? process.argv[process.argv.indexOf('--db') + 1] : 'mysql';
 const EMPLOYEES = option('employees', 1000);
 const BATCHES = option('batches', 8);
 const CONNECTIONS = option('connections', 4);
@@ -58,11 +66,16 @@ function share(ids: number[], client: number, clients: number): number[] {
 const at = (day: number, hour: number) => new Date(Date.UTC(2025, 0, 1 + day, hour)).toISOString();
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  if (DB !== 'mysql' && DB !== 'sqlite') throw new Error(`--db takes mysql or sqlite\n${USAGE}`);
   const url = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_terminals';
-  const database = await recreateMysqlDatabase(url);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-terminals-'));
   const children = new Children();
   try {
+    const database = DB === 'sqlite' ? createSqliteDatabase(workDir) : await recreateMysqlDatabase(url);
     const fixture = await prepareFixture(database.config, EMPLOYEES, 0);
     const ids = Array.from({ length: fixture.employees.lastId - fixture.employees.firstId + 1 }, (_, n) => fixture.employees.firstId + n);
     const db = openDatabase(database.config);
@@ -137,7 +150,7 @@ async function main(): Promise<void> {
     const single = singlePunches / singleSeconds;
     process.stdout.write(
       [
-        `Attendance terminals on ${database.label} (${withoutCredentials(url)}): ${CONNECTIONS} clients at once, ${EMPLOYEES} employees`,
+        `Attendance terminals on ${database.label}${DB === 'mysql' ? ` (${withoutCredentials(url)})` : ''}: ${CONNECTIONS} clients at once, ${EMPLOYEES} employees`,
         '',
         '| what | requests | entries or punches | per second | median ms per request |',
         '|---|---|---|---|---|',

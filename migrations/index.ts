@@ -18,6 +18,7 @@ import * as webhooks from './0016_webhooks';
 import * as attendanceTerminals from './0017_attendance_terminals';
 import * as importLedger from './0018_import_ledger';
 import * as attendanceTimeIndex from './0019_attendance_time_index';
+import * as punchLogRederivation from './0020_punch_log_rederivation';
 import * as webhookAttempts from './0021_webhook_attempts';
 
 export interface Migration {
@@ -50,6 +51,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0017_attendance_terminals', ...attendanceTerminals },
   { name: '0018_import_ledger', ...importLedger },
   { name: '0019_attendance_time_index', ...attendanceTimeIndex },
-  // 0020 goes here (another branch adds it).
+  { name: '0020_punch_log_rederivation', ...punchLogRederivation },
   { name: '0021_webhook_attempts', ...webhookAttempts },
 ];

@@ -13,7 +13,7 @@ import {
   lockAttendanceEmployee,
   updateAttendance,
 } from './repository';
-import { assertNoOverlap, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
+import { assertNoOverlap, assertNotTerminated, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
 import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
@@ -46,6 +46,10 @@ export async function createAttendance(trx: Knex.Transaction, body: Record<strin
   };
   errors.push(...checkPositions(position));
   if (errors.length > 0 || !inTime || !outTime) throw new ValidationError(errors);
+  assertNotTerminated(employee, [
+    ['in_time', inTime],
+    ['out_time', outTime],
+  ]);
 
   const now = toSqlDateTime(context.now);
   const columns: AttendanceColumns = {
@@ -115,6 +119,11 @@ export async function correctAttendance(
   };
   errors.push(...checkPositions(position));
   if (errors.length > 0 || !inTime || outTime === undefined) throw new ValidationError(errors);
+  // Only the times sent: a terminated employee's old records can still be corrected otherwise.
+  assertNotTerminated(employee, [
+    ['in_time', values.in_time === undefined ? null : inTime],
+    ['out_time', values.out_time === undefined ? null : outTime],
+  ]);
 
   const columns: AttendanceColumns = {
     ...before,

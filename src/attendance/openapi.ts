@@ -59,7 +59,7 @@ const TIME_INPUT = 'A time `YYYY-MM-DD HH:MM:SS` (in the employee\'s time zone) 
 const id = z.object({ id: idString });
 const location = z.object({ Location: z.string().max(2048) });
 const rulesConflict =
-  '409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`)';
+  '409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee\'s termination_date on their wall clock';
 
 export function describeAttendance(registry: OpenAPIRegistry): void {
   const tags = ['Attendance'];

@@ -13,7 +13,7 @@ import {
   lockAttendanceEmployeeWithOpenRecord,
   updateAttendance,
 } from './repository';
-import { assertNotOverlapping, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
+import { assertNotOverlapping, assertNotTerminated, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance } from './writes';
 import { recordAttendanceEvent } from './events';
@@ -34,6 +34,7 @@ export async function punchIn(trx: Knex.Transaction, body: Record<string, unknow
   const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
   errors.push(...checkCoordinatePair(position, values.positionFields));
   if (errors.length > 0 || !inTime) throw new ValidationError(errors);
+  assertNotTerminated(employee, [['in_time', inTime]]);
 
   const now = toSqlDateTime(context.now);
   const columns: AttendanceColumns = {
@@ -85,6 +86,7 @@ export async function punchOut(trx: Knex.Transaction, body: Record<string, unkno
   const position = { latitude: values.latitude ?? null, longitude: values.longitude ?? null };
   errors.push(...checkCoordinatePair(position, values.positionFields));
   if (errors.length > 0 || !outTime) throw new ValidationError(errors);
+  assertNotTerminated(employee, [['out_time', outTime]]);
 
   const { id, ...before } = open;
   const columns: AttendanceColumns = {

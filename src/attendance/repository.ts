@@ -34,15 +34,17 @@ export interface AttendanceRecord extends AttendanceRow {
   employeeDisplay: string;
 }
 
-/** What attendance needs to know of an employee: access relation, zone and display name. */
+/** What attendance needs to know of an employee: access relation, zone, display name, last day. */
 export interface AttendanceEmployee {
   id: number;
   supervisor_id: number | null;
   timezone: string;
   display: string;
+  /** YYYY-MM-DD: no punch may fall after this day on the employee's wall clock (assertNotTerminated). */
+  termination_date: string | null;
 }
 
-const EMPLOYEE_COLUMNS = ['id', 'supervisor_id', 'timezone', 'first_name', 'last_name'];
+const EMPLOYEE_COLUMNS = ['id', 'supervisor_id', 'timezone', 'first_name', 'last_name', 'termination_date'];
 
 function toAttendanceEmployee(row: Record<string, unknown>): AttendanceEmployee {
   return {
@@ -50,6 +52,7 @@ function toAttendanceEmployee(row: Record<string, unknown>): AttendanceEmployee 
     supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
     timezone: String(row.timezone),
     display: `${String(row.first_name)} ${String(row.last_name)}`,
+    termination_date: row.termination_date == null ? null : String(row.termination_date).slice(0, 10),
   };
 }
 
@@ -290,15 +293,20 @@ const insertAttendanceRow = preparedWrite((db) => db('attendance').insert(assign
 const updateAttendanceRow = preparedWrite((db) =>
   db('attendance')
     .where('id', parameter(WRITTEN_COLUMNS.length + 1))
-    .update(assignments()),
+    .update({ ...assignments(), derived_from_log: parameter(WRITTEN_COLUMNS.length + 2) }),
 );
 
+/** A manual record (derived_from_log false: a terminal's punch log never rewrites it). */
 export async function insertAttendance(db: Db, columns: AttendanceColumns): Promise<number> {
   return (await insertAttendanceRow(db, writtenValues(columns))).insertId;
 }
 
-export async function updateAttendance(db: Db, id: number, columns: AttendanceColumns): Promise<void> {
-  await updateAttendanceRow(db, [...writtenValues(columns), id]);
+/**
+ * Writes a record. Every write but a terminal batch's makes it manual (`derivedFromLog` false),
+ * so that a correction or an API punch-out is never undone by a later upload.
+ */
+export async function updateAttendance(db: Db, id: number, columns: AttendanceColumns, derivedFromLog = false): Promise<void> {
+  await updateAttendanceRow(db, [...writtenValues(columns), id, derivedFromLog ? 1 : 0]);
 }
 
 export async function deleteAttendance(db: Db, id: number): Promise<void> {
@@ -528,18 +536,24 @@ export async function lockAttendanceEmployees(
   return [...byId.values()];
 }
 
+/** A record as a batch meets it: whether the punch log made it (and may derive it again). */
+export interface BatchAttendanceRow extends AttendanceRow {
+  derived_from_log: boolean;
+}
+
 /**
  * The records of these employees that start between `from` and `to` (UTC SQL text, inclusive),
  * and their open records, whenever those start: what a batch's entries can meet.
  */
-export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: number[], from: string, to: string): Promise<AttendanceRow[]> {
+export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: number[], from: string, to: string): Promise<BatchAttendanceRow[]> {
   if (employeeIds.length === 0) return [];
-  const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(ATTENDANCE_COLUMNS);
-  const open = db('attendance as a').whereIn('a.open_employee_id', employeeIds).select(ATTENDANCE_COLUMNS);
+  const columns = [...ATTENDANCE_COLUMNS, 'a.derived_from_log'];
+  const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(columns);
+  const open = db('attendance as a').whereIn('a.open_employee_id', employeeIds).select(columns);
   // SQLite takes no parentheses around the parts of a UNION.
   const rows = (await db.queryBuilder().unionAll([inRange, open], dialectOf(db) === 'mysql')) as Array<Record<string, unknown>>;
-  const byId = new Map<number, AttendanceRow>();
-  for (const row of rows) byId.set(Number(row.id), toAttendanceRow(row));
+  const byId = new Map<number, BatchAttendanceRow>();
+  for (const row of rows) byId.set(Number(row.id), { ...toAttendanceRow(row), derived_from_log: Boolean(Number(row.derived_from_log)) });
   return [...byId.values()];
 }
 
@@ -547,7 +561,8 @@ export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: numb
 const INSERT_BATCH = 500;
 
 /**
- * Inserts records a few hundred per statement and answers their ids, in the order given. The ids
+ * Inserts records a batch derived from the punch log (derived_from_log), a few hundred per
+ * statement, and answers their ids, in the order given. The ids
  * are read back by (employee_id, in_time_utc), which records of one employee never share (they
  * do not overlap): MySQL tells only the first id of a multi-row INSERT, and does not promise the
  * others follow it.
@@ -556,7 +571,7 @@ export async function insertAttendanceRows(db: Db, records: AttendanceColumns[])
   const ids: number[] = [];
   for (let start = 0; start < records.length; start += INSERT_BATCH) {
     const chunk = records.slice(start, start + INSERT_BATCH);
-    await db('attendance').insert(chunk.map((columns) => ({ ...columns, open_employee_id: openEmployeeId(columns) })));
+    await db('attendance').insert(chunk.map((columns) => ({ ...columns, open_employee_id: openEmployeeId(columns), derived_from_log: 1 })));
     const rows = (await db('attendance')
       .whereIn('employee_id', [...new Set(chunk.map((columns) => columns.employee_id))])
       .whereIn('in_time_utc', [...new Set(chunk.map((columns) => columns.in_time_utc))])

@@ -1,10 +1,10 @@
 import { asUniqueViolation } from '../db/constraint-errors';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
-import { ConflictError, type FieldError } from '../errors';
-import { instantOfWallClock } from '../time';
+import { AppError, ConflictError, type FieldError } from '../errors';
+import { instantOfWallClock, wallClockIn } from '../time';
 import { utcIso } from './output';
-import { findLatestStartBefore, type LatestRecord } from './repository';
+import { type AttendanceEmployee, findLatestStartBefore, type LatestRecord } from './repository';
 import type { TimeInput } from './schemas';
 
 // The attendance rules (docs/api.md, "Attendance"), shared by every write path (punches, POST, PUT/PATCH).
@@ -121,4 +121,27 @@ export function assertNotOverlapping(previous: LatestRecord, inTime: Date): void
     code: 'overlap',
     detail: `The times overlap attendance record ${previous.id} of the employee (from ${utcIso(previous.in_time_utc)}, ${until})`,
   });
+}
+
+/**
+ * Why a punch at `instant` comes too late for a terminated employee, or undefined: its date on
+ * the employee's wall clock is after termination_date (docs/api.md, "Terminated employees"). The
+ * last day itself is a working day to its end, so a back-fill of it is applied.
+ */
+export function afterTermination(employee: Pick<AttendanceEmployee, 'termination_date' | 'timezone'>, instant: Date): string | undefined {
+  if (employee.termination_date === null) return undefined;
+  const day = wallClockIn(employee.timezone, instant).slice(0, 10);
+  if (day <= employee.termination_date) return undefined;
+  return `The employee's last day was ${employee.termination_date}: no punch may fall after it (this one is on ${day} in ${employee.timezone})`;
+}
+
+/** 422 `employee_terminated` naming each of the given times that falls after the last day. */
+export function assertNotTerminated(employee: Pick<AttendanceEmployee, 'termination_date' | 'timezone'>, times: Array<[field: string, instant: Date | null]>): void {
+  const errors: FieldError[] = [];
+  for (const [field, instant] of times) {
+    const message = instant && afterTermination(employee, instant);
+    if (message) errors.push({ field, message });
+  }
+  if (errors.length === 0) return;
+  throw new AppError(422, { code: 'employee_terminated', title: 'The employee is terminated' }, { detail: (errors[0] as FieldError).message, errors });
 }

@@ -6,21 +6,32 @@ import { utcIso } from '../attendance/output';
 import {
   type AttendanceColumns,
   type AttendanceRecord,
-  type AttendanceRow,
   type BadgedAttendanceEmployee,
+  type BatchAttendanceRow,
+  deleteAttendance,
   findAttendanceOfEmployeesBetween,
   insertAttendanceRows,
   lockAttendanceEmployees,
   updateAttendance,
 } from '../attendance/repository';
-import { type AttendanceSettings, wholeSecond } from '../attendance/rules';
+import { afterTermination, type AttendanceSettings, wholeSecond } from '../attendance/rules';
 import { attendanceChanges } from '../attendance/writes';
 import { instantOfWallClock, wallClockIn } from '../time';
 import { recordEvents, type OutboxEvent } from '../webhooks/outbox';
 import { attendanceEvent } from '../attendance/events';
+import { deletionEvent } from '../webhooks/outbox';
 import { lockDevice } from './devices';
-import { findReceivedLogIds, insertPunchLogs, MANUAL_DEVICE_ID, type PunchLogColumns } from './punch-log-repository';
-import { entryTime, type EntryResult, type PunchLogEntry } from './schemas';
+import {
+  findLatestPunchTimes,
+  findPunchesOfEmployeesFrom,
+  findReceivedLogIds,
+  insertPunchLogs,
+  MANUAL_DEVICE_ID,
+  type PunchLogColumns,
+  type StoredPunch,
+  updatePunchOutcome,
+} from './punch-log-repository';
+import { type Direction, entryTime, type EntryResult, type PunchLogEntry } from './schemas';
 
 // POST /attendance/punch-logs: a terminal's batch of punches, applied in one transaction with
 // the rules of every attendance write (docs/api.md, "Attendance"): one open record per employee, no overlaps,
@@ -56,7 +67,8 @@ export interface EntryAnswer {
 /** A record on an employee's timeline while the batch is applied: one already stored, or one the batch opens. */
 interface Slot {
   employee: BadgedAttendanceEmployee;
-  stored: AttendanceRow | undefined;
+  /** The stored record this slot is (kept, closed, or derived again), if any. */
+  stored: BatchAttendanceRow | undefined;
   id: number | undefined;
   inMs: number;
   outMs: number | null;
@@ -75,12 +87,34 @@ type Outcome =
 const rejected = (code: string, message: string): Outcome => ({ result: 'rejected', code, message });
 
 /**
+ * Results that depend on the employee's other punches: an entry stored with one of them is
+ * applied again when an earlier punch arrives. The others (unknown_employee, invalid_time,
+ * future_time, employee_terminated) would come out the same.
+ */
+const STATEFUL_REJECTIONS = new Set(['already_punched_in', 'not_punched_in', 'overlap', 'shift_too_long']);
+
+/** One employee's records derived again from the log (docs/terminals.md, "Out of order across batches"). */
+interface Derivation {
+  employee: BadgedAttendanceEmployee;
+  /** The stored records the log made from the window's start on: derived again, kept (same id) where they match. */
+  window: BatchAttendanceRow[];
+  /** The stored entries applied again, by their index in the batch's outcomes (after the batch's own entries). */
+  replayed: Map<number, StoredPunch>;
+}
+
+/**
  * Applies a batch. Order of locks and reads, as for a single punch (see lockAttendanceEmployee):
  * the device's row (its uploads run one after another), then the named employees' rows, then the
  * plain reads (which log ids the device sent before, the records the entries can meet), so that
  * they see whatever a punch that held those locks before committed. Then, per employee, the
  * entries in time order against the records in memory; then the writes, a few hundred rows per
  * statement: records, audit rows, webhook events, the raw log.
+ *
+ * An employee for whom the log already holds a punch later than one of the batch's is derived
+ * again from the window's start (the earliest new entry, or the start of the record of the log's
+ * that holds it): the stored entries from there on are applied again with the new ones, in time
+ * order, against the manual records, which stay as they are. Records and entries whose outcome
+ * changes are rewritten; the rest stay untouched.
  */
 export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context: PunchLogContext): Promise<EntryAnswer[]> {
   const { uploader, now, settings } = context;
@@ -99,6 +133,7 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const outcomes: Outcome[] = [];
   const employeeOf: Array<BadgedAttendanceEmployee | undefined> = [];
   const timeOf: Array<number | undefined> = [];
+  const directionOf: Direction[] = entries.map((entry) => entry.direction);
   const entriesOf = new Map<number, number[]>();
   const latestAllowed = now.getTime() + settings.punchFutureToleranceSeconds * 1000;
   const seen = new Set<string>();
@@ -128,6 +163,11 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
       outcomes[index] = rejected('future_time', `The time is more than ${settings.punchFutureToleranceSeconds} seconds in the future (punch_future_tolerance_seconds)`);
       return;
     }
+    const terminated = afterTermination(employee, new Date(ms));
+    if (terminated) {
+      outcomes[index] = rejected('employee_terminated', terminated);
+      return;
+    }
     entriesOf.set(employee.id, [...(entriesOf.get(employee.id) ?? []), index]);
   });
 
@@ -137,6 +177,7 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const applied = [...entriesOf.values()].flat().map((index) => timeOf[index] as number);
   const from = applied.length === 0 ? 0 : Math.min(...applied) - maxShiftMs;
   const stored = await findAttendanceOfEmployeesBetween(trx, [...entriesOf.keys()], toSqlDateTimeSeconds(new Date(from)), '9999-12-31 23:59:59');
+  const latestPunches = await findLatestPunchTimes(trx, [...entriesOf.keys()]);
   const timelines = new Map<number, Slot[]>();
   for (const row of stored) {
     const employee = byId.get(row.employee_id) as BadgedAttendanceEmployee;
@@ -153,16 +194,61 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     timelines.set(row.employee_id, [...(timelines.get(row.employee_id) ?? []), slot]);
   }
 
-  const appliedOrder: number[] = [];
+  // The employees with a punch in the log later than one of the batch's: their windows first,
+  // then every window's stored entries in one read.
+  const windows = new Map<number, { start: number; records: Slot[] }>();
   for (const [employeeId, indexes] of entriesOf) {
     const timeline = (timelines.get(employeeId) ?? []).sort((a, b) => a.inMs - b.inMs);
-    // In time order; entries at the same second in the order sent.
-    indexes.sort((a, b) => (timeOf[a] as number) - (timeOf[b] as number) || a - b);
-    applyTimeline(byId.get(employeeId) as BadgedAttendanceEmployee, { entries, indexes, timeOf: timeOf as number[] }, timeline, outcomes, maxShiftMs);
-    appliedOrder.push(...indexes);
+    timelines.set(employeeId, timeline);
+    const earliest = Math.min(...indexes.map((index) => timeOf[index] as number));
+    const latest = latestPunches.get(employeeId);
+    if (latest === undefined || Date.parse(utcIso(latest)) <= earliest) continue;
+    // From the earliest new entry, or from the start of the log's record that holds it.
+    const holding = timeline.find((slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest));
+    const start = holding ? holding.inMs : earliest;
+    windows.set(employeeId, { start, records: timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) });
+  }
+  const storedPunches = await findPunchesOfEmployeesFrom(
+    trx,
+    [...windows].map(([employeeId, window]) => ({ employeeId, from: toSqlDateTimeSeconds(new Date(window.start)) })),
+  );
+
+  const derivations = new Map<number, Derivation>();
+  let nextIndex = entries.length;
+  for (const [employeeId, indexes] of entriesOf) {
+    let timeline = timelines.get(employeeId) as Slot[];
+    const window = windows.get(employeeId);
+    if (window) {
+      const windowIds = new Set(window.records.map((slot) => slot.id));
+      timeline = timeline.filter((slot) => !windowIds.has(slot.id));
+      const replayed = new Map<number, StoredPunch>();
+      for (const punch of storedPunches.get(employeeId) ?? []) {
+        const again =
+          (punch.result === 'created' && windowIds.has(punch.attendance_id ?? undefined)) ||
+          (punch.result === 'rejected' && STATEFUL_REJECTIONS.has(punch.code ?? '')) ||
+          (punch.result === 'duplicate' && punch.code === 'repeated_punch');
+        if (!again) continue;
+        const index = nextIndex++;
+        replayed.set(index, punch);
+        timeOf[index] = Date.parse(utcIso(punch.time_utc));
+        directionOf[index] = punch.direction;
+        indexes.push(index);
+      }
+      const employee = byId.get(employeeId) as BadgedAttendanceEmployee;
+      derivations.set(employeeId, { employee, window: window.records.map((slot) => slot.stored as BatchAttendanceRow), replayed });
+    }
+    // In time order; at the same second, entries received before first, then the batch's in the order sent.
+    const batchSize = entries.length;
+    indexes.sort((a, b) => (timeOf[a] as number) - (timeOf[b] as number) || Number(b >= batchSize) - Number(a >= batchSize) || a - b);
+    applyTimeline(byId.get(employeeId) as BadgedAttendanceEmployee, { directionOf, indexes, timeOf: timeOf as number[] }, timeline, outcomes, maxShiftMs);
+    timelines.set(employeeId, timeline);
   }
 
-  await writeSlots(trx, appliedOrder, outcomes, context);
+  const deleted = matchDerivedRecords(timelines, derivations);
+  await writeRecords(trx, timelines, deleted, context);
+  const changed = changedPunches(derivations, outcomes);
+  const changedAt = toSqlDateTime(context.now);
+  for (const { punch, outcome } of changed) await updatePunchOutcome(trx, punch, logOutcome(outcome), changedAt);
   await insertPunchLogs(trx, logRows(entries, outcomes, employeeOf, timeOf, context));
   return entries.map((entry, index) => answerOf(entry.log_id, outcomes[index] as Outcome));
 }
@@ -176,12 +262,12 @@ export const REPEATED_PUNCH_SECONDS = 60;
 /** The entries of one employee, in time order, against their timeline (sorted by start). */
 function applyTimeline(
   employee: BadgedAttendanceEmployee,
-  batch: { entries: PunchLogEntry[]; indexes: number[]; timeOf: number[] },
+  batch: { directionOf: Direction[]; indexes: number[]; timeOf: number[] },
   timeline: Slot[],
   outcomes: Outcome[],
   maxShiftMs: number,
 ): void {
-  const { entries, indexes, timeOf } = batch;
+  const { directionOf, indexes, timeOf } = batch;
   const repeatMs = REPEATED_PUNCH_SECONDS * 1000;
   let pending: Slot | undefined;
   const withdrawPending = (slot: Slot) => {
@@ -195,9 +281,9 @@ function applyTimeline(
   };
 
   for (const index of indexes) {
-    const entry = entries[index] as PunchLogEntry;
+    const sent = directionOf[index] as Direction;
     const t = timeOf[index] as number;
-    if (pending && (t > (pending.closeBy as Slot).inMs || (t === (pending.closeBy as Slot).inMs && entry.direction === 'in'))) withdrawPending(pending);
+    if (pending && (t > (pending.closeBy as Slot).inMs || (t === (pending.closeBy as Slot).inMs && sent === 'in'))) withdrawPending(pending);
     const repeated = timeline.find((slot) => Math.abs(slot.inMs - t) <= repeatMs || (slot.outMs !== null && Math.abs(slot.outMs - t) <= repeatMs));
     if (repeated) {
       const punch = Math.abs(repeated.inMs - t) <= repeatMs ? repeated.inMs : (repeated.outMs as number);
@@ -206,7 +292,7 @@ function applyTimeline(
       continue;
     }
     const before = findLast(timeline, (slot) => slot.inMs < t);
-    const direction = entry.direction === 'auto' ? (before && before.outMs === null ? 'out' : 'in') : entry.direction;
+    const direction = sent === 'auto' ? (before && before.outMs === null ? 'out' : 'in') : sent;
     if (direction === 'in') {
       const previous = findLast(timeline, (slot) => slot.inMs <= t);
       if (previous && previous.outMs === null) {
@@ -258,21 +344,70 @@ function distinct<T>(values: T[]): T[] {
   return [...new Set(values)];
 }
 
-/** A slot's columns as the batch leaves it; `open` gives the state right after its punch-in. */
+/**
+ * Gives the records derived again the ids of the stored ones they continue: first the record the
+ * same stored entry opened, then one the new record overlaps (the same shift, begun at another
+ * punch). Answers the stored records left over: the derivation removes them.
+ */
+function matchDerivedRecords(timelines: Map<number, Slot[]>, derivations: Map<number, Derivation>): Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> {
+  const deleted: Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> = [];
+  for (const [employeeId, { employee, window, replayed }] of derivations) {
+    const timeline = timelines.get(employeeId) as Slot[];
+    const unmatched = new Map(window.map((row) => [row.id, row]));
+    const fresh = timeline.filter((slot) => slot.stored === undefined);
+    const take = (slot: Slot, row: BatchAttendanceRow) => {
+      slot.stored = row;
+      slot.id = row.id;
+      unmatched.delete(row.id);
+    };
+    for (const slot of fresh) {
+      const opener = slot.inEntry === undefined ? undefined : replayed.get(slot.inEntry);
+      const row = opener?.action === 'opened' && opener.attendance_id !== null ? unmatched.get(opener.attendance_id) : undefined;
+      if (row) take(slot, row);
+    }
+    for (const slot of fresh) {
+      if (slot.stored) continue;
+      const end = slot.outMs ?? Infinity;
+      const row = [...unmatched.values()].find((candidate) => {
+        const start = Date.parse(utcIso(candidate.in_time_utc));
+        const stop = candidate.out_time_utc === null ? Infinity : Date.parse(utcIso(candidate.out_time_utc));
+        return start < end && slot.inMs < stop;
+      });
+      if (row) take(slot, row);
+    }
+    for (const row of unmatched.values()) deleted.push({ employee, row });
+  }
+  return deleted;
+}
+
+/** A record's columns as `slot` leaves it; `open` gives the state right after its punch-in (a new record's first event). */
 function columnsOf(slot: Slot, context: PunchLogContext, open = false): AttendanceColumns {
   const now = toSqlDateTime(context.now);
-  const closed = !open && slot.outMs !== null;
-  const outInstant = closed ? new Date(slot.outMs as number) : undefined;
-  const out = {
-    out_time_utc: outInstant ? toSqlDateTimeSeconds(outInstant) : null,
-    out_time_local: outInstant ? wallClockIn(slot.stored?.timezone ?? slot.employee.timezone, outInstant) : null,
-    out_ip: outInstant ? context.ip : null,
-  };
-  if (slot.stored) {
-    const { id: _id, ...columns } = slot.stored;
-    return open ? columns : { ...columns, ...out, out_note: null, out_latitude: null, out_longitude: null, updated_at: now };
-  }
+  const outMs = open ? null : slot.outMs;
+  const outInstant = outMs === null ? undefined : new Date(outMs);
   const inInstant = new Date(slot.inMs);
+  if (slot.stored) {
+    const { id: _id, derived_from_log: _derived, ...columns } = slot.stored;
+    const zone = columns.timezone;
+    const sameIn = Date.parse(utcIso(columns.in_time_utc)) === slot.inMs;
+    const sameOut = (columns.out_time_utc === null ? null : Date.parse(utcIso(columns.out_time_utc))) === outMs;
+    if (sameIn && sameOut) return columns;
+    return {
+      ...columns,
+      ...(sameIn ? {} : { in_time_utc: toSqlDateTimeSeconds(inInstant), in_time_local: wallClockIn(zone, inInstant), in_ip: context.ip }),
+      ...(sameOut
+        ? {}
+        : {
+            out_time_utc: outInstant ? toSqlDateTimeSeconds(outInstant) : null,
+            out_time_local: outInstant ? wallClockIn(zone, outInstant) : null,
+            out_ip: outInstant ? context.ip : null,
+            out_note: null,
+            out_latitude: null,
+            out_longitude: null,
+          }),
+      updated_at: now,
+    };
+  }
   return {
     employee_id: slot.employee.id,
     in_time_utc: toSqlDateTimeSeconds(inInstant),
@@ -287,46 +422,116 @@ function columnsOf(slot: Slot, context: PunchLogContext, open = false): Attendan
     in_ip: context.ip,
     created_at: now,
     updated_at: now,
-    ...out,
+    out_time_utc: outInstant ? toSqlDateTimeSeconds(outInstant) : null,
+    out_time_local: outInstant ? wallClockIn(slot.employee.timezone, outInstant) : null,
+    out_ip: outInstant ? context.ip : null,
   };
 }
 
 /**
- * Writes what the applied entries left: the new records (a few hundred per INSERT), the stored
- * open records they closed, one audit row per punch, and the webhook events of every record
- * opened or closed, in the order of its punches (attendance.punched_in, attendance.punched_out).
+ * Writes what the batch left, record by record against what was stored: the new records (a few
+ * hundred per INSERT), the stored ones it closed or derived again, the ones a derivation removed;
+ * one audit row per change, and one webhook event per change of a record, in time order per
+ * employee: attendance.punched_in for a new record (and punched_out if the batch closed it too),
+ * punched_out for a stored open record now closed, corrected for any other change, deleted.
+ * Removals and closings go first, so that no two records of an employee are open at any moment
+ * (the open_employee_id index).
  */
-async function writeSlots(trx: Db, appliedOrder: number[], outcomes: Outcome[], context: PunchLogContext): Promise<void> {
-  const created = new Map<Slot, AttendanceColumns>();
-  const closedStored = new Set<Slot>();
-  for (const index of appliedOrder) {
-    const outcome = outcomes[index] as Outcome;
-    if (outcome.result !== 'created') continue;
-    if (!outcome.slot.stored) created.set(outcome.slot, columnsOf(outcome.slot, context));
-    else closedStored.add(outcome.slot);
-  }
-  const newSlots = [...created.keys()];
-  const ids = await insertAttendanceRows(trx, [...created.values()]);
-  newSlots.forEach((slot, position) => {
-    slot.id = ids[position];
-  });
-  for (const slot of closedStored) await updateAttendance(trx, slot.id as number, columnsOf(slot, context));
-
+async function writeRecords(
+  trx: Db,
+  timelines: Map<number, Slot[]>,
+  deleted: Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }>,
+  context: PunchLogContext,
+): Promise<void> {
   const audits: AuditEntry[] = [];
   const events: OutboxEvent[] = [];
-  const record = (slot: Slot, columns: AttendanceColumns): AttendanceRecord => ({ id: slot.id as number, ...columns, employeeDisplay: slot.employee.display });
-  for (const index of appliedOrder) {
-    const outcome = outcomes[index] as Outcome;
-    if (outcome.result !== 'created') continue;
-    const { slot } = outcome;
-    const opened = columnsOf(slot, context, true);
-    const [action, before, after] = outcome.action === 'opened' ? (['punch_in', {}, opened] as const) : (['punch_out', opened, columnsOf(slot, context)] as const);
-    const { fields, changes } = attendanceChanges(before, after);
-    audits.push({ action, entityType: 'attendance', entityId: slot.id as number, employeeId: slot.employee.id, fields, changes });
-    events.push(attendanceEvent(outcome.action === 'opened' ? 'attendance.punched_in' : 'attendance.punched_out', record(slot, after), context.now));
+  const record = (id: number, employee: BadgedAttendanceEmployee, columns: AttendanceColumns): AttendanceRecord => ({ id, ...columns, employeeDisplay: employee.display });
+
+  for (const { employee, row } of deleted) {
+    await deleteAttendance(trx, row.id);
+    const { id: _id, derived_from_log: _derived, ...before } = row;
+    audits.push({ action: 'delete', entityType: 'attendance', entityId: row.id, employeeId: employee.id, ...attendanceChanges(before, {}) });
+    events.push(deletionEvent('attendance.deleted', row.id, context.now));
+  }
+
+  const created: Slot[] = [];
+  const updates: Array<{ slot: Slot; before: AttendanceColumns; after: AttendanceColumns }> = [];
+  for (const timeline of timelines.values()) {
+    for (const slot of timeline) {
+      if (!slot.stored) {
+        created.push(slot);
+        continue;
+      }
+      // A stored record no entry opened (derived again) or closed is as it was.
+      if (slot.inEntry === undefined && slot.outEntry === undefined) continue;
+      const after = columnsOf(slot, context);
+      const { id: _id, derived_from_log: _derived, ...before } = slot.stored;
+      if (attendanceChanges(before, after).fields.length > 0) updates.push({ slot, before, after });
+    }
+  }
+  // Closed (or closed elsewhere) before any record opens.
+  updates.sort((a, b) => Number(a.after.out_time_utc === null) - Number(b.after.out_time_utc === null));
+  for (const { slot, after } of updates) await updateAttendance(trx, slot.id as number, after, (slot.stored as BatchAttendanceRow).derived_from_log);
+  const ids = await insertAttendanceRows(trx, created.map((slot) => columnsOf(slot, context)));
+  created.forEach((slot, position) => {
+    slot.id = ids[position];
+  });
+
+  const updated = new Map(updates.map((update) => [update.slot, update]));
+  for (const timeline of timelines.values()) {
+    for (const slot of timeline) {
+      const id = slot.id as number;
+      const { employee } = slot;
+      const change = updated.get(slot);
+      if (!slot.stored) {
+        const opened = columnsOf(slot, context, true);
+        audits.push({ action: 'punch_in', entityType: 'attendance', entityId: id, employeeId: employee.id, ...attendanceChanges({}, opened) });
+        events.push(attendanceEvent('attendance.punched_in', record(id, employee, opened), context.now));
+        if (slot.outMs === null) continue;
+        const closed = columnsOf(slot, context);
+        audits.push({ action: 'punch_out', entityType: 'attendance', entityId: id, employeeId: employee.id, ...attendanceChanges(opened, closed) });
+        events.push(attendanceEvent('attendance.punched_out', record(id, employee, closed), context.now));
+      } else if (change) {
+        const { before, after } = change;
+        const diff = attendanceChanges(before, after);
+        const punchedOut = before.out_time_utc === null && after.out_time_utc !== null && before.in_time_utc === after.in_time_utc;
+        audits.push({ action: punchedOut ? 'punch_out' : 'update', entityType: 'attendance', entityId: id, employeeId: employee.id, ...diff });
+        events.push(
+          punchedOut
+            ? attendanceEvent('attendance.punched_out', record(id, employee, after), context.now)
+            : attendanceEvent('attendance.corrected', record(id, employee, after), context.now, diff.fields),
+        );
+      }
+    }
   }
   await writeAudits(trx, audits, { caller: context.uploader.caller, requestId: context.requestId, now: context.now });
   await recordEvents(trx, events);
+}
+
+/** The stored entries a derivation applied again whose outcome it changed, with the new one. */
+function changedPunches(derivations: Map<number, Derivation>, outcomes: Outcome[]): Array<{ punch: StoredPunch; outcome: Outcome }> {
+  const changed: Array<{ punch: StoredPunch; outcome: Outcome }> = [];
+  for (const { replayed } of derivations.values()) {
+    for (const [index, punch] of replayed) {
+      const outcome = outcomes[index] as Outcome;
+      const now = logOutcome(outcome);
+      if (now.result !== punch.result || now.action !== punch.action || now.attendance_id !== punch.attendance_id || now.code !== punch.code) {
+        changed.push({ punch, outcome });
+      }
+    }
+  }
+  return changed;
+}
+
+/** The log columns of an entry's outcome (after the records are written: a created one names its record). */
+function logOutcome(outcome: Outcome): Pick<PunchLogColumns, 'result' | 'action' | 'attendance_id' | 'code' | 'message'> {
+  return {
+    result: outcome.result,
+    action: outcome.result === 'created' ? outcome.action : null,
+    attendance_id: outcome.result === 'created' ? (outcome.slot.id as number) : null,
+    code: outcome.result === 'rejected' ? outcome.code : outcome.result === 'duplicate' ? (outcome.repeated?.code ?? null) : null,
+    message: (outcome.result === 'rejected' ? outcome.message : outcome.result === 'duplicate' ? outcome.repeated?.message : undefined)?.slice(0, 500) ?? null,
+  };
 }
 
 /** The raw log: every entry but the ones received before (that one is there already). */
@@ -352,11 +557,7 @@ function logRows(
       time: entry.time,
       time_utc: time === undefined ? null : toSqlDateTimeSeconds(new Date(time)),
       direction: entry.direction,
-      result: outcome.result,
-      action: outcome.result === 'created' ? outcome.action : null,
-      attendance_id: outcome.result === 'created' ? (outcome.slot.id as number) : null,
-      code: outcome.result === 'rejected' ? outcome.code : outcome.result === 'duplicate' ? (outcome.repeated?.code ?? null) : null,
-      message: (outcome.result === 'rejected' ? outcome.message : outcome.result === 'duplicate' ? outcome.repeated?.message : undefined)?.slice(0, 500) ?? null,
+      ...logOutcome(outcome),
       received_at: receivedAt,
     });
   });

@@ -28,7 +28,7 @@ const entryResultSchema = z
     action: z.enum(['opened', 'closed']).optional(),
     code: resultCode.optional().meta({
       description:
-        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
+        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `employee_terminated`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
     }),
     message: resultMessage.optional(),
   })
@@ -54,6 +54,12 @@ const punchLogSchema = z
     code: resultCode.nullable(),
     message: resultMessage.nullable(),
     received_at: instant,
+    first_result: z.enum(RESULTS).meta({
+      description: 'What the device was answered. It differs from `result` when a punch that arrived later but happened earlier derived the employee\'s records again (docs/terminals.md)',
+    }),
+    first_action: z.enum(['opened', 'closed']).nullable(),
+    first_code: resultCode.nullable(),
+    changed_at: instant.nullable().meta({ description: 'When a later upload last changed the result; null: never' }),
   })
   .meta({ id: 'PunchLogEntry' });
 

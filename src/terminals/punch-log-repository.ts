@@ -46,6 +46,108 @@ export async function findReceivedLogIds(db: Db, deviceId: number, logIds: strin
   return received;
 }
 
+/**
+ * Of each of these employees, the time (UTC SQL text) of the latest punch the log holds: a batch
+ * whose entries come before it must derive the employee's records again. One index step per
+ * employee (the last entry of (employee_id, time_utc)), however long the log.
+ */
+export async function findLatestPunchTimes(db: Db, employeeIds: number[]): Promise<Map<number, string>> {
+  const latest = new Map<number, string>();
+  for (let start = 0; start < employeeIds.length; start += INSERT_BATCH) {
+    const rows = (await db('employees as e')
+      .whereIn('e.id', employeeIds.slice(start, start + INSERT_BATCH))
+      .select(
+        'e.id',
+        db('attendance_punch_logs as p')
+          .whereRaw('p.employee_id = e.id')
+          .whereNotNull('p.time_utc')
+          .orderBy('p.time_utc', 'desc')
+          .limit(1)
+          .select('p.time_utc')
+          .as('latest'),
+      )) as Array<{
+      id: number;
+      latest: string | null;
+    }>;
+    for (const row of rows) if (row.latest != null) latest.set(Number(row.id), String(row.latest));
+  }
+  return latest;
+}
+
+/** A stored entry's outcome, as a derivation reads and rewrites it. */
+export interface StoredPunch {
+  id: number;
+  log_id: string;
+  time_utc: string;
+  direction: 'in' | 'out' | 'auto';
+  result: 'created' | 'duplicate' | 'rejected';
+  action: 'opened' | 'closed' | null;
+  attendance_id: number | null;
+  code: string | null;
+}
+
+/** Rows per read of findPunchesOfEmployeesFrom: one (employee, from) condition each. */
+const WINDOWS_PER_READ = 200;
+
+/**
+ * Of each employee, the entries whose punch time is `from` (UTC SQL text) or later, in time
+ * order, then as received: one index range of (employee_id, time_utc) each, a few hundred
+ * employees per statement.
+ */
+export async function findPunchesOfEmployeesFrom(db: Db, windows: Array<{ employeeId: number; from: string }>): Promise<Map<number, StoredPunch[]>> {
+  const punches = new Map<number, StoredPunch[]>();
+  for (let start = 0; start < windows.length; start += WINDOWS_PER_READ) {
+    const rows = (await db('attendance_punch_logs')
+      .where((query) => {
+        for (const { employeeId, from } of windows.slice(start, start + WINDOWS_PER_READ)) {
+          query.orWhere((window) => window.where('employee_id', employeeId).where('time_utc', '>=', from));
+        }
+      })
+      .orderBy([
+        { column: 'time_utc', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .select('id', 'employee_id', 'log_id', 'time_utc', 'direction', 'result', 'action', 'attendance_id', 'code')) as Array<Record<string, unknown>>;
+    for (const row of rows) {
+      const employeeId = Number(row.employee_id);
+      const ofEmployee = punches.get(employeeId) ?? [];
+      punches.set(employeeId, ofEmployee);
+      ofEmployee.push({
+        id: Number(row.id),
+        log_id: String(row.log_id),
+        time_utc: String(row.time_utc),
+        direction: row.direction as StoredPunch['direction'],
+        result: row.result as StoredPunch['result'],
+        action: (row.action as StoredPunch['action']) ?? null,
+        attendance_id: row.attendance_id == null ? null : Number(row.attendance_id),
+        code: (row.code as string | null) ?? null,
+      });
+    }
+  }
+  return punches;
+}
+
+/**
+ * An entry's new outcome after a derivation. The first one (what the device was answered) is
+ * kept in first_* the first time it changes; changed_at is when it last did.
+ */
+export async function updatePunchOutcome(
+  db: Db,
+  punch: StoredPunch,
+  outcome: Pick<PunchLogColumns, 'result' | 'action' | 'attendance_id' | 'code' | 'message'>,
+  changedAt: string,
+): Promise<void> {
+  await db('attendance_punch_logs')
+    .where('id', punch.id)
+    .update({
+      ...outcome,
+      first_action: db.raw('CASE WHEN first_result IS NULL THEN ? ELSE first_action END', [punch.action]),
+      first_code: db.raw('CASE WHEN first_result IS NULL THEN ? ELSE first_code END', [punch.code]),
+      first_result: db.raw('COALESCE(first_result, ?)', [punch.result]),
+      changed_at: changedAt,
+    });
+}
+
 export interface PunchLogCriteria {
   /** A device's id, or MANUAL_DEVICE_ID. */
   deviceId?: number;
@@ -105,5 +207,10 @@ export function toPunchLogResponse(row: Record<string, unknown>): Record<string,
     code: (row.code as string | null) ?? null,
     message: (row.message as string | null) ?? null,
     received_at: sqlDateTimeToIso(String(row.received_at)),
+    // What the device was answered, when a later derivation changed the result (else the same).
+    first_result: String(row.first_result ?? row.result),
+    first_action: ((row.first_result == null ? row.action : row.first_action) as string | null) ?? null,
+    first_code: ((row.first_result == null ? row.code : row.first_code) as string | null) ?? null,
+    changed_at: row.changed_at == null ? null : sqlDateTimeToIso(String(row.changed_at)),
   };
 }

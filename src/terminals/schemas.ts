@@ -15,6 +15,12 @@ export type EntryResult = (typeof RESULTS)[number];
 
 const TIME_MESSAGE = "must be an ISO-8601 date-time with an offset, or YYYY-MM-DD HH:MM:SS on the device's wall clock";
 
+/**
+ * Half of a UTF-16 surrogate pair without its other half: JSON's \u escapes can carry one, but no
+ * database stores it (both write U+FFFD instead), so an id holding one could never be found again.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** A device's own id of a punch, or a badge number: text, or a whole number sent as one. */
 const deviceText = (what: string) =>
   z
@@ -24,7 +30,8 @@ const deviceText = (what: string) =>
         .string({ error: `must be ${what} (text or a whole number)` })
         .trim()
         .min(1, { error: 'must not be empty' })
-        .max(100, { error: 'must be at most 100 characters' }),
+        .max(100, { error: 'must be at most 100 characters' })
+        .refine((value) => !LONE_SURROGATE.test(value), { error: 'must be valid Unicode text (it holds half of a UTF-16 surrogate pair)' }),
     )
     .meta({ 'x-accepts': 'deviceText' });
 

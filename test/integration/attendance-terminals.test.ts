@@ -218,7 +218,7 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       expect(log).toMatchObject({ result: 'rejected', code: 'shift_too_long', direction: 'auto', time: '2026-11-20T08:00:00Z' });
     });
 
-    it('takes the same punch seen by two terminals at one door once', async () => {
+    it('takes the same punch seen by two terminals at one door once, the earlier reading of each, whichever uploads first', async () => {
       const left = await addDevice();
       const right = await addDevice();
       const employee = await badged();
@@ -234,13 +234,21 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
 
       expect(fromLeft.body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created']);
       expect(fromRight.status).toBe(200);
+      // In time order the right terminal's 16:59:30 comes first: it closes the record, and the
+      // left one's 17:00:00 becomes the repeat.
       expect(fromRight.body.results).toEqual([
         { log_id: '100', result: 'duplicate', code: 'repeated_punch', message: expect.stringMatching(/within 60 seconds/) },
-        { log_id: '101', result: 'duplicate', code: 'repeated_punch', message: expect.stringMatching(/within 60 seconds/) },
+        { log_id: '101', result: 'created', attendance: fromLeft.body.results[0].attendance, action: 'closed' },
       ]);
-      expect(await times(employee.id)).toEqual([['2026-11-20 08:00:00', '2026-11-20 17:00:00']]);
+      expect(await times(employee.id)).toEqual([['2026-11-20 08:00:00', '2026-11-20 16:59:30']]);
       // The same log id from another device is another punch: each device's log is its own.
-      expect(await t.db('attendance_punch_logs').where({ employee_id: employee.id }).orderBy('id').pluck('result')).toEqual(['created', 'created', 'duplicate', 'duplicate']);
+      const logs = await t.db('attendance_punch_logs').where({ employee_id: employee.id }).orderBy('id');
+      expect(logs.map((log) => [log.log_id, log.result, log.code, log.first_result])).toEqual([
+        ['100', 'created', null, null],
+        ['101', 'duplicate', 'repeated_punch', 'created'],
+        ['100', 'duplicate', 'repeated_punch', null],
+        ['101', 'created', null, null],
+      ]);
     });
 
     it('rejects entries of unknown employees and applies the others', async () => {
@@ -440,6 +448,10 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
         code: null,
         message: null,
         received_at: '2026-11-20T20:00:00.000Z',
+        first_result: 'created',
+        first_action: 'closed',
+        first_code: null,
+        changed_at: null,
       });
       const page2 = await asDevice(mine.token).get(`/attendance/punch-logs?limit=2&before=${page1.body.nextBefore}`);
       expect(page2.body.data.map((entry: { log_id: string }) => entry.log_id)).toEqual(['g1']);
