@@ -149,7 +149,7 @@ async function main(): Promise<void> {
       }
     }
   } catch (error) {
-    if (error instanceof DatabaseUnreachableError) throw new Error(`${error.message}. Set BENCH_MYSQL_URL.`);
+    if (error instanceof DatabaseUnreachableError) throw new Error(`${error.message}. Set BENCH_MYSQL_URL.`, { cause: error });
     throw error;
   } finally {
     await cleanUp();

@@ -97,7 +97,7 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
       await waitUntilSynced(spec, child);
     } catch (error) {
       const logs = specs.map((other) => `--- ${other.name}\n${tail(path.join(other.dir, 'error.log'))}`).join('\n');
-      throw new Error(`${spec.name} did not join: ${(error as Error).message}\n${logs}`);
+      throw new Error(`${spec.name} did not join: ${(error as Error).message}\n${logs}`, { cause: error });
     }
   };
 

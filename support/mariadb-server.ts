@@ -78,7 +78,7 @@ export async function startMariadbServer(): Promise<MariadbServer> {
       // no log yet
     }
     await stop();
-    throw new Error(`mariadbd did not start: ${(error as Error).message}\n${log}`);
+    throw new Error(`mariadbd did not start: ${(error as Error).message}\n${log}`, { cause: error });
   }
   return { port, url: `mysql://root@127.0.0.1:${port}`, pid: child.pid, stop };
 }

@@ -62,7 +62,7 @@ export async function startWebServer(kind: WebServerKind, options: WebServerOpti
     await waitForPort(port, child);
   } catch (error) {
     await stopChild(child);
-    throw new Error(`${BINARIES[kind]} did not start: ${(error as Error).message}\n${output}\n${errorLog()}`);
+    throw new Error(`${BINARIES[kind]} did not start: ${(error as Error).message}\n${output}\n${errorLog()}`, { cause: error });
   }
   return {
     kind,
@@ -151,7 +151,7 @@ function writeNginxConfig(dir: string, port: number, { config, prefix, upstreamP
 function writeApacheConfig(dir: string, port: number, { config, prefix, upstreamPort }: WebServerOptions): string[] {
   const docroot = path.join(dir, 'htdocs');
   fs.mkdirSync(docroot);
-  let site = '';
+  let site: string;
   if (config === 'vhost') {
     site = renderShipped('apache/hrm-api.conf', [
       ['<VirtualHost *:80>', `<VirtualHost 127.0.0.1:${port}>`, 1],

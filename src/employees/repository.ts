@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
 import { EMPLOYEE_REFERENCE_FIELDS, type EmployeeColumns, type EmployeeRecord, selectEmployees, storedIdList, toEmployeeRecord } from '../employee-records/record';
-import { columnOf, type EmployeeField, REFERENCE_FIELDS } from '../employee-records/fields';
+import { columnOf, type EmployeeField } from '../employee-records/fields';
 
 // Reads by id outside a transaction (GET /employees/{id}, access checks) are prepared and batched.
 const lookUpEmployee = batchedLookup(

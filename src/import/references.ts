@@ -25,7 +25,7 @@ function fitted(value: unknown, max: number, what: string, notes: string[]): str
   return text.slice(0, max).trim();
 }
 
-function named(row: SourceRow, column: string, notes: string[]): string | { reject: string } {
+function named(row: SourceRow, column: string): string | { reject: string } {
   const name = textOrNull(row[column])?.trim();
   if (!name) return { reject: 'has no name' };
   if (name.length > 100) return { reject: `name ${quoted(name)} is longer than 100 characters` };
@@ -40,7 +40,7 @@ export const EMPLOYMENT_STATUSES: ReferenceSpec = {
   noun: 'employment status',
   duplicateNames: 'reject',
   columns: (row, notes) => {
-    const name = named(row, 'name', notes);
+    const name = named(row, 'name');
     return typeof name === 'string' ? { name, description: fitted(row.description, 500, 'description', notes) } : name;
   },
 };
@@ -51,7 +51,7 @@ export const JOB_TITLES: ReferenceSpec = {
   noun: 'job title',
   duplicateNames: 'reject',
   columns: (row, notes) => {
-    const name = named(row, 'name', notes);
+    const name = named(row, 'name');
     if (typeof name !== 'string') return name;
     return { code: fitted(row.code, 50, 'code', notes), name, description: fitted(row.description, 500, 'description', notes) };
   },
@@ -62,8 +62,8 @@ export const PAY_GRADES: ReferenceSpec = {
   table: 'pay_grades',
   noun: 'pay grade',
   duplicateNames: 'reject',
-  columns: (row, notes) => {
-    const name = named(row, 'name', notes);
+  columns: (row) => {
+    const name = named(row, 'name');
     if (typeof name !== 'string') return name;
     const currency = textOrNull(row.currency)?.trim().toUpperCase() ?? null;
     if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return { reject: `currency ${quoted(currency)} is not a 3-letter code` };

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { RequestHandler } from 'express';
-import { type AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { type AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Db } from '../db/connect';
 import type { WebhookMetrics } from '../webhooks/worker';
 

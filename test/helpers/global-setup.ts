@@ -22,7 +22,7 @@ export default async function globalSetup(): Promise<void> {
     process.env.HRM_TEST_MYSQL_VERSION = String((rows as Array<{ version: string }>)[0]?.version);
   } catch (error) {
     const reason = `MySQL/MariaDB at ${url.replace(/\/\/[^@]*@/, '//')} is unreachable (${(error as Error).message})`;
-    if (required) throw new Error(`${reason}; CI=true requires the MySQL integration tests, so the run fails`);
+    if (required) throw new Error(`${reason}; CI=true requires the MySQL integration tests, so the run fails`, { cause: error });
     process.env.HRM_TEST_MYSQL_SKIPPED = reason;
   }
 }

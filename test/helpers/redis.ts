@@ -15,7 +15,7 @@ export async function connectTestRedis(): Promise<Redis | undefined> {
   } catch (error) {
     client.disconnect();
     const reason = `Redis at ${url} is unreachable (${(error as Error).message})`;
-    if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires the Redis rate-limit tests`);
+    if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires the Redis rate-limit tests`, { cause: error });
     process.stderr.write(`\n*** SKIPPED the Redis rate-limit tests: ${reason} ***\n`);
     return undefined;
   }

@@ -212,7 +212,7 @@ describe('a Galera node killed under load', () => {
       // Server 1 moved back to node 1 once it was synced again.
       let backOn: string | undefined;
       for (let waited = 0; waited < 50 && backOn !== 'node1'; waited++) {
-        backOn = (await apps[0]?.db.raw('SELECT @@wsrep_node_name AS node'))[0][0].node;
+        backOn = (await apps[0]!.db.raw('SELECT @@wsrep_node_name AS node'))[0][0].node;
         if (backOn !== 'node1') await sleep(200);
       }
       expect(backOn).toBe('node1');

@@ -1,4 +1,4 @@
-import request from 'supertest';
+import type request from 'supertest';
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createUser, unique } from '../helpers/factories';

@@ -356,8 +356,10 @@ describeWithMysql('hrm import icehrm', () => {
       await other.close();
 
       expect(onTerminal.code).toBe(0);
+      // eslint-disable-next-line no-control-regex -- the terminal's erase-line sequence
       expect(onTerminal.stdout).toMatch(/\r\x1b\[K {2}employees: \d+ of \d+/);
       expect(onTerminal.stdout).toMatch(new RegExp(`\\r\\x1b\\[K {2}attendance: \\d+ of ${6 + BULK_ATTENDANCE + 7}`));
+      // eslint-disable-next-line no-control-regex -- the terminal's erase-line sequence
       expect(onTerminal.stdout).toMatch(/\r\x1b\[K {2}attendance {11}/);
       expect(inFile.stdout).not.toContain('\r');
       expect(inFile.stdout).not.toContain('\x1b');

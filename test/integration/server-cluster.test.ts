@@ -62,6 +62,7 @@ describe.each(testDialects())('the server with WORKERS=2 on %s', (dialect) => {
   it('prepares once, serves from two worker processes on one port, and stops them all on SIGTERM', async () => {
     const server = await startServerProcess({ DATABASE_URL: database.url, WORKERS: '2', LOG_LEVEL: 'info' });
     const primary = server.child.pid as number;
+    // eslint-disable-next-line no-useless-assignment -- the finally block reads it when the start fails
     let workers: number[] = [];
     try {
       const output = server.output();

@@ -1,3 +1,4 @@
+import type pino from 'pino';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,7 @@ describe('the log output', () => {
   });
 
   it('is JSON lines when standard output is not a terminal', () => {
-    const destination = standardOutput(false, fd) as ReturnType<typeof import('pino').destination>;
+    const destination = standardOutput(false, fd) as ReturnType<typeof pino.destination>;
     const logger = createLogger({ logLevel: 'info' }, destination);
 
     logger.info({ url: 'http://127.0.0.1:8080/app/api' }, 'server listening');
