@@ -28,7 +28,7 @@ import { requireApiEnabled } from './http/settings-gate';
 import { terminalRoutes } from './terminals/routes';
 import { webhookRoutes } from './webhooks/routes';
 
-export interface AppDependencies {
+interface AppDependencies {
   config: Config;
   logger: Logger;
   clock: Clock;

@@ -63,8 +63,8 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
-export const DEFAULT_SQLITE_FILE = path.join('data', 'hrm.sqlite');
-export const FIRST_ADMIN_TOKEN_FILE_NAME = 'first-admin-token';
+const DEFAULT_SQLITE_FILE = path.join('data', 'hrm.sqlite');
+const FIRST_ADMIN_TOKEN_FILE_NAME = 'first-admin-token';
 
 const urlPath = z
   .string()

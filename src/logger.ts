@@ -26,7 +26,7 @@ const QUOTED_VALUE = /(?<!\b(?:key|column|table|constraint|database) )'(?:[^'\\\
  * a private e-mail): the query's SQL and values, and quoted values in the messages. Knex's own
  * message holds the SQL with placeholders only (compileSqlOnError: false in db/connect.ts).
  */
-export function logSafeError(error: unknown): unknown {
+function logSafeError(error: unknown): unknown {
   // Anything with a message, as pino's own serializer decides: an error class of another realm
   // (better-sqlite3 hands every test file of a jest worker the SqliteError of the first) is no
   // instance of this realm's Error, and its query text must go all the same.
@@ -56,7 +56,7 @@ export function standardOutput(terminal: boolean, fd = 1): pino.DestinationStrea
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** The caller's X-Request-Id when it is sane (so ids match across proxies), else a new one. */
-export function requestIdFor(req: IncomingMessage): string {
+function requestIdFor(req: IncomingMessage): string {
   const sent = req.headers['x-request-id'];
   return typeof sent === 'string' && SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
 }

@@ -6,9 +6,9 @@ import { ForbiddenError, NotFoundError } from '../errors';
 // employee; corrections are for admins and for a manager on a direct report's records, never on
 // their own (docs/decisions.md); deleting is for admins.
 
-export type AttendanceAction = 'read' | 'punch' | 'correct' | 'delete';
+type AttendanceAction = 'read' | 'punch' | 'correct' | 'delete';
 
-export function mayOnAttendance(caller: Caller, employee: EmployeeRelation, action: AttendanceAction): boolean {
+function mayOnAttendance(caller: Caller, employee: EmployeeRelation, action: AttendanceAction): boolean {
   if (caller.role === 'admin') return true;
   switch (action) {
     case 'read':

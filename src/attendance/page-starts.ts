@@ -9,7 +9,7 @@ import type { AttendancePageStart } from './repository';
  * when it is known; shallower ones skip their few rows with OFFSET, which is cheap and always
  * exact, even right after another process's write.
  */
-export const KEYSET_FROM_OFFSET = 1000;
+const KEYSET_FROM_OFFSET = 1000;
 
 /**
  * Per instance: where recent pages of attendance lists start, kept for 2 seconds and forgotten at
@@ -18,7 +18,7 @@ export const KEYSET_FROM_OFFSET = 1000;
  * first record onward instead of skipping every record before it. A deep page nobody asked the
  * page before of is read with a deferred join (the skipped rows' ids only).
  */
-export class AttendancePageStarts {
+class AttendancePageStarts {
   private readonly starts: TtlCache<string, AttendancePageStart>;
 
   constructor(clock: Clock, ttlMs = 2000) {

@@ -181,7 +181,7 @@ const lockEmployeeAndSelectOpenRecord = preparedQuery((db) =>
 );
 
 /** MySQL answers DECIMAL columns as strings; ids may come back as strings too. */
-export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
+function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
   const decimal = (value: unknown) => (value == null ? null : Number(value));
   return {
     id: Number(row.id),

@@ -69,7 +69,7 @@ export function checkCoordinatePair(
   return [{ field: missing, message: `is required with ${other}` }];
 }
 
-export function alreadyPunchedIn(): ConflictError {
+function alreadyPunchedIn(): ConflictError {
   return new ConflictError({
     code: 'already_punched_in',
     detail: 'The employee is already punched in: punch out first (or correct the open record)',

@@ -89,7 +89,7 @@ export interface PunchValues {
   positionFields: { latitude: string; longitude: string };
 }
 
-export interface RecordValues {
+interface RecordValues {
   employee?: number;
   in_time?: TimeInput;
   out_time?: TimeInput | null;

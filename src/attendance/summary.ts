@@ -7,7 +7,7 @@ import { type AttendanceEmployee, countAttendance } from './repository';
  * IceHrm's summary (docs/api.md, "IceHrm compatibility"): its four members count and sum as IceHrm does, and two more
  * say what IceHrm's leave open (how many records are closed, and this month's hours).
  */
-export interface AttendanceSummary {
+interface AttendanceSummary {
   /** Records whose in_time falls in the range (all of them without a range), open ones included. */
   total: number;
   /** Hours of the closed ones among them, summed from whole seconds and rounded once to 2 decimals. */

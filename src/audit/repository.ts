@@ -17,7 +17,7 @@ export interface AuditEntry {
   changes?: Record<string, { from: unknown; to: unknown }>;
 }
 
-export interface AuditContext {
+interface AuditContext {
   caller: Caller | undefined;
   requestId: string | undefined;
   now: Date;
@@ -72,7 +72,7 @@ function auditRow(entry: AuditEntry, context: AuditContext): Record<(typeof AUDI
   };
 }
 
-export interface AuditRow {
+interface AuditRow {
   id: number;
   occurred_at: string;
   actor: string | null;

@@ -5,7 +5,7 @@ import { type AccessTokenClaims, TokenRejectedError, verifyAccessToken } from '.
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 
 /** What the request's Authorization header holds, judged by signature and expiry alone. */
-export type BearerToken =
+type BearerToken =
   | { kind: 'missing'; inQueryString: boolean }
   | { kind: 'malformed' }
   | { kind: 'rejected'; reason: string }

@@ -6,7 +6,7 @@ import { signAccessToken } from '../tokens/tokens';
 /** IceHrm's token lifetime, and ours unless a shorter or longer one is asked for. */
 export const DEFAULT_TOKEN_LIFETIME_SECONDS = 180 * 24 * 3600;
 
-export interface IssuedToken {
+interface IssuedToken {
   id: string;
   token: string;
   expiresAt: Date;

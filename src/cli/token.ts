@@ -10,7 +10,7 @@ const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86400 };
 const MAX_LIFETIME_SECONDS = 10 * 365 * 86400;
 
 /** "30d", "12h", "90m" or "3600s" in seconds. */
-export function parseDuration(value: string): number {
+function parseDuration(value: string): number {
   const match = DURATION.exec(value);
   const seconds = match ? Number(match[1]) * (UNIT_SECONDS[match[2] ?? 's'] ?? 1) : 0;
   if (seconds < 1 || seconds > MAX_LIFETIME_SECONDS) {

@@ -34,7 +34,7 @@ const ACQUIRE_TIMEOUT_MS = 10_000;
  */
 export const QUERY_TIMEOUT_MS = 10_000;
 
-export interface OpenDatabaseOptions {
+interface OpenDatabaseOptions {
   /** Most connections this process keeps to a MySQL server (default 10). */
   poolMax?: number;
   /**
@@ -85,7 +85,7 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
 }
 
 /** How long a SQLite statement waits for another connection's write lock before failing (503). */
-export const SQLITE_BUSY_WAIT_MS = 5000;
+const SQLITE_BUSY_WAIT_MS = 5000;
 
 /**
  * Retries a SQLite statement that found the database locked (SQLITE_BUSY) after a short timer,

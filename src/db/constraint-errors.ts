@@ -8,7 +8,7 @@ interface DriverError {
   sqlMessage?: unknown;
 }
 
-export interface UniqueViolation {
+interface UniqueViolation {
   /**
    * What the driver names: the index (MySQL, e.g. "employees_employee_id_unique") or the
    * columns (SQLite, e.g. "employees.employee_id" or "provinces.country_code, provinces.name").

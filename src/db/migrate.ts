@@ -4,7 +4,7 @@ import { CONTROL_MIGRATIONS } from '../../migrations/control';
 import type { Db } from './connect';
 
 /** A list of migrations and the table that records which of them a database has. */
-export interface MigrationSet {
+interface MigrationSet {
   migrations: readonly Migration[];
   tableName: string;
 }
@@ -39,7 +39,7 @@ export async function migrateToLatest(db: Db, set: MigrationSet = INSTANCE_MIGRA
  * Refuses a database migrated by a newer release (docs/deployment.md): serving it could write rows the
  * newer schema does not expect.
  */
-export async function assertSchemaKnown(db: Db, set: MigrationSet = INSTANCE_MIGRATIONS): Promise<void> {
+async function assertSchemaKnown(db: Db, set: MigrationSet = INSTANCE_MIGRATIONS): Promise<void> {
   if (!(await db.schema.hasTable(set.tableName))) return;
   const rows: Array<{ name: string }> = await db(set.tableName).select('name');
   const known = new Set(set.migrations.map((migration) => migration.name));

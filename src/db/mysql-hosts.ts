@@ -11,7 +11,7 @@ export interface MysqlHost {
   port: number;
 }
 
-export interface MysqlUrl {
+interface MysqlUrl {
   hosts: MysqlHost[];
   user: string;
   password: string;

@@ -5,7 +5,7 @@ import { isConflictAbort, isNodeNotReady } from './constraint-errors';
  * nodes within milliseconds of each other; 30 simultaneous updates of one employee spread over
  * three nodes (test/integration/galera-cluster.test.ts) lost more than 5 runs in a row.
  */
-export const MAX_WRITE_ATTEMPTS = 10;
+const MAX_WRITE_ATTEMPTS = 10;
 /** The longest pause between two runs; pauses double from 4 ms, each a random part of it. */
 const MAX_PAUSE_MS = 200;
 

@@ -46,7 +46,7 @@ export const EMPLOYEE_FIELDS = [
 
 export type EmployeeField = (typeof EMPLOYEE_FIELDS)[number];
 
-export interface ReferenceField {
+interface ReferenceField {
   /** Column in `employees`. */
   column: string;
   /** Table the id points into. */
@@ -97,7 +97,6 @@ export const PERSONAL_FIELDS = [
 
 export const MARITAL_STATUSES = ['Married', 'Single', 'Divorced', 'Widowed', 'Other'] as const;
 export const EMPLOYEE_STATUSES = ['Active', 'Terminated'] as const;
-export type EmployeeStatus = (typeof EMPLOYEE_STATUSES)[number];
 
 /** The `employees` column that stores a field. */
 export function columnOf(field: EmployeeField): string {

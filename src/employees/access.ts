@@ -9,7 +9,7 @@ import { findEmployeeById } from './repository';
 // Who sees and changes which employee (docs/decisions.md, "Employees and roles").
 
 /** Fields a manager may change on their direct reports' records, and on their own but for the reporting line. */
-export const MANAGER_WRITABLE_FIELDS: readonly EmployeeField[] = [
+const MANAGER_WRITABLE_FIELDS: readonly EmployeeField[] = [
   'work_station_id',
   'work_phone',
   'work_email',
@@ -24,7 +24,7 @@ export const MANAGER_WRITABLE_FIELDS: readonly EmployeeField[] = [
 ];
 
 /** Contact fields every user may change on their own record. */
-export const SELF_WRITABLE_FIELDS: readonly EmployeeField[] = [
+const SELF_WRITABLE_FIELDS: readonly EmployeeField[] = [
   'address1',
   'address2',
   'city',
@@ -40,7 +40,7 @@ export const SELF_WRITABLE_FIELDS: readonly EmployeeField[] = [
  * Who a manager answers to. They set it for their reports, never for themselves: a manager who
  * made a report their own supervisor, or cleared it, would leave their supervisor's oversight.
  */
-export const REPORTING_LINE_FIELDS: readonly EmployeeField[] = ['supervisor', 'approver1', 'approver2', 'approver3', 'indirect_supervisors'];
+const REPORTING_LINE_FIELDS: readonly EmployeeField[] = ['supervisor', 'approver1', 'approver2', 'approver3', 'indirect_supervisors'];
 
 const ALL_FIELDS = new Set<EmployeeField>(EMPLOYEE_FIELDS);
 const MANAGER_ON_SELF = new Set<EmployeeField>(
@@ -81,7 +81,7 @@ export function whereVisible(query: Knex.QueryBuilder, caller: Caller, alias = '
 }
 
 /** The fields the caller may change on a visible employee. */
-export function writableFields(caller: Caller, employee: EmployeeRelation): ReadonlySet<EmployeeField> {
+function writableFields(caller: Caller, employee: EmployeeRelation): ReadonlySet<EmployeeField> {
   if (caller.role === 'admin') return ALL_FIELDS;
   if (caller.role === 'manager') {
     if (isSelf(caller, employee)) return MANAGER_ON_SELF;

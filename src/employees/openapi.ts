@@ -84,7 +84,7 @@ export const employeeSchema = z
   .meta({ id: 'Employee', description: 'An employee as read' });
 
 /** GET /employees/me: the read shape and the caller's account, as IceHrm's /me answers it (docs/api.md, "IceHrm compatibility"). */
-export const meSchema = employeeSchema
+const meSchema = employeeSchema
   .extend({
     user_name: z.string().max(100).meta({ description: "The caller's username", example: 'admin' }),
     user_email: text(254).meta({ description: "The employee's work e-mail (users here have no e-mail of their own)" }),

@@ -36,7 +36,7 @@ export async function deleteEmployeeRow(db: Db, id: number): Promise<void> {
 }
 
 /** An employee whose references to a deleted employee were cleared: which fields, and their values. */
-export interface DetachedEmployee {
+interface DetachedEmployee {
   id: number;
   fields: EmployeeField[];
   before: Partial<EmployeeColumns>;

@@ -6,14 +6,14 @@ import { isCalendarDate } from '../time';
 // What a rule accepts before it converts is more than zod-to-openapi can see through a
 // preprocess step: `x-accepts` names the shape src/http/openapi.ts documents it with instead.
 
-export const MAX_ID = 4294967295;
+const MAX_ID = 4294967295;
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export const blankToNull = (value: unknown) => (value === '' ? null : value);
 
-export const text = (max: number) =>
+const text = (max: number) =>
   z.string({ error: 'must be a string' }).max(max, { error: `must be at most ${max} characters` });
 
 export const optionalText = (max: number) => z.preprocess(blankToNull, text(max).nullable());

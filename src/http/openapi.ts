@@ -1,4 +1,4 @@
-import type { OpenAPIRegistry, OpenApiGeneratorV31, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { OpenApiGeneratorV31, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 
 /** The OpenAPI 3.1 document the server serves (built by src/openapi.ts). */
@@ -8,7 +8,7 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 // reference objects, the standard error answers. Response schemas are strict objects, so a field
 // the server answers but the document does not describe fails the response checks of the tests.
 
-export const problemSchema = z
+const problemSchema = z
   .strictObject({
     type: z.string().max(200).meta({ example: 'urn:hrm:problem:validation_failed' }),
     title: z.string().max(200),
@@ -124,8 +124,6 @@ export const idempotencyKeyHeader = z.object({
     .meta({ description: 'Retrying with the same key and body returns the first answer and writes nothing again' }),
 });
 
-export type Describe = (registry: OpenAPIRegistry) => void;
-export type Path = RouteConfig;
 
 /**
  * The response headers cross-cutting middleware sends (request id, rate limits, the error
@@ -133,7 +131,7 @@ export type Path = RouteConfig;
  */
 type HeaderName = 'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
 
-export const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
+const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
   'X-Request-Id': {
     description: "The request's id: the caller's X-Request-Id when it is sane, else a new UUID; the problem body's request_id",
     schema: { type: 'string', maxLength: 128, pattern: '^[A-Za-z0-9._:-]{1,128}$' },

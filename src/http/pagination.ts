@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export interface Page<T> {
+interface Page<T> {
   data: T[];
   total: number;
   /** page + 1 while more rows exist, null on the last page (IceHrm: always page + 1). */

@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors';
 
-export type Handler = (req: Request, res: Response) => Promise<void> | void;
+type Handler = (req: Request, res: Response) => Promise<void> | void;
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
@@ -10,7 +10,7 @@ const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
  * What a route asks of the middleware in front of it: said once, on its route() call; app.ts
  * derives what each middleware needs from the served routes. Only for paths without parameters.
  */
-export interface RouteNeeds {
+interface RouteNeeds {
   /**
    * Authentication loads the caller's own employee record with the token, in the same query
    * (req.callerEmployee): one database round trip for GET /employees/me.

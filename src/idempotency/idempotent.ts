@@ -29,7 +29,7 @@ export interface WriteResult {
 }
 
 /** A write's answer as it goes out: its body as JSON text, and whether it is a replay. */
-export interface WriteAnswer {
+interface WriteAnswer {
   status: number;
   headers: Record<string, string>;
   json: string;
@@ -37,7 +37,7 @@ export interface WriteAnswer {
 }
 
 /** Who asks, with which key (the Idempotency-Key header, if sent), and what for (requestHashOf). */
-export interface WriteRequest {
+interface WriteRequest {
   userId: number;
   key: string | undefined;
   requestHash: string;

@@ -8,7 +8,7 @@ export interface StoredResponse {
   body: string;
 }
 
-export interface IdempotencyRecord {
+interface IdempotencyRecord {
   id: number;
   requestHash: string;
   /** withheld: completed, but the answer held a secret and was not stored. */

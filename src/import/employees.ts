@@ -13,7 +13,7 @@ import type { SourceRow } from './icehrm-source';
 const insertEmployees = rowInserter('employees', ['id', ...EMPLOYEE_FIELDS.map(columnOf), 'created_at', 'updated_at']);
 
 /** Ids of the reference rows employees may point at, after the reference tables were imported. */
-export interface UsableReferences {
+interface UsableReferences {
   nationalities: Set<number>;
   /** Province id → its country. */
   provinces: Map<number, string>;

@@ -9,7 +9,7 @@ import { DEPARTMENTS, EMPLOYMENT_STATUSES, importReferenceTable, JOB_TITLES, PAY
 import { type ImportContext, type ImportProgress, ImportReport } from './report';
 import { importUsers } from './users';
 
-export interface ImportOptions {
+interface ImportOptions {
   dryRun: boolean;
   merge: boolean;
   /** Only attendance that begins on or after this day (YYYY-MM-DD, IceHrm's wall clock). */

@@ -43,10 +43,6 @@ type SourceTable = keyof typeof READ_COLUMNS;
 
 export type SourceRow = Record<string, unknown>;
 
-export interface IcehrmEmployeeRow extends SourceRow {
-  id: number;
-}
-
 export interface IcehrmAttendanceRow {
   id: number;
   employee: number;

@@ -38,12 +38,6 @@ export async function readLedgerGroups(db: Db, kind: LedgerKind, first: number, 
   return toEntries(rows);
 }
 
-/** How many rows of a kind the import wrote here. */
-export async function countLedger(db: Db, kind: LedgerKind): Promise<number> {
-  const row = (await db('import_ledger').where({ kind }).count({ n: '*' }).first()) as { n: number | string } | undefined;
-  return Number(row?.n ?? 0);
-}
-
 const insertLedgerRows = rowInserter('import_ledger', ['kind', 'source_id', 'target_id', 'group_id', 'fingerprint', 'imported_at'], {
   key: ['kind', 'source_id'],
   update: ['target_id', 'group_id', 'fingerprint', 'imported_at'],

@@ -18,7 +18,7 @@ const MAX_MISSES = 10_000;
 export const REGISTRY_CHECK_MS = 1000;
 
 /** Connections one open MySQL instance may use: a request and an overlapping one. */
-export const MYSQL_CONNECTIONS_PER_INSTANCE = 2;
+const MYSQL_CONNECTIONS_PER_INSTANCE = 2;
 
 export interface InstanceDirectoryOptions {
   /** The control database (the registry), already migrated. */

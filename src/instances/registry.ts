@@ -6,7 +6,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { parseMysqlUrl, withDatabase } from '../db/mysql-hosts';
 
 /** The instance name (docs/deployment.md, "Cloud mode"): the name in /api/<instance>/..., in `hrm --instance` and in the realm. */
-export const INSTANCE_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
+const INSTANCE_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 const MYSQL_IDENTIFIER_MAX = 64;
 

@@ -14,7 +14,7 @@ export interface NameLookup {
 type Names = Map<NamedTable, Map<string, string>>;
 
 /** How long names are trusted before a request triggers a re-read in the background. */
-export const REFERENCE_NAMES_TTL_MS = 2000;
+const REFERENCE_NAMES_TTL_MS = 2000;
 
 /**
  * The names of the reference tables, held in memory so that reading an employee needs no join
@@ -22,7 +22,7 @@ export const REFERENCE_NAMES_TTL_MS = 2000;
  * within about two seconds. A row this process has not seen yet (just created elsewhere) makes it
  * re-read at once rather than answer a null display.
  */
-export class ReferenceNames {
+class ReferenceNames {
   private names: Names | undefined;
   private readAt = 0;
   private reading: Promise<Names> | undefined;

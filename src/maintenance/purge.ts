@@ -23,7 +23,7 @@ const BATCH_SIZE = 500;
 /** A run deletes at most this many batches per table; the next run goes on. */
 const MAX_BATCHES = 200;
 
-export interface PurgeCounts {
+interface PurgeCounts {
   tokens: number;
   idempotencyKeys: number;
   rateLimits: number;

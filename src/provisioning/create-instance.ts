@@ -28,7 +28,7 @@ export interface CreatedInstance {
   admin: FirstAdmin;
 }
 
-export interface Placement {
+interface Placement {
   /** The server to create it on; by default the one holding the fewest instances. */
   server?: string;
   /** DATABASE_SERVERS (the control database's own server, `default`, is always there). */
@@ -69,7 +69,7 @@ export async function createInstance(
  * The server named, or the one holding the fewest instances (the first configured on a tie,
  * `default` first of all).
  */
-export async function chooseServer(
+async function chooseServer(
   control: Db,
   controlConfig: DatabaseConfig,
   configured: readonly DatabaseServer[],

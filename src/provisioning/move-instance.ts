@@ -18,7 +18,7 @@ import { openServer } from '../instances/servers';
 export class InstanceMoveError extends Error {}
 
 /** Rows per SELECT and per INSERT while copying a table. */
-export const MOVE_BATCH_ROWS = 1000;
+const MOVE_BATCH_ROWS = 1000;
 
 /**
  * How long the mover waits between marking the instance as moving and copying it: every server
@@ -27,7 +27,7 @@ export const MOVE_BATCH_ROWS = 1000;
  */
 export const MOVE_NOTICE_MS = 2 * REGISTRY_CHECK_MS + 500;
 
-export interface MovedInstance {
+interface MovedInstance {
   name: string;
   databaseName: string;
   from: string;
@@ -38,7 +38,7 @@ export interface MovedInstance {
   pausedMs: number;
 }
 
-export interface MoveOptions {
+interface MoveOptions {
   clock: Clock;
   noticeMs?: number;
   batchRows?: number;

@@ -34,7 +34,7 @@ export interface LoginAttempts {
   attempt(req: Request, account: string): Promise<{ succeeded(): Promise<void> }>;
 }
 
-export interface RateLimits {
+interface RateLimits {
   /** The middleware: after the settings gate, before authentication. */
   perRequest: RequestHandler;
   /**
@@ -45,7 +45,7 @@ export interface RateLimits {
   login: LoginAttempts;
 }
 
-export interface RateLimitOptions {
+interface RateLimitOptions {
   limits: Config['rateLimit'];
   store: RateLimitStore;
   logger: Logger;

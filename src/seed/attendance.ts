@@ -9,7 +9,7 @@ import { Random } from './random';
 const BATCH_SIZE = { sqlite: 500, mysql: 2000 };
 const NOTES = ['Client visit', 'Worked from home', 'Training', 'Covered the late shift', 'Doctor in the morning'];
 
-export interface AttendanceSeedResult {
+interface AttendanceSeedResult {
   /** Records added. */
   count: number;
 }

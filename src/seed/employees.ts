@@ -10,7 +10,7 @@ const BATCH_SIZE = 500;
 /** One employee in this many is a manager; everyone else reports to one of them. */
 const REPORTS_PER_MANAGER = 40;
 
-export interface SeedResult {
+interface SeedResult {
   count: number;
   firstId: number;
   lastId: number;

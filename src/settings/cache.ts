@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { readSettingValues, SETTING } from './repository';
 
-export interface Settings {
+interface Settings {
   restApiEnabled: boolean;
   defaultTimezone: string;
   maxShiftHours: number;

@@ -12,7 +12,7 @@ import type { Opened } from './open';
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
-export interface ServeOptions {
+interface ServeOptions {
   /** The single process answers METRICS_PORT itself; a cluster's primary answers for its workers. */
   servesMetrics: boolean;
   /** Runs once everything is stopped and closed. */

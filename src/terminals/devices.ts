@@ -10,9 +10,9 @@ import { isTimeZone } from '../time';
 // is not revoked (deleted), the device is active and the token has not expired.
 
 /** Devices upload for years without anyone at hand to renew a token: ten years, revocable at any time. */
-export const DEVICE_TOKEN_LIFETIME_MS = 10 * 365 * 24 * 3600 * 1000;
+const DEVICE_TOKEN_LIFETIME_MS = 10 * 365 * 24 * 3600 * 1000;
 
-export interface Device {
+interface Device {
   id: number;
   name: string;
   timezone: string;
@@ -34,7 +34,7 @@ export const createDeviceSchema = z.strictObject({
   active: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
-export type CreateDeviceInput = z.output<typeof createDeviceSchema>;
+type CreateDeviceInput = z.output<typeof createDeviceSchema>;
 
 /** A device as answered (never its token). */
 export function toDeviceResponse(device: Device): Record<string, unknown> {

@@ -46,7 +46,7 @@ export interface Uploader {
   caller: Caller | undefined;
 }
 
-export interface PunchLogContext {
+interface PunchLogContext {
   uploader: Uploader;
   now: Date;
   requestId: string;
@@ -55,7 +55,7 @@ export interface PunchLogContext {
 }
 
 /** One entry's answer, in the order sent. */
-export interface EntryAnswer {
+interface EntryAnswer {
   log_id: string;
   result: EntryResult;
   attendance?: string;
@@ -257,7 +257,7 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
  * Punches of one employee this close to another of theirs are the same punch seen twice (two
  * terminals at one door, a badge held to the reader twice): answered as duplicates.
  */
-export const REPEATED_PUNCH_SECONDS = 60;
+const REPEATED_PUNCH_SECONDS = 60;
 
 /** The entries of one employee, in time order, against their timeline (sorted by start). */
 function applyTimeline(

@@ -148,7 +148,7 @@ export async function updatePunchOutcome(
     });
 }
 
-export interface PunchLogCriteria {
+interface PunchLogCriteria {
   /** A device's id, or MANUAL_DEVICE_ID. */
   deviceId?: number;
   employeeId?: number;

@@ -10,7 +10,7 @@ export interface AccessTokenClaims {
   exp: number;
 }
 
-export type TokenRejection = 'expired' | 'invalid';
+type TokenRejection = 'expired' | 'invalid';
 
 export class TokenRejectedError extends Error {
   constructor(readonly reason: TokenRejection) {

@@ -6,7 +6,7 @@ import { type EmployeeRecord, addEmployeeNames, toEmployeeRecord } from '../empl
 import type { Role } from '../caller';
 
 /** A token row joined with what authentication needs to know about its user. */
-export interface TokenPrincipal {
+interface TokenPrincipal {
   tokenId: string;
   userId: number;
   username: string;

@@ -103,7 +103,7 @@ export interface UrlPolicy {
 export class RefusedUrlError extends Error {}
 
 /** A URL's host without the brackets of an IPv6 literal. */
-export function hostOf(url: URL): string {
+function hostOf(url: URL): string {
   return url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 }
 

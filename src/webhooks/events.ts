@@ -15,7 +15,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What a subscription lists: event types, or "*" alone for every one. */
 export const ALL_EVENTS = '*';
 
-export type ResourceKind = 'employee' | 'attendance';
+type ResourceKind = 'employee' | 'attendance';
 
 /** The kind of resource an event type is about. */
 export function resourceKindOf(type: EventType): ResourceKind {

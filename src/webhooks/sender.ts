@@ -7,7 +7,7 @@ import { checkUrlShape, RefusedUrlError, type Resolve, type ResolvedAddress, res
 const READ_LIMIT_BYTES = 1024;
 const EXCERPT_CHARS = 200;
 
-export interface Outgoing {
+interface Outgoing {
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -22,7 +22,7 @@ export interface SendResult {
   error: string | null;
 }
 
-export interface SendOptions {
+interface SendOptions {
   policy: UrlPolicy;
   resolve: Resolve;
   /** The whole attempt (resolving, connecting, sending, the answer) within this (WEBHOOK_TIMEOUT). */

@@ -8,7 +8,7 @@ import { type AttemptRow, type DeliveryRow, insertSubscription, type Subscriptio
 import { newSigningSecret } from './signing';
 
 /** How long the secret replaced by a rotation still signs (both are sent meanwhile). */
-export const PREVIOUS_SECRET_VALID_MS = 24 * 3600 * 1000;
+const PREVIOUS_SECRET_VALID_MS = 24 * 3600 * 1000;
 
 const EVENT_NAMES = [...EVENT_TYPES, ALL_EVENTS] as const;
 const eventsError = `must be a list of event types (${EVENT_TYPES.join(', ')}) or ["*"]`;
@@ -46,8 +46,8 @@ export const updateWebhookSchema = z.strictObject({
   include_personal: fields.include_personal.optional(),
 });
 
-export type CreateWebhookInput = z.output<typeof createWebhookSchema>;
-export type UpdateWebhookInput = z.output<typeof updateWebhookSchema>;
+type CreateWebhookInput = z.output<typeof createWebhookSchema>;
+type UpdateWebhookInput = z.output<typeof updateWebhookSchema>;
 
 /**
  * A receiver URL the policy allows (scheme, and every address its host resolves to), or 422

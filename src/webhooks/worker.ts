@@ -37,7 +37,7 @@ export interface WebhookMetrics {
   backlog(instance: string, pending: number, oldest: Date | undefined): void;
 }
 
-export interface DeliveryWorkerOptions {
+interface DeliveryWorkerOptions {
   instances: InstanceSource;
   /** The instances to deliver for: [undefined] self-hosted, the registered names in cloud mode. */
   instanceNames: () => Promise<Array<string | undefined>>;
@@ -72,7 +72,7 @@ export interface Concurrency {
  * per subscription as many as the 8 sockets per receiver of before, so that one receiver is not
  * sent a flood at once.
  */
-export const DEFAULT_CONCURRENCY: Concurrency = { total: 256, perInstance: 64, perSubscription: 8 };
+const DEFAULT_CONCURRENCY: Concurrency = { total: 256, perInstance: 64, perSubscription: 8 };
 
 const FIRST_RETRY_MS = 5_000;
 const LONGEST_RETRY_MS = 6 * 3600 * 1000;
@@ -84,7 +84,7 @@ const LEASE_MARGIN_MS = 10_000;
 const BACKLOG_EVERY_MS = 10_000;
 const PURGE_EVERY_MS = 3600 * 1000;
 /** Delivered and failed deliveries (and their events) are kept this long, for GET .../deliveries. */
-export const KEEP_DELIVERIES_MS = 30 * 24 * 3600 * 1000;
+const KEEP_DELIVERIES_MS = 30 * 24 * 3600 * 1000;
 
 /**
  * The wait before attempt `attempts + 1`: 5 s doubled per failed attempt, at most 6 h, with
