@@ -23,6 +23,7 @@ import { type Logger, requestLogging } from './logger';
 import { lookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
+import { limitCallerConcurrency } from './rate-limits/concurrency';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './settings/gate';
 import { PUNCH_LOG_BODIES, terminalRoutes } from './terminals/routes';
@@ -143,6 +144,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   ];
   const callerEmployeeAt = new Set(features.flatMap((feature) => feature.served.filter((route) => route.callerEmployee).map((route) => route.path)));
   api.use(requireBearer(clock, { callerEmployeeAt }));
+  // At most CALLER_CONCURRENCY lists of one caller at a time: one token cannot hold the database.
+  api.use(limitCallerConcurrency(config.callerConcurrency, features.flatMap((feature) => feature.served.filter((route) => route.heavy).map((route) => route.path))));
   // 8. One router per feature and prefix: a request meets only the routes under its own prefix.
   mount(...features);
   // 9. A path under the base that no route serves.

@@ -133,6 +133,7 @@ function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void = a
       clock: systemClock,
       maxConnections: config.cloudMaxConnections,
       idleTimeoutMs: config.cloudIdleTimeoutMs,
+      listStatementTimeoutMs: config.listQueryTimeoutMs,
     });
     const instances = recoveringSource(async () => {
       await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
@@ -151,7 +152,7 @@ function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void = a
       },
     };
   }
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, { listStatementTimeoutMs: config.listQueryTimeoutMs });
   const instances = recoveringSource(async () => {
     const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
     const firstAdmin = await createFirstAdmin(instance, systemClock.now());

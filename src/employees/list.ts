@@ -3,6 +3,7 @@ import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import { type Db, type Dialect, dialectOf } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
+import { asListRead } from '../db/statement-time';
 import { offsetOf } from '../http/pagination';
 import { TtlCache } from '../ttl-cache';
 import { whereVisible } from './access';
@@ -110,12 +111,15 @@ export async function listEmployees(
   // too sorts ids alone, then reads the page's rows: at 100k employees 50-79 ms against 680-876 ms
   // on SQLite, and 58-119 ms against 77-177 ms on MariaDB, for sorting the rows with their joins
   // (medians of 7 alternating runs, twice or three times, on a shared machine).
-  const rowsQuery =
+  // Both run under the list statement time limit (LIST_QUERY_TIMEOUT_MS): a sort or search that
+  // reads too much is stopped rather than holding a connection.
+  const rowsQuery = asListRead(
     offset === 0 && INDEXED_SORT_FIELDS.has(query.sortField)
       ? page(selectEmployees(db))
-      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order);
+      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order),
+  );
 
-  const count = async () => Number((await matching(db('employees as e')).count({ total: '*' }).first())?.total ?? 0);
+  const count = async () => Number((await asListRead(matching(db('employees as e')).count({ total: '*' })).first())?.total ?? 0);
   const [rows, total] = await Promise.all([rowsQuery, cache.total(question, count)]);
 
   if (KEYSET_SORT_FIELDS.has(query.sortField)) {

@@ -14,6 +14,12 @@ export interface RouteNeeds {
    * paths without parameters.
    */
   callerEmployee?: boolean;
+  /**
+   * Its GET reads a list whose cost grows with the instance's data (a sort without an index, a
+   * search, a count over every row): it counts against the caller's budget of concurrent heavy
+   * requests (CALLER_CONCURRENCY, src/rate-limits/concurrency.ts). Its other methods do not.
+   */
+  heavy?: boolean;
 }
 
 /** A path the API serves (a pattern under the base path, e.g. /employees/:id), its methods and needs. */

@@ -104,7 +104,7 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
       const data = rows.map(toPunchLogResponse);
       sendJson(res, { data, total, nextPage: more ? query.page + 1 : null, nextBefore: more ? (data.at(-1)?.id ?? null) : null });
     },
-  });
+  }, { heavy: true });
 
   return [devices, punchLogs];
 }
