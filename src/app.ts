@@ -23,6 +23,7 @@ import { type Logger, requestLogging } from './logger';
 import { lookupRoutes } from './lookups/routes';
 import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
+import { limitCallerConcurrency } from './rate-limits/concurrency';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './http/settings-gate';
 import { terminalRoutes } from './terminals/routes';
@@ -141,6 +142,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   // 7. Every other route needs a bearer token, and so does an unknown path: without a token
   // the API's routes cannot be probed.
   api.use(requireBearer(clock, { callerEmployeeAt: paths('callerEmployee'), devicePaths: paths('deviceToken') }));
+  // At most CALLER_CONCURRENCY lists of one caller at a time: one token cannot hold the database.
+  api.use(limitCallerConcurrency(config.callerConcurrency, [...routesNeeding(served, 'heavy').keys()]));
   // 8. One router per feature and prefix: a request meets only the routes under its own prefix.
   mount(features);
   // 9. A path under the base that no route serves.

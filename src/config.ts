@@ -45,6 +45,13 @@ export interface Config {
   metricsHost: string;
   /** A request not answered by then gets 503 (a hung database must not hang its clients). */
   requestTimeoutMs: number;
+  /**
+   * Per caller (user, terminal, or client address), the list requests served at once; more wait
+   * up to `waitMs`, then 429 too_many_concurrent_requests. Per process. `limit` 0: no budget.
+   */
+  callerConcurrency: { limit: number; waitMs: number };
+  /** MySQL/MariaDB: a list's query is stopped after this long (503 query_timeout); 0: never. */
+  listQueryTimeoutMs: number;
   /** Express's `trust proxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
   trustProxy: string[];
   /** Server processes sharing the port (node:cluster); 1 runs no cluster. */
@@ -119,6 +126,9 @@ const envSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   REQUEST_TIMEOUT: z.coerce.number().int().min(1).max(600).default(15),
+  CALLER_CONCURRENCY: z.coerce.number().int().min(0).max(1000).default(4),
+  CALLER_CONCURRENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  LIST_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   CLOUD_MAX_CONNECTIONS: z.coerce.number().int().min(2).max(10_000).default(40),
   CLOUD_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
@@ -168,6 +178,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPort: values.METRICS_PORT,
     metricsHost: values.METRICS_HOST,
     requestTimeoutMs: values.REQUEST_TIMEOUT * 1000,
+    callerConcurrency: { limit: values.CALLER_CONCURRENCY, waitMs: values.CALLER_CONCURRENCY_WAIT_MS },
+    listQueryTimeoutMs: values.LIST_QUERY_TIMEOUT_MS,
     workers: values.WORKERS,
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,

@@ -129,11 +129,11 @@ export class ServiceUnavailableError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(options: { retryAfterSeconds: number; detail: string }) {
+  constructor(options: { retryAfterSeconds: number; detail: string; code?: string }) {
     super(
       429,
       { code: 'rate_limited', title: 'Too many requests' },
-      { detail: options.detail, headers: { 'Retry-After': String(options.retryAfterSeconds) } },
+      { detail: options.detail, code: options.code, headers: { 'Retry-After': String(options.retryAfterSeconds) } },
     );
   }
 }

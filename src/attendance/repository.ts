@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Caller } from '../caller';
 import { certifiesWrites, type Db, dialectOf } from '../db/connect';
 import { batchedLookup, parameter, preparedQuery, preparedWrite } from '../db/prepared';
+import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
 import { addDays } from '../time';
@@ -405,7 +406,7 @@ export async function listAttendance(
         start?.inTimeUtc,
         start?.id,
       ])
-    : ((await pageQuery(db, criteria, page.limit, offset, start, bindValue)) as Array<Record<string, unknown>>);
+    : ((await asListRead(pageQuery(db, criteria, page.limit, offset, start, bindValue))) as Array<Record<string, unknown>>);
   const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
   const records = rows
     .slice(0, page.limit)
@@ -414,7 +415,7 @@ export async function listAttendance(
   // A page that is not empty and has no next one is the last: its rows tell the total without counting.
   if (rows.length > 0 && rows.length <= page.limit) return { ...found, total: offset + rows.length };
   if (rows.length === 0 && offset === 0) return { ...found, total: 0 };
-  const count = applyCriteria(db('attendance as a'), criteria);
+  const count = asListRead(applyCriteria(db('attendance as a'), criteria));
   if (criteria.visibleTo) count.join('employees as e', 'e.id', 'a.employee_id');
   const row = (await count.count({ total: '*' }).first()) as { total: number | string } | undefined;
   return { ...found, total: Number(row?.total ?? 0) };

@@ -100,7 +100,7 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
           return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
         }, forgetPages(req));
       },
-    })
+    }, { heavy: true })
     .route('/:id', {
       get: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');

@@ -3,6 +3,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { isNodeNotReady } from './constraint-errors';
 import { HostSelector, isUsableNode, type MysqlHost, NODE_STATUS_SQL, parseMysqlUrl } from './mysql-hosts';
+import { limitListReads } from './statement-time';
 
 export type DatabaseConfig =
   | { client: 'sqlite'; filename: string }
@@ -34,7 +35,7 @@ const ACQUIRE_TIMEOUT_MS = 10_000;
  */
 export const QUERY_TIMEOUT_MS = 10_000;
 
-interface OpenDatabaseOptions {
+export interface OpenDatabaseOptions {
   /** Most connections this process keeps to a MySQL server (default 10). */
   poolMax?: number;
   /**
@@ -42,12 +43,17 @@ interface OpenDatabaseOptions {
    * its one connection open, and MySQL connections close after Knex's default 30 s.
    */
   idleTimeoutMs?: number;
+  /**
+   * MySQL/MariaDB: the server stops a list read (asListRead) after this long, answered 503
+   * `query_timeout` (LIST_QUERY_TIMEOUT_MS); 0 or unset: no limit. SQLite cannot (statement-time.ts).
+   */
+  listStatementTimeoutMs?: number;
 }
 
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Db {
   return config.client === 'sqlite'
     ? openSqlite(config.filename, options.idleTimeoutMs)
-    : openMysql(config, options.poolMax ?? 10, options.idleTimeoutMs);
+    : openMysql(config, options.poolMax ?? 10, options.idleTimeoutMs, options.listStatementTimeoutMs ?? 0);
 }
 
 export function dialectOf(db: Db): Dialect {
@@ -154,7 +160,12 @@ function withImmediateTransactions(db: Db, busyWaitMs: number): void {
 
 type RawConnection = { query(sql: string, callback: (error: Error | null, rows?: unknown) => void): void; destroy(): void };
 
-function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, poolMax: number, idleTimeoutMs: number | undefined): Db {
+function openMysql(
+  config: Extract<DatabaseConfig, { client: 'mysql' }>,
+  poolMax: number,
+  idleTimeoutMs: number | undefined,
+  listStatementTimeoutMs: number,
+): Db {
   const url = parseMysqlUrl(config.url);
   const first = url.hosts[0] as MysqlHost;
   // Several hosts: the selector picks the node new connections go to (src/db/mysql-hosts.ts).
@@ -192,6 +203,8 @@ function openMysql(config: Extract<DatabaseConfig, { client: 'mysql' }>, poolMax
     },
   });
   withDefaultQueryTimeout(db, QUERY_TIMEOUT_MS);
+  // After the default timeout: a list read's own, longer one is set first.
+  if (listStatementTimeoutMs > 0) limitListReads(db, listStatementTimeoutMs, QUERY_TIMEOUT_MS);
   if (selector) withHostFailover(db, selector);
   return db;
 }

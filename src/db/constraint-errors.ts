@@ -38,6 +38,17 @@ export function isForeignKeyViolation(error: unknown): boolean {
   return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === 'ER_NO_REFERENCED_ROW_2' || code === 'ER_ROW_IS_REFERENCED_2';
 }
 
+/**
+ * A list query the server stopped at its statement time limit (src/db/statement-time.ts):
+ * MariaDB's max_statement_time (1969, which mysql2 has no name for) or MySQL's
+ * MAX_EXECUTION_TIME (3024, ER_QUERY_TIMEOUT).
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as DriverError;
+  return errno === 1969 || errno === 3024 || code === 'ER_QUERY_TIMEOUT' || code === 'ER_STATEMENT_TIMEOUT';
+}
+
 const CONNECTION_ERROR_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',

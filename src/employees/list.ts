@@ -3,6 +3,7 @@ import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import { type Db, type Dialect, dialectOf } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
+import { asListRead } from '../db/statement-time';
 import { offsetOf } from '../http/pagination';
 import { TtlCache } from '../ttl-cache';
 import { whereVisible } from './access';
@@ -123,13 +124,16 @@ export async function listEmployees(
   // deferred join: the page's ids come from the index alone, so skipped rows are never read
   // whole, then only the page's rows are. A sort without an index sorts every matching row; it
   // too sorts ids alone, then reads the page's rows, several times faster than sorting the rows
-  // with their joins (docs/performance.md, "Figures behind the code").
-  const rowsQuery =
+  // with their joins (docs/performance.md, "Figures behind the code"). Both run under the list
+  // statement time limit (LIST_QUERY_TIMEOUT_MS): a sort or search that reads too much is stopped
+  // rather than holding a connection.
+  const rowsQuery = asListRead(
     offset === 0 && INDEXED_SORT_FIELDS.has(query.sortField)
       ? page(selectEmployees(db))
-      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order);
+      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order),
+  );
 
-  const count = async () => Number((await matching(db('employees as e')).count({ total: '*' }).first())?.total ?? 0);
+  const count = async () => Number((await asListRead(matching(db('employees as e')).count({ total: '*' })).first())?.total ?? 0);
   const [rows, total] = await Promise.all([rowsQuery, cache.total(question, count)]);
 
   if (KEYSET_SORT_FIELDS.has(query.sortField)) {

@@ -77,7 +77,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             forgetLists(req),
           );
         },
-      })
+      }, { heavy: true })
       .route('/:id', {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');

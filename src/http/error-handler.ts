@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
-import { asUniqueViolation, isForeignKeyViolation, isUnavailableError } from '../db/constraint-errors';
+import { asUniqueViolation, isForeignKeyViolation, isStatementTimeout, isUnavailableError } from '../db/constraint-errors';
 import {
   AppError,
   BadRequestError,
@@ -69,6 +69,12 @@ export function toAppError(error: unknown, options: { bodyLimitBytes: number }):
   }
   if (isForeignKeyViolation(error)) {
     return new ConflictError({ detail: 'A referenced record was changed or removed meanwhile; reload and retry' });
+  }
+  if (isStatementTimeout(error)) {
+    return new ServiceUnavailableError({
+      code: 'query_timeout',
+      detail: 'The list took too long to read and was stopped; narrow it (filters, a sortField with an index) or try again shortly',
+    });
   }
   if (isUnavailableError(error)) return new ServiceUnavailableError();
   return undefined;

@@ -83,9 +83,9 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   413: 'The body is larger than BODY_LIMIT',
   415: 'A body that is not declared as application/json',
   422: 'Invalid body fields, every one listed in `errors`',
-  429: 'A rate limit (Retry-After, RateLimit-Policy, RateLimit)',
+  429: 'A rate limit (`rate_limited`: Retry-After, RateLimit-Policy, RateLimit), or more lists of one caller at once than CALLER_CONCURRENCY (`too_many_concurrent_requests`, Retry-After)',
   500: 'An unexpected error (no details: quote the request id)',
-  503: 'The database is unavailable or too slow, or (cloud mode) the instance is moving to another database server and refuses writes for a few seconds (Retry-After)',
+  503: 'The database is unavailable or too slow (`service_unavailable`), a list query ran past LIST_QUERY_TIMEOUT_MS (`query_timeout`), or (cloud mode) the instance is moving to another database server and refuses writes for a few seconds (Retry-After)',
 };
 
 /** The problem answers of an operation, by status. */

@@ -8,7 +8,8 @@ const METHODS: readonly Method[] = ['get', 'post', 'put', 'patch', 'delete'];
 
 /**
  * What a route asks of the middleware in front of it: said once, on its route() call; app.ts
- * derives what each middleware needs from the served routes. Only for paths without parameters.
+ * derives what each middleware needs from the served routes. Every need but `heavy` is matched
+ * by the exact path, so it is only for paths without parameters.
  */
 interface RouteNeeds {
   /**
@@ -22,6 +23,13 @@ interface RouteNeeds {
   formBody?: boolean;
   /** A device token may reach it; every other route refuses one. */
   deviceToken?: boolean;
+  /**
+   * Its GET reads a list whose cost grows with the instance's data (a sort without an index, a
+   * search, a count over every row): it counts against the caller's budget of concurrent heavy
+   * requests (CALLER_CONCURRENCY, src/rate-limits/concurrency.ts). Its other methods do not.
+   * Matched by pattern, so it may sit on a path with parameters.
+   */
+  heavy?: boolean;
 }
 
 /** A request's path under the base path without trailing slashes: what route needs are keyed by. */
@@ -67,7 +75,8 @@ export class Routes {
 
   route(path: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): this {
     const pattern = path === '/' ? this.prefix : `${this.prefix}${path}`;
-    if (Object.keys(needs).length > 0 && pattern.includes(':')) throw new Error(`Route needs are only for paths without parameters: ${pattern}`);
+    const exactNeeds = Object.keys(needs).filter((need) => need !== 'heavy');
+    if (exactNeeds.length > 0 && pattern.includes(':')) throw new Error(`${exactNeeds.join(', ')}: only for paths without parameters (${pattern})`);
     const given = METHODS.filter((method) => handlers[method]);
     const allowed = given.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
     this.served.push({ path: pattern, methods: allowed, ...needs });

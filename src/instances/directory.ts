@@ -35,6 +35,8 @@ export interface InstanceDirectoryOptions {
   maxKnown?: number;
   /** How long a request waits for a free connection slot before it answers 503. */
   slotTimeoutMs?: number;
+  /** MySQL: list reads on instance databases are stopped after this long (LIST_QUERY_TIMEOUT_MS). */
+  listStatementTimeoutMs?: number;
 }
 
 /** One instance database's pool and its claim on a slot. */
@@ -210,7 +212,11 @@ export class InstanceDirectory implements InstanceSource {
       name: registered.server,
       configured: this.options.servers ?? [],
     });
-    const db = openDatabase(config, { poolMax: this.perInstance, idleTimeoutMs: this.options.idleTimeoutMs });
+    const db = openDatabase(config, {
+      poolMax: this.perInstance,
+      idleTimeoutMs: this.options.idleTimeoutMs,
+      listStatementTimeoutMs: this.options.listStatementTimeoutMs,
+    });
     // Opening runs queries (migrations, the signing secret), so it needs a slot like a request.
     const slot: Slot = { db, connected: false, closing: undefined, poolDestroyed: false };
     let instance: Instance;

@@ -32,7 +32,7 @@ export function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => v
 
 /** Self-hosted: one database, one instance; its first start creates the admin. */
 function openSelfHosted(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void): Opened {
-  const db = openDatabase(config.database);
+  const db = openDatabase(config.database, { listStatementTimeoutMs: config.listQueryTimeoutMs });
   const instances = recoveringSource(async () => {
     const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
     const firstAdmin = await createFirstAdmin(instance, systemClock.now());
@@ -61,6 +61,7 @@ function openCloud(config: Config): Opened {
     clock: systemClock,
     maxConnections: config.cloudMaxConnections,
     idleTimeoutMs: config.cloudIdleTimeoutMs,
+    listStatementTimeoutMs: config.listQueryTimeoutMs,
   });
   const instances = recoveringSource(async () => {
     await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);

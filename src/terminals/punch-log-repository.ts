@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
+import { asListRead } from '../db/statement-time';
 import { utcIso } from '../attendance/output';
 
 // The raw punch log: every entry as received, with what became of it.
@@ -167,7 +168,7 @@ export async function listPunchLogs(
   page: { limit: number; offset: number },
 ): Promise<{ rows: Array<Record<string, unknown>>; total: number; more: boolean }> {
   const filtered = () => {
-    const query = db('attendance_punch_logs as p');
+    const query = asListRead(db('attendance_punch_logs as p'));
     if (criteria.deviceId !== undefined) query.where('p.device_id', criteria.deviceId);
     if (criteria.employeeId !== undefined) query.where('p.employee_id', criteria.employeeId);
     if (criteria.result !== undefined) query.where('p.result', criteria.result);

@@ -111,7 +111,7 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
     },
   },
     // Terminals upload with their device token; only this route accepts one.
-    { bodyLimitBytes: PUNCH_LOG_BODY_LIMIT_BYTES, deviceToken: true },
+    { bodyLimitBytes: PUNCH_LOG_BODY_LIMIT_BYTES, deviceToken: true, heavy: true },
   );
 
   return [devices, punchLogs];

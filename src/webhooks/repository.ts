@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { type Db, dialectOf } from '../db/connect';
 import { preparedQuery } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
+import { asListRead } from '../db/statement-time';
 
 /** A `webhooks` row, booleans and the event list mapped. */
 export interface Subscription {
@@ -142,7 +143,7 @@ export async function listDeliveries(
   criteria: { status?: DeliveryStatus; limit: number; offset: number },
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const where = (query: Knex.QueryBuilder) => {
-    query.where('d.webhook_id', webhookId);
+    asListRead(query).where('d.webhook_id', webhookId);
     if (criteria.status) query.where('d.status', criteria.status);
     return query;
   };

@@ -119,7 +119,7 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         const { rows, total } = await listDeliveries(db, subscription.id, { status: query.status, limit: query.limit, offset: offsetOf(query.page, query.limit) });
         sendJson(res, toPage(rows.map(toDeliveryResponse), total, query.page, query.limit));
       },
-    })
+    }, { heavy: true })
     .route('/:id/deliveries/:delivery', {
       get: async (req, res) => {
         requireAdmin(req);

@@ -127,6 +127,7 @@ export async function startCloudTestApp(
     clock,
     maxConnections: config.cloudMaxConnections,
     idleTimeoutMs: config.cloudIdleTimeoutMs,
+    listStatementTimeoutMs: config.listQueryTimeoutMs,
     ...options.directory,
   });
   const app = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: options.rateLimitsInControl ? { kind: 'database', db: control.db } : { kind: 'memory' } });

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { type Migration, MIGRATIONS } from '../../migrations';
-import { type Db, openDatabase, type DatabaseConfig } from '../../src/db/connect';
+import { type DatabaseConfig, type Db, openDatabase, type OpenDatabaseOptions } from '../../src/db/connect';
 
 export type TestDialect = 'sqlite' | 'mysql';
 
@@ -17,7 +17,7 @@ export interface TestDatabase {
   config: DatabaseConfig;
   /** DATABASE_URL of this database, for code that reads configuration (the CLI, a child server). */
   url: string;
-  open(): Db;
+  open(options?: OpenDatabaseOptions): Db;
   drop(): Promise<void>;
 }
 
@@ -29,7 +29,7 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
     return {
       config: { client: 'sqlite', filename },
       url: `sqlite:${filename}`,
-      open: () => openDatabase({ client: 'sqlite', filename }),
+      open: (options) => openDatabase({ client: 'sqlite', filename }, options),
       drop: async () => {
         for (const suffix of ['', '-wal', '-shm']) fs.rmSync(filename + suffix, { force: true });
       },
@@ -44,7 +44,7 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
   return {
     config,
     url: url.toString(),
-    open: () => openDatabase(config),
+    open: (options) => openDatabase(config, options),
     drop: () => onServer(serverUrl, `DROP DATABASE IF EXISTS \`${name}\``),
   };
 }

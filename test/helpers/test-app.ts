@@ -49,10 +49,11 @@ export interface TestAppOptions {
 /** The real app on a new database of the given dialect, migrated, with a silent logger. */
 export async function startTestApp(dialect: TestDialect, options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase(dialect));
-  const db = database.open();
   const clock = new TestClock();
   // Rate limits are off unless a test turns them on: most tests send many requests from one address.
   const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_IP: '0', ...options.env });
+  // As main.ts opens it.
+  const db = database.open({ listStatementTimeoutMs: config.listQueryTimeoutMs });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
   const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });

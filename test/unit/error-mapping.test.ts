@@ -65,6 +65,14 @@ describe('toAppError', () => {
   );
 
   it.each([
+    // MariaDB's max_statement_time (mysql2 has no name for 1969) and MySQL's MAX_EXECUTION_TIME.
+    { errno: 1969, sqlState: '70100', sqlMessage: 'Query execution was interrupted (max_statement_time exceeded)' },
+    { code: 'ER_QUERY_TIMEOUT', errno: 3024, sqlMessage: 'Query execution was interrupted, maximum statement execution time exceeded' },
+  ])('maps a list query stopped at its time limit (%j) to 503 query_timeout with Retry-After', (error) => {
+    expect(toAppError(error)).toMatchObject({ status: 503, code: 'query_timeout', headers: { 'Retry-After': '5' } });
+  });
+
+  it.each([
     [{ type: 'entity.parse.failed', status: 400 }, 400, 'malformed_json'],
     [{ type: 'entity.too.large', status: 413 }, 413, 'payload_too_large'],
     [{ type: 'charset.unsupported', status: 415 }, 415, 'unsupported_media_type'],
