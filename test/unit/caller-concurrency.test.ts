@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import request from 'supertest';
-import type { Instance } from '../../src/instance';
+import type { Instance } from '../../src/instances/instance';
 import { toAppError } from '../../src/http/error-handler';
 import { limitCallerConcurrency } from '../../src/rate-limits/concurrency';
 
