@@ -28,7 +28,11 @@ export class Children {
   start(name: string, script: string, options: { env: NodeJS.ProcessEnv; cwd: string; logFile: string }): Child {
     const log = fs.openSync(options.logFile, 'a');
     try {
-      const spawned = spawn(process.execPath, [...SERVER_NODE_FLAGS, script], { env: options.env, cwd: options.cwd, stdio: ['ignore', log, log] });
+      const spawned = spawn(process.execPath, [...SERVER_NODE_FLAGS, script], {
+        env: options.env,
+        cwd: options.cwd,
+        stdio: ['ignore', log, log],
+      });
       if (spawned.pid === undefined) throw new Error(`Could not start ${name}`);
       const child = { name, pid: spawned.pid, logFile: options.logFile, process: spawned };
       this.running.add(child);

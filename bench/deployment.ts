@@ -95,11 +95,16 @@ async function main(): Promise<void> {
       const me = {
         path: '/',
         headers: {},
-        requests: [{ method: 'GET', path: '/app/api/employees/me', setupRequest: tokenPerConnection(fixture.userTokens) }] satisfies Requests,
+        requests: [
+          { method: 'GET', path: '/app/api/employees/me', setupRequest: tokenPerConnection(fixture.userTokens) },
+        ] satisfies Requests,
       };
 
       for (const workers of [1, 2]) {
-        const server = await startServer(children, workDir, `self-hosted-w${workers}`, { DATABASE_URL: database.url, WORKERS: String(workers) });
+        const server = await startServer(children, workDir, `self-hosted-w${workers}`, {
+          DATABASE_URL: database.url,
+          WORKERS: String(workers),
+        });
         rows.push(await measure(`direct, WORKERS=${workers}`, server.origin, me, options));
         for (const kind of ['nginx', 'apache'] as const) {
           const web = await startWebServer(kind, { config: kind === 'nginx' ? 'server' : 'vhost', prefix: '', upstreamPort: server.port });
@@ -190,7 +195,13 @@ async function measure(
 ): Promise<Row> {
   progress(`${scenario} ...`);
   const run = (duration: number) =>
-    autocannon({ url: origin + target.path, headers: target.headers, requests: target.requests, connections: options.connections, duration });
+    autocannon({
+      url: origin + target.path,
+      headers: target.headers,
+      requests: target.requests,
+      connections: options.connections,
+      duration,
+    });
   if (options.warmup > 0) await run(options.warmup);
   beforeMeasuring?.();
   const result = await run(options.duration);
@@ -256,10 +267,10 @@ async function prepareCloud(options: Options): Promise<Cloud> {
 async function dropCloud(serverUrl: string, controlName: string): Promise<void> {
   const connection = await mysql.createConnection({ uri: serverUrl });
   try {
-    const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?', [
-      controlName,
-      `${controlName.replaceAll('_', '\\_')}\\_%`,
-    ]);
+    const [rows] = await connection.query(
+      'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?',
+      [controlName, `${controlName.replaceAll('_', '\\_')}\\_%`],
+    );
     for (const { name } of rows as Array<{ name: string }>) await connection.query(`DROP DATABASE \`${name}\``);
   } finally {
     await connection.end();
@@ -354,7 +365,8 @@ function parseOptions(): Options | undefined {
       process.stdout.write(`${USAGE}\n`);
       return undefined;
     }
-    if (values.only !== undefined && values.only !== 'self-hosted' && values.only !== 'cloud') throw new Error('--only takes self-hosted or cloud');
+    if (values.only !== undefined && values.only !== 'self-hosted' && values.only !== 'cloud')
+      throw new Error('--only takes self-hosted or cloud');
     return {
       employees: wholeNumber('--employees', values.employees, 1, 1_000_000),
       instances: wholeNumber('--instances', values.instances, 1, 5000),

@@ -68,7 +68,13 @@ async function timed(url: string, token: string): Promise<{ status: number; ms: 
 }
 
 /** Runs the flood and the poll for `seconds`; counts what they got unless it is a warm-up. */
-async function load(base: string, adminToken: string, userToken: string, seconds: number, counted: boolean): Promise<Omit<RunResult, 'setting'>> {
+async function load(
+  base: string,
+  adminToken: string,
+  userToken: string,
+  seconds: number,
+  counted: boolean,
+): Promise<Omit<RunResult, 'setting'>> {
   const ends = Date.now() + seconds * 1000;
   const poll: number[] = [];
   const flood = new Map<number, number>();
@@ -100,7 +106,9 @@ async function main(): Promise<void> {
   const children = new Children();
   try {
     const database: BenchDatabase =
-      args.db === 'sqlite' ? createSqliteDatabase(workDir) : await recreateMysqlDatabase(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_fairness');
+      args.db === 'sqlite'
+        ? createSqliteDatabase(workDir)
+        : await recreateMysqlDatabase(process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_fairness');
     const fixture = await prepareFixture(database.config, EMPLOYEES, 0);
     const userToken = fixture.userTokens[0] as string;
     const results: RunResult[] = [];
@@ -110,7 +118,17 @@ async function main(): Promise<void> {
       for (const setting of order) {
         const port = await freePort(HOST);
         const server = children.start(`the server (${setting})`, SERVER_SCRIPT, {
-          env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: database.url, HOST, PORT: String(port), BASE_PATH, LOG_LEVEL: 'warn', ...UNLIMITED, ...SETTINGS[setting] },
+          env: {
+            PATH: process.env.PATH,
+            NODE_ENV: 'production',
+            DATABASE_URL: database.url,
+            HOST,
+            PORT: String(port),
+            BASE_PATH,
+            LOG_LEVEL: 'warn',
+            ...UNLIMITED,
+            ...SETTINGS[setting],
+          },
           cwd: workDir,
           logFile: path.join(workDir, `server-${setting}-${round}.log`),
         });
@@ -124,7 +142,10 @@ async function main(): Promise<void> {
 
     const rows = results.map(({ setting, poll, flood, seconds }) => {
       const sorted = [...poll].sort((a, b) => a - b);
-      const answered = [...flood.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`).join(', ');
+      const answered = [...flood.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, count]) => `${status}: ${count}`)
+        .join(', ');
       const ok = flood.get(200) ?? 0;
       return `| ${setting === 'off' ? 'off (as before)' : 'on (defaults)'} | ${poll.length} | ${quantile(sorted, 0.5).toFixed(0)} | ${quantile(sorted, 0.95).toFixed(0)} | ${(sorted.at(-1) ?? Number.NaN).toFixed(0)} | ${answered} | ${(ok / seconds).toFixed(0)} |`;
     });

@@ -47,7 +47,9 @@ export async function prepareFixture(config: DatabaseConfig, employees: number, 
     const employeeSeconds = secondsSince(started);
     started = process.hrtime.bigint();
     const attendance =
-      attendanceDays > 0 ? await seedAttendance(db, { firstId: seeded.firstId, lastId: seeded.lastId, days: attendanceDays, now }) : { count: 0 };
+      attendanceDays > 0
+        ? await seedAttendance(db, { firstId: seeded.firstId, lastId: seeded.lastId, days: attendanceDays, now })
+        : { count: 0 };
     const attendanceSeconds = secondsSince(started);
     const userId = await insertUser(db, {
       username: 'bench-admin',

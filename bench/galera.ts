@@ -66,13 +66,18 @@ async function main(): Promise<void> {
     for (const setup of setups) {
       const fixture = fixtures.get(setup.urls[0] as string) ?? clusterFixture;
       const servers: Array<{ child: Child; origin: string }> = [];
-      for (const [index, url] of setup.urls.entries()) servers.push(await startServer(children, workDir, `server-${index}`, { DATABASE_URL: url, ...setup.env }));
+      for (const [index, url] of setup.urls.entries())
+        servers.push(await startServer(children, workDir, `server-${index}`, { DATABASE_URL: url, ...setup.env }));
       for (const name of SCENARIO_NAMES) {
         const scenario = SCENARIOS.find((candidate) => candidate.name === name) as Scenario;
         const perServer = Math.max(1, Math.round(CONNECTIONS / servers.length));
         const results = await Promise.all(
           servers.map((server) =>
-            measure(scenarioTarget(scenario, `${server.origin}/app/api`, fixture), { connections: perServer, warmupSeconds: 2, durationSeconds: SECONDS }),
+            measure(scenarioTarget(scenario, `${server.origin}/app/api`, fixture), {
+              connections: perServer,
+              warmupSeconds: 2,
+              durationSeconds: SECONDS,
+            }),
           ),
         );
         const result: Measurement = {
@@ -83,14 +88,18 @@ async function main(): Promise<void> {
           serverCpuMicros: Number.NaN,
         };
         rows.push({ setup: setup.name, scenario: name, result });
-        process.stderr.write(`${setup.name} | ${name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${Math.round(result.p99Ms)} ms, ${result.failures} failures\n`);
+        process.stderr.write(
+          `${setup.name} | ${name}: ${Math.round(result.requestsPerSecond)} req/s, p99 ${Math.round(result.p99Ms)} ms, ${result.failures} failures\n`,
+        );
       }
       for (const server of servers) await children.stop(server.child);
     }
 
     process.stdout.write('\n| setup | scenario | req/s | p50 ms | p99 ms | failures |\n|---|---|---:|---:|---:|---:|\n');
     for (const { setup, scenario, result } of rows) {
-      process.stdout.write(`| ${setup} | ${scenario} | ${Math.round(result.requestsPerSecond)} | ${Math.round(result.p50Ms)} | ${Math.round(result.p99Ms)} | ${result.failures} |\n`);
+      process.stdout.write(
+        `| ${setup} | ${scenario} | ${Math.round(result.requestsPerSecond)} | ${Math.round(result.p50Ms)} | ${Math.round(result.p99Ms)} | ${result.failures} |\n`,
+      );
     }
 
     // A node's death to the first 2xx through a surviving node, and the rejoin.
@@ -108,7 +117,9 @@ async function main(): Promise<void> {
     const restartedAt = Date.now();
     await cluster.nodes[0]?.restart();
     const rejoinMs = Date.now() - restartedAt;
-    process.stdout.write(`\nnode 1 killed: first 2xx through node 2 after ${firstOkMs} ms (reads); node 1 restarted and synced in ${rejoinMs} ms\n`);
+    process.stdout.write(
+      `\nnode 1 killed: first 2xx through node 2 after ${firstOkMs} ms (reads); node 1 restarted and synced in ${rejoinMs} ms\n`,
+    );
     await children.stop(server.child);
   } finally {
     await children.stopAll();
@@ -117,7 +128,12 @@ async function main(): Promise<void> {
   }
 }
 
-async function startServer(children: Children, workDir: string, name: string, env: Record<string, string>): Promise<{ child: Child; origin: string }> {
+async function startServer(
+  children: Children,
+  workDir: string,
+  name: string,
+  env: Record<string, string>,
+): Promise<{ child: Child; origin: string }> {
   const port = await freePort(HOST);
   const child = children.start(name, SERVER_SCRIPT, {
     env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST, PORT: String(port), LOG_LEVEL: 'warn', ...UNLIMITED, ...env },

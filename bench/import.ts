@@ -78,12 +78,20 @@ async function fillIcehrm(): Promise<Awaited<ReturnType<typeof createIcehrmDatab
       for (let day = 0; day < perEmployee && id <= ATTENDANCE; day++) {
         // One shift a day, counting back from 2026-06-30.
         const date = new Date(Date.UTC(2026, 5, 30 - day)).toISOString().slice(0, 10);
-        rows.push({ id: id++, employee: employee + 1, in_time: `${date} 08:${String(employee % 60).padStart(2, '0')}:00`, out_time: `${date} 17:00:00`, note: day % 20 === 0 ? 'Visit' : null });
+        rows.push({
+          id: id++,
+          employee: employee + 1,
+          in_time: `${date} 08:${String(employee % 60).padStart(2, '0')}:00`,
+          out_time: `${date} 17:00:00`,
+          note: day % 20 === 0 ? 'Visit' : null,
+        });
       }
     }
     await source.insert('Attendance', rows, 5000);
   }
-  console.log(`IceHrm database: ${EMPLOYEES} employees, ${id - 1} attendance records, filled in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `IceHrm database: ${EMPLOYEES} employees, ${id - 1} attendance records, filled in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   return source;
 }
 
@@ -97,7 +105,13 @@ async function importInto(label: string, db: Db, sourceUrl: string): Promise<voi
     const report = await importIcehrm(
       source,
       db,
-      { dryRun: false, merge: false, now: new Date(), fallbackTimezone: defaultTimezone, attendance: { maxShiftHours, punchFutureToleranceSeconds } },
+      {
+        dryRun: false,
+        merge: false,
+        now: new Date(),
+        fallbackTimezone: defaultTimezone,
+        attendance: { maxShiftHours, punchFutureToleranceSeconds },
+      },
       timer,
     );
     const total = Number(process.hrtime.bigint() - started) / 1e9;
@@ -122,7 +136,9 @@ async function main(): Promise<void> {
   const server = await mysql.createConnection({ uri: SERVER_URL });
   const [versionRows] = await server.query('SELECT VERSION() AS version');
   try {
-    console.log(`Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${String((versionRows as Array<{ version: string }>)[0]?.version)}`);
+    console.log(
+      `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, ${String((versionRows as Array<{ version: string }>)[0]?.version)}`,
+    );
     const sqlite = openDatabase({ client: 'sqlite', filename: path.join(workDir, 'hrm.sqlite') });
     try {
       await importInto('SQLite', sqlite, source.url);

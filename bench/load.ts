@@ -36,17 +36,15 @@ export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixt
     scenario.tokenPerConnection ? perConnection(raw, context) : raw;
   if ('requests' in scenario) {
     headers['content-type'] = 'application/json';
-    const requests = scenario.requests(fixture).map(
-      (request): autocannon.Request => ({
-        method: request.method,
-        setupRequest: (raw, context) => {
-          const { path, body } = request.next(context as Record<string, unknown>);
-          const next = { ...raw, method: request.method, path: basePath + path, body: body === undefined ? undefined : JSON.stringify(body) };
-          return authorize(next, context as Record<string, unknown>);
-        },
-        onResponse: (status, _body, context) => request.onResponse?.(status, context as Record<string, unknown>),
-      }),
-    );
+    const requests = scenario.requests(fixture).map((request): autocannon.Request => ({
+      method: request.method,
+      setupRequest: (raw, context) => {
+        const { path, body } = request.next(context as Record<string, unknown>);
+        const next = { ...raw, method: request.method, path: basePath + path, body: body === undefined ? undefined : JSON.stringify(body) };
+        return authorize(next, context as Record<string, unknown>);
+      },
+      onResponse: (status, _body, context) => request.onResponse?.(status, context as Record<string, unknown>),
+    }));
     return { url: apiUrl, method: 'GET', headers, requests };
   }
   const path = typeof scenario.path === 'string' ? scenario.path : scenario.path(fixture);
@@ -54,7 +52,12 @@ export function scenarioTarget(scenario: Scenario, apiUrl: string, fixture: Fixt
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (scenario.tokenPerConnection) {
     const requests: autocannon.Request[] = [
-      { method: scenario.method, path: basePath + path, body, setupRequest: (raw, context) => authorize(raw, context as Record<string, unknown>) },
+      {
+        method: scenario.method,
+        path: basePath + path,
+        body,
+        setupRequest: (raw, context) => authorize(raw, context as Record<string, unknown>),
+      },
     ];
     return { url: apiUrl, method: scenario.method, headers, requests };
   }

@@ -46,7 +46,10 @@ async function hrm(argv: string[], env: Record<string, string>): Promise<string>
 
 async function dropControlSchemas(): Promise<void> {
   const connection = await mysql.createConnection({ uri: SERVER_URL });
-  const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?', [CONTROL, `${CONTROL}\\_%`]);
+  const [rows] = await connection.query(
+    'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?',
+    [CONTROL, `${CONTROL}\\_%`],
+  );
   for (const { name } of rows as Array<{ name: string }>) await connection.query(`DROP DATABASE \`${name}\``);
   await connection.end();
 }

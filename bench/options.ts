@@ -83,12 +83,22 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
     mysqlUrl: env.BENCH_MYSQL_URL || DEFAULT_MYSQL_URL,
     keep: values.keep,
     write: values.write,
-    compare: values.compare === undefined ? undefined : { dir: values.compare, label: values['compare-label'] ?? path.basename(path.resolve(values.compare)) },
+    compare:
+      values.compare === undefined
+        ? undefined
+        : { dir: values.compare, label: values['compare-label'] ?? path.basename(path.resolve(values.compare)) },
   };
 }
 
 function parseDatabases(value: string): BenchDialect[] {
-  const names = [...new Set(value.split(',').map((name) => name.trim()).filter(Boolean))];
+  const names = [
+    ...new Set(
+      value
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    ),
+  ];
   const unknown = names.filter((name) => name !== 'sqlite' && name !== 'mysql');
   if (names.length === 0 || unknown.length > 0) throw new UsageError('--db takes sqlite, mysql or sqlite,mysql');
   return names as BenchDialect[];

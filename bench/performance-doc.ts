@@ -14,7 +14,17 @@ export function writeSection(section: 'core' | 'deploy', title: string, body: st
   const start = `<!-- bench:${section}:start -->`;
   const end = `<!-- bench:${section}:end -->`;
   const machine = `${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, node ${process.version}`;
-  const block = [start, `### ${title}`, '', `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}.`, '', '```', body, '```', end].join('\n');
+  const block = [
+    start,
+    `### ${title}`,
+    '',
+    `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${machine}.`,
+    '',
+    '```',
+    body,
+    '```',
+    end,
+  ].join('\n');
   const current = fs.existsSync(PERFORMANCE_DOC) ? fs.readFileSync(PERFORMANCE_DOC, 'utf8') : '# Performance\n';
   const pattern = new RegExp(`${start}[\\s\\S]*?${end}`);
   const next = pattern.test(current) ? current.replace(pattern, block) : `${current.trimEnd()}\n\n${block}\n`;

@@ -13,7 +13,18 @@ export interface ResultRow {
   ratioToCompared?: number;
 }
 
-const COLUMNS = ['database', 'scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx+errors', 'server CPU µs/req', 'peak RSS MB', 'ratio to ceiling', 'ratio to compared'];
+const COLUMNS = [
+  'database',
+  'scenario',
+  'req/s',
+  'p50 ms',
+  'p99 ms',
+  'non-2xx+errors',
+  'server CPU µs/req',
+  'peak RSS MB',
+  'ratio to ceiling',
+  'ratio to compared',
+];
 /** Columns after the first two hold numbers and are right-aligned. */
 const TEXT_COLUMNS = 2;
 
@@ -35,9 +46,7 @@ export function resultTable(rows: ResultRow[]): string {
   const cells = [columns, ...rows.map(rowCells)];
   const widths = columns.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   const line = (row: string[]) =>
-    row
-      .map((cell, column) => (column < TEXT_COLUMNS ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0)))
-      .join(' | ');
+    row.map((cell, column) => (column < TEXT_COLUMNS ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0))).join(' | ');
   const rule = widths.map((width) => '-'.repeat(width)).join('-|-');
   const lines = [line(columns), rule, ...rows.map((row) => line(rowCells(row)))];
   const invalid = rows.filter((row) => row.measurement.failures > 0).length;

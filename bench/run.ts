@@ -129,13 +129,18 @@ async function benchDatabase(
       }
     }
     if (database.dialect === 'mysql') {
-      for (const [name, script] of [[CEILING_SCENARIO, CEILING_SCRIPT], [EXPRESS_BASELINE_SCENARIO, EXPRESS_BASELINE_SCRIPT]] as const) {
-        if (options.only === undefined || name.includes(options.only)) baselines.push({ name, server: await startBaseline(name, script, database, fixture, workDir, children) });
+      for (const [name, script] of [
+        [CEILING_SCENARIO, CEILING_SCRIPT],
+        [EXPRESS_BASELINE_SCENARIO, EXPRESS_BASELINE_SCRIPT],
+      ] as const) {
+        if (options.only === undefined || name.includes(options.only))
+          baselines.push({ name, server: await startBaseline(name, script, database, fixture, workDir, children) });
       }
     }
     return await measureRounds(database, scenarios, { servers, compared, baselines }, fixture, options);
   } finally {
-    for (const server of [...servers.values(), ...compared.values(), ...baselines.map((baseline) => baseline.server)]) await children.stop(server.child);
+    for (const server of [...servers.values(), ...compared.values(), ...baselines.map((baseline) => baseline.server)])
+      await children.stop(server.child);
   }
 }
 
@@ -198,14 +203,12 @@ async function measureRounds(
     const target = { ...plan.target, url: plan.target.url.replace(server.baseUrl, other.baseUrl) };
     return [plan, { ...plan, name: `${scenario.name} [${label}]`, target, server: other, rounds: [], comparedWith: plan }];
   });
-  const baselinePlans = running.baselines.map(
-    (baseline): Plan => ({
-      name: baseline.name,
-      target: { url: `${baseline.server.baseUrl}/employees/me`, method: 'GET', headers: {} },
-      server: baseline.server,
-      rounds: [],
-    }),
-  );
+  const baselinePlans = running.baselines.map((baseline): Plan => ({
+    name: baseline.name,
+    target: { url: `${baseline.server.baseUrl}/employees/me`, method: 'GET', headers: {} },
+    server: baseline.server,
+    rounds: [],
+  }));
 
   for (let round = 1; round <= options.rounds; round++) {
     for (const plan of [...inRoundOrder(plans, round), ...baselinePlans]) {
@@ -219,19 +222,34 @@ async function measureRounds(
   const ceilingMedian = ceilingPlan && medianOf(ceilingPlan.rounds);
   const rowOf = (plan: Plan): ResultRow => {
     const measurement = medianOf(plan.rounds);
-    const ratioToCeiling = plan !== ceilingPlan && ceilingMedian ? measurement.requestsPerSecond / ceilingMedian.requestsPerSecond : undefined;
+    const ratioToCeiling =
+      plan !== ceilingPlan && ceilingMedian ? measurement.requestsPerSecond / ceilingMedian.requestsPerSecond : undefined;
     const compared = plans.find((other) => other.comparedWith === plan);
     const ratioToCompared = compared && measurement.requestsPerSecond / medianOf(compared.rounds).requestsPerSecond;
-    return { database: database.label, scenario: plan.name, measurement, peakRssMb: peakRssMb(plan.server.child.pid), ratioToCeiling, ratioToCompared };
+    return {
+      database: database.label,
+      scenario: plan.name,
+      measurement,
+      peakRssMb: peakRssMb(plan.server.child.pid),
+      ratioToCeiling,
+      ratioToCompared,
+    };
   };
   return [...plans, ...baselinePlans].map(rowOf);
 }
 
-async function measureAndReport(label: string, target: Target, options: BenchOptions, serverCpuSeconds: () => number): Promise<Measurement> {
+async function measureAndReport(
+  label: string,
+  target: Target,
+  options: BenchOptions,
+  serverCpuSeconds: () => number,
+): Promise<Measurement> {
   progress(`${label} ...`);
   const measurement = await measure(target, options, serverCpuSeconds);
   const failures = measurement.failures > 0 ? `, ${measurement.failures} NON-2XX/ERRORS` : '';
-  progress(`  ${measurement.requestsPerSecond.toFixed(0)} req/s, p99 ${measurement.p99Ms.toFixed(1)} ms, server CPU ${measurement.serverCpuMicros.toFixed(0)} µs/req${failures}`);
+  progress(
+    `  ${measurement.requestsPerSecond.toFixed(0)} req/s, p99 ${measurement.p99Ms.toFixed(1)} ms, server CPU ${measurement.serverCpuMicros.toFixed(0)} µs/req${failures}`,
+  );
   return measurement;
 }
 
@@ -277,7 +295,14 @@ async function startBaseline(
 ): Promise<RunningServer> {
   const port = await freePort(HOST);
   const child = children.start(name, script, {
-    env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: database.url, HOST, PORT: String(port), EMPLOYEE_ID: String(fixture.employeeId) },
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      HOST,
+      PORT: String(port),
+      EMPLOYEE_ID: String(fixture.employeeId),
+    },
     cwd: workDir,
     logFile: path.join(workDir, `${path.basename(script, '.js')}.log`),
   });
@@ -289,7 +314,10 @@ async function startBaseline(
 }
 
 function stopChildrenOnExit(children: Children): void {
-  for (const [signal, exitCode] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+  for (const [signal, exitCode] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
     process.once(signal, () => {
       progress(`${signal}: stopping the servers this benchmark started`);
       void children.stopAll().finally(() => process.exit(exitCode));

@@ -54,7 +54,11 @@ interface Entry {
 }
 
 async function post(url: string, token: string, body: unknown): Promise<{ status: number; json: any }> {
-  const response = await fetch(url, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, json: await response.json() };
 }
 
@@ -83,7 +87,9 @@ async function main(): Promise<void> {
     try {
       const instance = await openInstance(db, { clock: systemClock });
       for (let n = 0; n < CONNECTIONS; n++) {
-        tokens.push((await createDevice(db, instance.signingKey, { name: `Bench door ${n}` }, { now: new Date(), defaultTimezone: 'UTC' })).token);
+        tokens.push(
+          (await createDevice(db, instance.signingKey, { name: `Bench door ${n}` }, { now: new Date(), defaultTimezone: 'UTC' })).token,
+        );
       }
     } finally {
       await db.destroy();
@@ -91,7 +97,16 @@ async function main(): Promise<void> {
 
     const port = await freePort(HOST);
     const server = children.start('the server', SERVER_SCRIPT, {
-      env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: database.url, HOST, PORT: String(port), BASE_PATH, LOG_LEVEL: 'warn', ...UNLIMITED },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        DATABASE_URL: database.url,
+        HOST,
+        PORT: String(port),
+        BASE_PATH,
+        LOG_LEVEL: 'warn',
+        ...UNLIMITED,
+      },
       cwd: workDir,
       logFile: path.join(workDir, 'server.log'),
     });
@@ -134,7 +149,8 @@ async function main(): Promise<void> {
             const sent = process.hrtime.bigint();
             const answer = await post(`${base}/attendance/punch-logs`, tokens[client] as string, { entries });
             latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
-            const wrong = answer.status === 200 ? answer.json.results.find((result: { result: string }) => result.result !== expected) : answer.json;
+            const wrong =
+              answer.status === 200 ? answer.json.results.find((result: { result: string }) => result.result !== expected) : answer.json;
             if (wrong) throw new Error(`A batch entry was not ${expected}: ${JSON.stringify(wrong)}`);
           }
         }),

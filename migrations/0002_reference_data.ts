@@ -13,9 +13,7 @@ const EMPLOYMENT_STATUSES = [
 ];
 
 export async function up(knex: Knex): Promise<void> {
-  await knex('countries').insert(
-    COUNTRIES.map(([code, iso3, numeric, name]) => ({ code, iso3, numeric_code: numeric, name })),
-  );
+  await knex('countries').insert(COUNTRIES.map(([code, iso3, numeric, name]) => ({ code, iso3, numeric_code: numeric, name })));
   await knex('provinces').insert(PROVINCES.map(([country, code, name]) => ({ country_code: country, code, name })));
   await knex('nationalities').insert(NATIONALITIES.map((name) => ({ name })));
   await knex('employment_statuses').insert(EMPLOYMENT_STATUSES.map((name) => ({ name })));

@@ -53,12 +53,7 @@ interface Numbering {
  * utf8mb4_unicode_ci ignores case and accents, SQLite's NOCASE ignores ASCII case. Matching at
  * least as loosely as MySQL means a row the database has is never added a second time.
  */
-const loose = (text: unknown) =>
-  String(text)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .trim();
+const loose = (text: unknown) => String(text).normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().trim();
 
 const nationalities = (names: ReadonlyArray<readonly [number, string]>, spellings: Record<string, string>): Numbering => ({
   rows: names.map(([id, name]) => ({ id, columns: { name } })),
@@ -126,14 +121,18 @@ async function renumber(knex: Knex, table: string, column: string, numbering: Nu
     groups.set(to, group);
   }
 
-  await knex('employees').whereNotNull(column).update({ [column]: null });
+  await knex('employees')
+    .whereNotNull(column)
+    .update({ [column]: null });
   await knex(table).delete();
   for (let start = 0; start < rows.length; start += 100) await knex(table).insert(rows.slice(start, start + 100));
   const oldIdOf = new Map([...moves].map(([from, to]) => [to, from]));
   for (const [to, employees] of groups) {
     const changes = oldIdOf.get(to) === to ? { [column]: to } : { [column]: to, updated_at: now };
     for (let start = 0; start < employees.length; start += 1000) {
-      await knex('employees').whereIn('id', employees.slice(start, start + 1000)).update(changes);
+      await knex('employees')
+        .whereIn('id', employees.slice(start, start + 1000))
+        .update(changes);
     }
   }
 }
@@ -151,6 +150,21 @@ export async function up(knex: Knex): Promise<void> {
 export async function down(knex: Knex): Promise<void> {
   const now = storedNow();
   const numbered = <T>(rows: readonly T[]) => rows.map((row, index) => [index + 1, row] as const);
-  await renumber(knex, 'nationalities', 'nationality_id', nationalities(numbered(NATIONALITIES).map(([id, name]) => [id, name]), SPELLINGS_OF_0002), now);
-  await renumber(knex, 'provinces', 'province_id', provinces(numbered(PROVINCES).map(([id, [country, code, name]]) => [id, country, code, name])), now);
+  await renumber(
+    knex,
+    'nationalities',
+    'nationality_id',
+    nationalities(
+      numbered(NATIONALITIES).map(([id, name]) => [id, name]),
+      SPELLINGS_OF_0002,
+    ),
+    now,
+  );
+  await renumber(
+    knex,
+    'provinces',
+    'province_id',
+    provinces(numbered(PROVINCES).map(([id, [country, code, name]]) => [id, country, code, name])),
+    now,
+  );
 }

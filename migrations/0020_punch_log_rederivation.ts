@@ -36,7 +36,9 @@ export async function down(knex: Knex): Promise<void> {
     await knex.raw(
       'DELETE p FROM attendance_punch_logs p JOIN attendance_punch_logs q ON q.device_id = p.device_id AND q.id < p.id AND q.log_id COLLATE utf8mb4_unicode_ci = p.log_id COLLATE utf8mb4_unicode_ci',
     );
-    await knex.raw('ALTER TABLE attendance_punch_logs MODIFY log_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL');
+    await knex.raw(
+      'ALTER TABLE attendance_punch_logs MODIFY log_id VARCHAR(100) CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci NOT NULL',
+    );
   }
   await knex.schema.alterTable('attendance_punch_logs', (table) => {
     table.dropIndex(['employee_id', 'time_utc']);

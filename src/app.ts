@@ -106,7 +106,11 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const api = Router({ mergeParams: cloud });
   const rateLimits = createRateLimits({ limits: config.rateLimit, store: rateLimitStore, logger, signedUserOf: signedUserOf(clock) });
   // Public routes: no token needed (echo only when self-hosted, docs/api.md "Tokens").
-  const publicRoutes = [oauthRoutes({ clock, login: rateLimits.login }), ...docsRoutes({ document: buildOpenApiDocument(config) }), ...(cloud ? [] : [echoRoutes()])];
+  const publicRoutes = [
+    oauthRoutes({ clock, login: rateLimits.login }),
+    ...docsRoutes({ document: buildOpenApiDocument(config) }),
+    ...(cloud ? [] : [echoRoutes()]),
+  ];
   const features = [
     ...(cloud ? [echoRoutes()] : []),
     employeeRoutes({ clock }),
@@ -133,7 +137,9 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   // address first).
   api.use(resolveInstance(instances, { cloud, beforeLookup: rateLimits.beforeInstanceLookup }));
   // 4. Bodies: JSON only (415 for others), at most BODY_LIMIT (413), well-formed (400).
-  api.use(acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: paths('formBody'), largeBodies: routesNeeding(served, 'bodyLimitBytes') }));
+  api.use(
+    acceptBodies({ limitBytes: config.bodyLimitBytes, formPaths: paths('formBody'), largeBodies: routesNeeding(served, 'bodyLimitBytes') }),
+  );
   // 5. The settings gate: 403 api_disabled while the API is off.
   api.use(requireApiEnabled);
   // 6. Rate limits: per user when a token is correctly signed, else per client address.

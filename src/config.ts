@@ -73,9 +73,7 @@ export class ConfigError extends Error {}
 const DEFAULT_SQLITE_FILE = path.join('data', 'hrm.sqlite');
 const FIRST_ADMIN_TOKEN_FILE_NAME = 'first-admin-token';
 
-const urlPath = z
-  .string()
-  .regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path like /app/api: starts with /, no trailing /');
+const urlPath = z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'must be a path like /app/api: starts with /, no trailing /');
 
 const byteSize = z
   .string()
@@ -117,11 +115,22 @@ const envSchema = z.object({
   RATE_LIMIT_PER_TOKEN: z.coerce.number().int().min(0).max(1_000_000).default(600),
   RATE_LIMIT_PER_IP: z.coerce.number().int().min(0).max(1_000_000).default(60),
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'database']).default('memory'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\/.+/, 'must be redis://host:6379 or rediss://...').default('redis://127.0.0.1:6379'),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, 'must be redis://host:6379 or rediss://...')
+    .default('redis://127.0.0.1:6379'),
   CORS_ORIGINS: z
     .string()
-    .transform((value) => value.split(',').map((origin) => origin.trim()).filter(Boolean))
-    .refine((origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)), 'must list origins such as https://hr.example.com, comma-separated')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (origins) => origins.every((origin) => /^https?:\/\/[^/\s]+$/.test(origin)),
+      'must list origins such as https://hr.example.com, comma-separated',
+    )
     .default([]),
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -157,7 +166,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values = result.data;
   if (values.DEPLOYMENT === 'cloud' && values.JWT_SECRET !== undefined) {
     // One secret for every tenant would make the instances' tokens differ only by their rows.
-    throw new ConfigError('Invalid configuration: JWT_SECRET is for self-hosted installs; in cloud mode every instance keeps its own secret');
+    throw new ConfigError(
+      'Invalid configuration: JWT_SECRET is for self-hosted installs; in cloud mode every instance keeps its own secret',
+    );
   }
   const database = parseDatabaseUrl(values.DATABASE_URL, values.DATABASE_CAUSAL_READS);
   return Object.freeze({
@@ -183,7 +194,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: values.WORKERS,
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,
-    webhooks: { allowHttp: values.WEBHOOK_ALLOW_HTTP, allowPrivate: values.WEBHOOK_ALLOW_PRIVATE, timeoutMs: values.WEBHOOK_TIMEOUT * 1000 },
+    webhooks: {
+      allowHttp: values.WEBHOOK_ALLOW_HTTP,
+      allowPrivate: values.WEBHOOK_ALLOW_PRIVATE,
+      timeoutMs: values.WEBHOOK_TIMEOUT * 1000,
+    },
     purgeIntervalMs: values.PURGE_INTERVAL * 1000,
     firstAdminTokenFile: values.FIRST_ADMIN_TOKEN_FILE ?? defaultTokenFile(database),
   });
@@ -202,7 +217,9 @@ function parseDatabaseUrl(url: string | undefined, causalReads: boolean): Databa
   try {
     database = parseMysqlUrl(url).database;
   } catch {
-    throw new ConfigError('Invalid configuration: DATABASE_URL is not a valid URL (mysql://user:pass@host:3306/db, or host:port,host:port for several hosts)');
+    throw new ConfigError(
+      'Invalid configuration: DATABASE_URL is not a valid URL (mysql://user:pass@host:3306/db, or host:port,host:port for several hosts)',
+    );
   }
   if (!database) throw new ConfigError('DATABASE_URL must name a database: mysql://user:pass@host:3306/db');
   return { client: 'mysql', url, causalReads };
@@ -218,13 +235,20 @@ function parseDatabaseServers(value: string | undefined, database: DatabaseConfi
   const fail = (reason: string): never => {
     throw new ConfigError(`Invalid configuration: DATABASE_SERVERS ${reason}`);
   };
-  if (deployment !== 'cloud' || database.client !== 'mysql') fail('is for cloud mode on MySQL/MariaDB (DEPLOYMENT=cloud, DATABASE_URL=mysql://...)');
+  if (deployment !== 'cloud' || database.client !== 'mysql')
+    fail('is for cloud mode on MySQL/MariaDB (DEPLOYMENT=cloud, DATABASE_URL=mysql://...)');
   const servers: DatabaseServer[] = [];
-  for (const entry of value.split(';').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(';')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const separator = entry.indexOf('=');
     const name = entry.slice(0, Math.max(separator, 0));
     const url = entry.slice(separator + 1).replace(/\/+$/, '');
-    if (!SERVER_NAME.test(name)) fail(`must be name=mysql://user:pass@host:3306;... with names of lower-case letters, digits, - and _ (got "${name || entry.replace(/\/\/[^@]*@/, '//')}")`);
+    if (!SERVER_NAME.test(name))
+      fail(
+        `must be name=mysql://user:pass@host:3306;... with names of lower-case letters, digits, - and _ (got "${name || entry.replace(/\/\/[^@]*@/, '//')}")`,
+      );
     if (name === DEFAULT_SERVER) fail(`cannot name a server "${DEFAULT_SERVER}": that is the control database's own server (DATABASE_URL)`);
     if (servers.some((server) => server.name === name)) fail(`names the server ${name} twice`);
     try {
@@ -241,7 +265,10 @@ function parseTrustProxy(value: string): string[] {
   // none: no proxy is trusted, not even on loopback (a local tunnel that passes X-Forwarded-For
   // through would let clients choose their address): every request is its socket's address.
   if (isNone(value)) return [];
-  return value.split(',').map((part) => part.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
 }
 
 function isNone(value: string): boolean {

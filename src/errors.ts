@@ -49,9 +49,7 @@ export class UnauthorizedError extends AppError {
    * (RFC 6750 §3.1): a client that sent no token is only told which scheme to use.
    */
   constructor(options: AppErrorOptions & { realm: string; tokenSent: boolean }) {
-    const challenge = options.tokenSent
-      ? `Bearer realm="${options.realm}", error="invalid_token"`
-      : `Bearer realm="${options.realm}"`;
+    const challenge = options.tokenSent ? `Bearer realm="${options.realm}", error="invalid_token"` : `Bearer realm="${options.realm}"`;
     super(
       401,
       { code: options.tokenSent ? 'invalid_token' : 'unauthorized', title: 'Authentication required' },

@@ -57,13 +57,19 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     },
     // x-internal: false tells tools (the OWASP ruleset's API9) the API is meant for outside clients.
     servers: cloud
-      ? [{ url: `${config.cloudBasePath}/{instance}`, variables: { instance: { default: 'acme', description: 'The instance (customer) name' } }, 'x-internal': false }]
+      ? [
+          {
+            url: `${config.cloudBasePath}/{instance}`,
+            variables: { instance: { default: 'acme', description: 'The instance (customer) name' } },
+            'x-internal': false,
+          },
+        ]
       : [{ url: config.basePath, 'x-internal': false }],
     tags: [
       { name: 'Service', description: 'Is the API reachable and enabled' },
       { name: 'Tokens', description: 'Signing in, rotating and revoking bearer tokens' },
       { name: 'Employees', description: 'Employee records, as each role may see and change them' },
-      { name: 'Attendance', description: 'Punches and attendance records, in the employee\'s time zone' },
+      { name: 'Attendance', description: "Punches and attendance records, in the employee's time zone" },
       { name: 'Attendance terminals', description: 'Devices that upload punch logs in batches (docs/terminals.md)' },
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },

@@ -54,7 +54,11 @@ export function wallClockIn(timeZone: string, instant: Date): string {
   }
   const last = lastReading.get(timeZone);
   if (last?.second === second) return last.text;
-  const parts = Object.fromEntries(formatterFor(timeZone).formatToParts(instant).map((part) => [part.type, part.value]));
+  const parts = Object.fromEntries(
+    formatterFor(timeZone)
+      .formatToParts(instant)
+      .map((part) => [part.type, part.value]),
+  );
   const text = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
   lastReading.set(timeZone, { second, text });
   return text;

@@ -69,7 +69,14 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
   for (let i = 1; i <= size; i++) {
     const dir = path.join(root, `node${i}`);
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-    specs.push({ name: `node${i}`, dir, port: await freePort(), galeraPort: await freePort(), istPort: await freePort(), sstPort: await freePort() });
+    specs.push({
+      name: `node${i}`,
+      dir,
+      port: await freePort(),
+      galeraPort: await freePort(),
+      istPort: await freePort(),
+      sstPort: await freePort(),
+    });
   }
   const clusterAddress = `gcomm://${specs.map((spec) => `127.0.0.1:${spec.galeraPort}`).join(',')}`;
   for (const spec of specs) writeConfig(spec, clusterAddress);
@@ -83,9 +90,18 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
 
   // Only the first node needs system tables: the others receive its data directory.
   const first = specs[0] as NodeSpec;
-  await run(INSTALL_DB, [`--defaults-file=${path.join(first.dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])], {
-    timeout: 120_000,
-  });
+  await run(
+    INSTALL_DB,
+    [
+      `--defaults-file=${path.join(first.dir, 'my.cnf')}`,
+      '--auth-root-authentication-method=normal',
+      '--skip-test-db',
+      ...(user ? [`--user=${user}`] : []),
+    ],
+    {
+      timeout: 120_000,
+    },
+  );
 
   const processes = new Map<string, ChildProcess>();
   const start = async (spec: NodeSpec, bootstrap: boolean) => {
@@ -207,7 +223,9 @@ async function nodeStatus(port: number): Promise<{ state: string; ready: boolean
     const connection = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
     try {
       const [rows] = await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_ready')");
-      const values = Object.fromEntries((rows as Array<{ Variable_name: string; Value: string }>).map((row) => [row.Variable_name, row.Value]));
+      const values = Object.fromEntries(
+        (rows as Array<{ Variable_name: string; Value: string }>).map((row) => [row.Variable_name, row.Value]),
+      );
       return { state: String(values.wsrep_local_state_comment), ready: values.wsrep_ready === 'ON' };
     } finally {
       await connection.end();

@@ -60,9 +60,13 @@ export async function startMariadbServer(): Promise<MariadbServer> {
     fs.chmodSync(dir, 0o755);
     await run('chown', ['-R', `${user}:${user}`, dir]);
   }
-  await run(INSTALL_DB, [`--defaults-file=${config}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])], {
-    timeout: 120_000,
-  });
+  await run(
+    INSTALL_DB,
+    [`--defaults-file=${config}`, '--auth-root-authentication-method=normal', '--skip-test-db', ...(user ? [`--user=${user}`] : [])],
+    {
+      timeout: 120_000,
+    },
+  );
   const child = spawn(MARIADBD, [`--defaults-file=${config}`, ...(user ? [`--user=${user}`] : [])], { stdio: 'ignore', cwd: dir });
   const stop = async () => {
     await stopChild(child);

@@ -269,4 +269,3 @@ function findProjectRoot(start: string): string {
   }
   return dir;
 }
-

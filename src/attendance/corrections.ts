@@ -24,7 +24,11 @@ const NO_SUCH_RECORD = 'No such attendance record';
  * POST /attendance: a complete (closed) record, for admins and for managers on their direct
  * reports. Same rules as punches; wall-clock times are read in the employee's zone.
  */
-export async function createAttendance(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function createAttendance(
+  trx: Knex.Transaction,
+  body: Record<string, unknown>,
+  context: AttendanceWriteContext,
+): Promise<AttendanceRecord> {
   const { values, errors } = parseNewRecord(body);
   if (values.employee === undefined) throw new ValidationError(errors);
   const employeeId = values.employee;

@@ -8,7 +8,12 @@ import type { AttendanceRecord } from './repository';
 
 type AttendanceEventType = 'attendance.punched_in' | 'attendance.punched_out' | 'attendance.corrected';
 
-export function attendanceEvent(type: AttendanceEventType, record: AttendanceRecord, occurredAt: Date, changedFields?: readonly string[]): OutboxEvent {
+export function attendanceEvent(
+  type: AttendanceEventType,
+  record: AttendanceRecord,
+  occurredAt: Date,
+  changedFields?: readonly string[],
+): OutboxEvent {
   return { type, resourceId: record.id, occurredAt, changedFields, data: () => toAttendanceResponse(record) };
 }
 

@@ -55,11 +55,11 @@ export const attendanceSchema = z
   })
   .meta({ id: 'Attendance', description: 'An attendance record' });
 
-const TIME_INPUT = 'A time `YYYY-MM-DD HH:MM:SS` (in the employee\'s time zone) or ISO-8601 with an offset; default: now';
+const TIME_INPUT = "A time `YYYY-MM-DD HH:MM:SS` (in the employee's time zone) or ISO-8601 with an offset; default: now";
 const id = z.object({ id: idString });
 const location = z.object({ Location: z.string().max(2048) });
 const rulesConflict =
-  '409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee\'s termination_date on their wall clock';
+  "409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
 
 export function describeAttendance(registry: OpenAPIRegistry): void {
   const tags = ['Attendance'];
@@ -95,7 +95,10 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     security,
     summary: 'The records the caller may read, newest first',
     request: { query: attendanceListQuery },
-    responses: { 200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -139,7 +142,10 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     security,
     summary: 'Delete a record (admins)',
     request: { params: id, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 403, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('Deleted', z.strictObject({ id: idString })),
+      ...problems(401, 403, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+    },
   });
   for (const path of ['/employees/{id}/attendance', '/employee/{id}/attendance']) {
     registry.registerPath({
@@ -149,9 +155,12 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
       tags,
       security,
       summary: `An employee's records, newest first${path.startsWith('/employee/') ? " (IceHrm's path)" : ''}`,
-      description: '`from` and `to` are calendar dates, both included, in the employee\'s time zone.',
+      description: "`from` and `to` are calendar dates, both included, in the employee's time zone.",
       request: { params: id, query: employeeAttendanceQuery },
-      responses: { 200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+      responses: {
+        200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')),
+        ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+      },
     });
   }
   registry.registerPath({
@@ -162,17 +171,26 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     security,
     summary: "Totals of an employee's records, as IceHrm counts them",
     description:
-      'A record belongs to the date its in_time shows. `total`, `totalHours`, `thisMonth` and `avgHours` have IceHrm\'s meaning; `closed` and `thisMonthHours` are this server\'s own. Hours are summed from whole seconds and rounded to 2 decimals.',
+      "A record belongs to the date its in_time shows. `total`, `totalHours`, `thisMonth` and `avgHours` have IceHrm's meaning; `closed` and `thisMonthHours` are this server's own. Hours are summed from whole seconds and rounded to 2 decimals.",
     request: { params: id, query: attendanceSummaryQuery },
     responses: {
       200: jsonResponse(
         'The summary',
         z
           .strictObject({
-            total: int64(0).meta({ description: 'Records whose in_time falls in from..to (all without a range), open ones included', example: 4 }),
+            total: int64(0).meta({
+              description: 'Records whose in_time falls in from..to (all without a range), open ones included',
+              example: 4,
+            }),
             totalHours: z.number().meta({ description: 'Hours of the closed ones among them', example: 25.17 }),
-            thisMonth: int64(0).meta({ description: "Records whose in_time falls in the current calendar month of the employee's zone, open ones included, whatever the range", example: 3 }),
-            avgHours: z.number().meta({ description: 'totalHours / total (open records count in total); 0 without records', example: 6.29 }),
+            thisMonth: int64(0).meta({
+              description:
+                "Records whose in_time falls in the current calendar month of the employee's zone, open ones included, whatever the range",
+              example: 3,
+            }),
+            avgHours: z
+              .number()
+              .meta({ description: 'totalHours / total (open records count in total); 0 without records', example: 6.29 }),
             closed: int64(0).meta({ description: 'The closed records among total', example: 3 }),
             thisMonthHours: z.number().meta({ description: 'Hours of the closed records among thisMonth', example: 16.67 }),
           })
@@ -188,7 +206,16 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The employee's open record begun on or before a date (or today), and their wall-clock time now",
-    request: { params: z.object({ id: idString, date: z.string().regex(/^(\d{4}-\d{2}-\d{2}|today)$/).max(10).meta({ description: 'YYYY-MM-DD or today', example: 'today' }) }) },
+    request: {
+      params: z.object({
+        id: idString,
+        date: z
+          .string()
+          .regex(/^(\d{4}-\d{2}-\d{2}|today)$/)
+          .max(10)
+          .meta({ description: 'YYYY-MM-DD or today', example: 'today' }),
+      }),
+    },
     responses: {
       200: jsonResponse(
         'The open record, if any',

@@ -34,7 +34,8 @@ class AttendancePageStarts {
   /** What serving `page` learnt: its own start and the next page's. */
   remember(question: string, page: { page: number; limit: number }, first?: AttendancePageStart, next?: AttendancePageStart): void {
     if (first && offsetOf(page.page, page.limit) >= KEYSET_FROM_OFFSET) this.starts.set(keyOf(question, page.limit, page.page), first);
-    if (next && offsetOf(page.page + 1, page.limit) >= KEYSET_FROM_OFFSET) this.starts.set(keyOf(question, page.limit, page.page + 1), next);
+    if (next && offsetOf(page.page + 1, page.limit) >= KEYSET_FROM_OFFSET)
+      this.starts.set(keyOf(question, page.limit, page.page + 1), next);
   }
 
   clear(): void {

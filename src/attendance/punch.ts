@@ -13,7 +13,16 @@ import {
   lockAttendanceEmployeeWithOpenRecord,
   updateAttendance,
 } from './repository';
-import { assertNotOverlapping, assertNotTerminated, checkCoordinatePair, checkTimes, guardOneOpenRecord, notPunchedIn, resolveTime, wholeSecond } from './rules';
+import {
+  assertNotOverlapping,
+  assertNotTerminated,
+  checkCoordinatePair,
+  checkTimes,
+  guardOneOpenRecord,
+  notPunchedIn,
+  resolveTime,
+  wholeSecond,
+} from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance } from './writes';
 import { recordAttendanceEvent } from './events';
@@ -22,7 +31,11 @@ import { recordAttendanceEvent } from './events';
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,
  * 404/403 (access), 422 (values), 409 already_punched_in (the database's unique index) or overlap.
  */
-export async function punchIn(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function punchIn(
+  trx: Knex.Transaction,
+  body: Record<string, unknown>,
+  context: AttendanceWriteContext,
+): Promise<AttendanceRecord> {
   const { values, errors } = parsePunchIn(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
   const { employee, latest } = punchable(await lockAttendanceEmployeeWithLatestRecord(trx, employeeId), context.caller);
@@ -70,7 +83,11 @@ export async function punchIn(trx: Knex.Transaction, body: Record<string, unknow
  * out_note, so the punch-in note stays (rule 6). A wall-clock out_time is read in the record's
  * zone, the zone its in_time is shown in.
  */
-export async function punchOut(trx: Knex.Transaction, body: Record<string, unknown>, context: AttendanceWriteContext): Promise<AttendanceRecord> {
+export async function punchOut(
+  trx: Knex.Transaction,
+  body: Record<string, unknown>,
+  context: AttendanceWriteContext,
+): Promise<AttendanceRecord> {
   const { values, errors } = parsePunchOut(body);
   const employeeId = punchedEmployeeId(values, errors, context.caller);
   const { employee, open } = punchable(await lockAttendanceEmployeeWithOpenRecord(trx, employeeId), context.caller);

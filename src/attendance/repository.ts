@@ -97,7 +97,9 @@ async function claimAttendanceEmployee(trx: Db, id: number): Promise<void> {
 }
 
 const incrementAttendanceVersion = preparedWrite((db) =>
-  db('employees').where('id', parameter(0)).update({ attendance_version: db.raw('attendance_version + 1') }),
+  db('employees')
+    .where('id', parameter(0))
+    .update({ attendance_version: db.raw('attendance_version + 1') }),
 );
 
 /** Of an employee's records, the one that starts last: the only one a new open record can overlap. */
@@ -127,7 +129,11 @@ export async function lockAttendanceEmployeeWithLatestRecord(
   const [employeeRow, latestRow] = await lockEmployeeAndSelectLatestRecord(trx, [id, id]);
   // Without the employee, the first row (if any) is the record's: there is no employee to punch.
   if (!employeeRow || employeeRow.id == null) return undefined;
-  const latest = latestRow && { id: latestRow.latest_id, in_time_utc: latestRow.latest_in_time_utc, out_time_utc: latestRow.latest_out_time_utc };
+  const latest = latestRow && {
+    id: latestRow.latest_id,
+    in_time_utc: latestRow.latest_in_time_utc,
+    out_time_utc: latestRow.latest_out_time_utc,
+  };
   return { employee: toAttendanceEmployee(employeeRow), latest: latest && toLatestRecord(latest) };
 }
 
@@ -149,7 +155,12 @@ const lockEmployeeAndSelectLatestRecord = preparedQuery((db) => {
   const employeePart = db('employees')
     .where('id', parameter(0))
     .forUpdate()
-    .select([...EMPLOYEE_COLUMNS, db.raw('null as latest_id'), db.raw('null as latest_in_time_utc'), db.raw('null as latest_out_time_utc')]);
+    .select([
+      ...EMPLOYEE_COLUMNS,
+      db.raw('null as latest_id'),
+      db.raw('null as latest_in_time_utc'),
+      db.raw('null as latest_out_time_utc'),
+    ]);
   const latestPart = latestRecordOf(db, parameter(1)).select([...EMPLOYEE_COLUMNS.map(() => none), 'id', 'in_time_utc', 'out_time_utc']);
   return db.queryBuilder().unionAll([employeePart, latestPart], true);
 });
@@ -226,16 +237,12 @@ const ATTENDANCE_COLUMNS = [
 ];
 
 /** A record with its employee's access relation and name, or undefined. */
-export async function findAttendance(
-  db: Db,
-  id: number,
-): Promise<{ record: AttendanceRecord; employee: AttendanceEmployee } | undefined> {
+export async function findAttendance(db: Db, id: number): Promise<{ record: AttendanceRecord; employee: AttendanceEmployee } | undefined> {
   const row = (await db('attendance as a')
     .join('employees as e', 'e.id', 'a.employee_id')
     .where('a.id', id)
     .first([...ATTENDANCE_COLUMNS, 'e.supervisor_id', 'e.timezone as employee_timezone', 'e.first_name', 'e.last_name'])) as
-    | Record<string, unknown>
-    | undefined;
+    Record<string, unknown> | undefined;
   if (!row) return undefined;
   const employee = toAttendanceEmployee({ ...row, id: row.employee_id, timezone: row.employee_timezone });
   return { record: { ...toAttendanceRow(row), employeeDisplay: employee.display }, employee };
@@ -250,16 +257,14 @@ export async function findAttendanceEmployeeId(db: Db, id: number): Promise<numb
 /** A record of one employee (undefined when it is missing or belongs to someone else). */
 export async function findAttendanceOf(db: Db, employeeId: number, id: number): Promise<AttendanceRow | undefined> {
   const row = (await db('attendance as a').where({ 'a.id': id, 'a.employee_id': employeeId }).first(ATTENDANCE_COLUMNS)) as
-    | Record<string, unknown>
-    | undefined;
+    Record<string, unknown> | undefined;
   return row && toAttendanceRow(row);
 }
 
 /** The employee's open record (found through the unique open_employee_id index). */
 export async function findOpenAttendance(db: Db, employeeId: number): Promise<AttendanceRow | undefined> {
   const row = (await db('attendance as a').where('a.open_employee_id', employeeId).first(ATTENDANCE_COLUMNS)) as
-    | Record<string, unknown>
-    | undefined;
+    Record<string, unknown> | undefined;
   return row && toAttendanceRow(row);
 }
 
@@ -288,8 +293,7 @@ const WRITTEN_COLUMNS: ReadonlyArray<keyof AttendanceColumns> = [
   'updated_at',
 ];
 const writtenValues = (columns: AttendanceColumns) => [...WRITTEN_COLUMNS.map((column) => columns[column]), openEmployeeId(columns)];
-const assignments = () =>
-  Object.fromEntries([...WRITTEN_COLUMNS, 'open_employee_id'].map((column, index) => [column, parameter(index)]));
+const assignments = () => Object.fromEntries([...WRITTEN_COLUMNS, 'open_employee_id'].map((column, index) => [column, parameter(index)]));
 const insertAttendanceRow = preparedWrite((db) => db('attendance').insert(assignments()));
 const updateAttendanceRow = preparedWrite((db) =>
   db('attendance')
@@ -399,7 +403,12 @@ export async function listAttendance(
   const { start } = page;
   const shape = preparedPageShape(criteria, page.limit, offset, start);
   const rows = shape
-    ? await preparedPageQuery(shape, criteria, page.limit, start)(db, [
+    ? await preparedPageQuery(
+        shape,
+        criteria,
+        page.limit,
+        start,
+      )(db, [
         criteria.employeeId,
         criteria.from === undefined ? undefined : fromBound(criteria.from),
         criteria.to === undefined ? undefined : beforeBound(criteria.to),
@@ -447,7 +456,9 @@ function pageQuery(
     // Written as a range on in_time_utc and a tie-break, which both databases read off the
     // (employee_id, in_time_utc) index or sort cheaply; a row-value comparison they do not.
     const inTime = bind(START_IN_TIME, start.inTimeUtc);
-    ids.where('a.in_time_utc', '<=', inTime).andWhere((tie) => tie.where('a.in_time_utc', '<', inTime).orWhere('a.id', '<=', bind(START_ID, start.id)));
+    ids
+      .where('a.in_time_utc', '<=', inTime)
+      .andWhere((tie) => tie.where('a.in_time_utc', '<', inTime).orWhere('a.id', '<=', bind(START_ID, start.id)));
   }
   return db('attendance as a')
     .join(ids.as('page'), 'page.id', 'a.id')
@@ -466,12 +477,22 @@ function pageQuery(
  */
 const preparedPages = new Map<string, ReturnType<typeof preparedQuery>>();
 
-function preparedPageShape(criteria: AttendanceCriteria, limit: number, offset: number, start: AttendancePageStart | undefined): string | undefined {
+function preparedPageShape(
+  criteria: AttendanceCriteria,
+  limit: number,
+  offset: number,
+  start: AttendancePageStart | undefined,
+): string | undefined {
   if (criteria.employeeId === undefined || criteria.visibleTo !== undefined || (offset > 0 && !start)) return undefined;
   return JSON.stringify([criteria.from !== undefined, criteria.to !== undefined, criteria.open ?? null, limit, start !== undefined]);
 }
 
-function preparedPageQuery(shape: string, criteria: AttendanceCriteria, limit: number, start: AttendancePageStart | undefined): ReturnType<typeof preparedQuery> {
+function preparedPageQuery(
+  shape: string,
+  criteria: AttendanceCriteria,
+  limit: number,
+  start: AttendancePageStart | undefined,
+): ReturnType<typeof preparedQuery> {
   let query = preparedPages.get(shape);
   if (!query) {
     query = preparedQuery((db) => pageQuery(db, criteria, limit, 0, start, bindParameter));
@@ -491,7 +512,11 @@ function durationSeconds(db: Db): string {
 export async function countAttendance(db: Db, criteria: AttendanceCriteria): Promise<{ records: number; closed: number; seconds: number }> {
   // An open record has no out_time: COUNT and SUM leave its NULL out.
   const row = (await applyCriteria(db('attendance as a'), criteria)
-    .select(db.raw('COUNT(*) AS records'), db.raw('COUNT(a.out_time_utc) AS closed'), db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`))
+    .select(
+      db.raw('COUNT(*) AS records'),
+      db.raw('COUNT(a.out_time_utc) AS closed'),
+      db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`),
+    )
     .first()) as { records: number | string; closed: number | string; seconds: number | string } | undefined;
   return { records: Number(row?.records ?? 0), closed: Number(row?.closed ?? 0), seconds: Number(row?.seconds ?? 0) };
 }
@@ -508,10 +533,7 @@ export interface BadgedAttendanceEmployee extends AttendanceEmployee {
  * the transaction ends, so that a single punch of any of them waits for the batch (and the batch
  * for it). Call it first in the transaction (after the device's lock), for the same reason.
  */
-export async function lockAttendanceEmployees(
-  trx: Db,
-  named: { badges: string[]; ids: number[] },
-): Promise<BadgedAttendanceEmployee[]> {
+export async function lockAttendanceEmployees(trx: Db, named: { badges: string[]; ids: number[] }): Promise<BadgedAttendanceEmployee[]> {
   const columns = [...EMPLOYEE_COLUMNS, 'attendance_device_id'];
   const mysql = dialectOf(trx) === 'mysql';
   const parts: Knex.QueryBuilder[] = [];
@@ -546,7 +568,12 @@ export interface BatchAttendanceRow extends AttendanceRow {
  * The records of these employees that start between `from` and `to` (UTC SQL text, inclusive),
  * and their open records, whenever those start: what a batch's entries can meet.
  */
-export async function findAttendanceOfEmployeesBetween(db: Db, employeeIds: number[], from: string, to: string): Promise<BatchAttendanceRow[]> {
+export async function findAttendanceOfEmployeesBetween(
+  db: Db,
+  employeeIds: number[],
+  from: string,
+  to: string,
+): Promise<BatchAttendanceRow[]> {
   if (employeeIds.length === 0) return [];
   const columns = [...ATTENDANCE_COLUMNS, 'a.derived_from_log'];
   const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(columns);

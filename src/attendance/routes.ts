@@ -15,7 +15,15 @@ import { correctAttendance, createAttendance, deleteAttendanceRecord } from './c
 import { attendancePageStartsOf, forgetAttendancePages } from './page-starts';
 import { toAttendanceResponse } from './output';
 import { punchIn, punchOut } from './punch';
-import { type AttendanceCriteria, type AttendanceEmployee, findAttendance, findAttendanceEmployee, findAttendanceEmployeeId, findOpenAttendance, listAttendance } from './repository';
+import {
+  type AttendanceCriteria,
+  type AttendanceEmployee,
+  findAttendance,
+  findAttendanceEmployee,
+  findAttendanceEmployeeId,
+  findOpenAttendance,
+  listAttendance,
+} from './repository';
 import { attendanceListQuery, attendanceSummaryQuery, employeeAttendanceQuery } from './schemas';
 import { summarizeAttendance } from './summary';
 import type { AttendanceWriteContext } from './writes';
@@ -29,7 +37,14 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
   const listPage = async (req: Request, criteria: AttendanceCriteria, query: { page: number; limit: number }) => {
     const instance = instanceOf(req);
     const starts = attendancePageStartsOf(instance);
-    const question = JSON.stringify([criteria.employeeId, criteria.from, criteria.to, criteria.open, callerOf(req).role === 'admin' ? 'all' : callerOf(req).employeeId, criteria.visibleTo !== undefined]);
+    const question = JSON.stringify([
+      criteria.employeeId,
+      criteria.from,
+      criteria.to,
+      criteria.open,
+      callerOf(req).role === 'admin' ? 'all' : callerOf(req).employeeId,
+      criteria.visibleTo !== undefined,
+    ]);
     const { records, total, first, next } = await listAttendance(instance.db, criteria, { ...query, start: starts.get(question, query) });
     starts.remember(question, query, first, next);
     return toPage(records.map(toAttendanceResponse), total, query.page, query.limit, next !== undefined);
@@ -73,34 +88,56 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       post: async (req, res) => {
         const body = optionalJsonObject(req);
         const context = await writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => {
-          const record = await punchIn(trx, body, context);
-          return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
-        }, forgetPages(req));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => {
+            const record = await punchIn(trx, body, context);
+            return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
+          },
+          forgetPages(req),
+        );
       },
     })
     .route('/punch-out', {
       post: async (req, res) => {
         const body = optionalJsonObject(req);
         const context = await writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: toAttendanceResponse(await punchOut(trx, body, context)) }), forgetPages(req));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => ({ status: 200, body: toAttendanceResponse(await punchOut(trx, body, context)) }),
+          forgetPages(req),
+        );
       },
     })
-    .route('/', {
-      get: async (req, res) => {
-        const query = parseQuery(attendanceListQuery, req.query);
-        const criteria = { visibleTo: callerOf(req), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
-        sendJson(res, await listPage(req, criteria, query));
+    .route(
+      '/',
+      {
+        get: async (req, res) => {
+          const query = parseQuery(attendanceListQuery, req.query);
+          const criteria = { visibleTo: callerOf(req), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
+          sendJson(res, await listPage(req, criteria, query));
+        },
+        post: async (req, res) => {
+          const body = requireJsonObject(req);
+          const context = await writeContext(req);
+          await sendWrite(
+            req,
+            res,
+            context.now,
+            async (trx) => {
+              const record = await createAttendance(trx, body, context);
+              return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
+            },
+            forgetPages(req),
+          );
+        },
       },
-      post: async (req, res) => {
-        const body = requireJsonObject(req);
-        const context = await writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => {
-          const record = await createAttendance(trx, body, context);
-          return { status: 201, headers: { Location: recordLocation(req, record.id) }, body: toAttendanceResponse(record) };
-        }, forgetPages(req));
-      },
-    }, { heavy: true })
+      { heavy: true },
+    )
     .route('/:id', {
       get: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');
@@ -114,10 +151,16 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       delete: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');
         const context = await writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => {
-          await deleteAttendanceRecord(trx, id, context);
-          return { status: 200, body: { id: String(id) } };
-        }, forgetPages(req));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => {
+            await deleteAttendanceRecord(trx, id, context);
+            return { status: 200, body: { id: String(id) } };
+          },
+          forgetPages(req),
+        );
       },
     });
 

@@ -28,7 +28,10 @@ export function resolveTime(input: TimeInput, timeZone: string, field: string, e
   if ('instant' in input) return input.instant;
   const instant = instantOfWallClock(timeZone, input.reading);
   if (!instant) {
-    errors.push({ field, message: `does not exist in ${timeZone}: the clocks skip it for daylight saving time; send the time with its offset` });
+    errors.push({
+      field,
+      message: `does not exist in ${timeZone}: the clocks skip it for daylight saving time; send the time with its offset`,
+    });
   }
   return instant;
 }
@@ -136,12 +139,19 @@ export function afterTermination(employee: Pick<AttendanceEmployee, 'termination
 }
 
 /** 422 `employee_terminated` naming each of the given times that falls after the last day. */
-export function assertNotTerminated(employee: Pick<AttendanceEmployee, 'termination_date' | 'timezone'>, times: Array<[field: string, instant: Date | null]>): void {
+export function assertNotTerminated(
+  employee: Pick<AttendanceEmployee, 'termination_date' | 'timezone'>,
+  times: Array<[field: string, instant: Date | null]>,
+): void {
   const errors: FieldError[] = [];
   for (const [field, instant] of times) {
     const message = instant && afterTermination(employee, instant);
     if (message) errors.push({ field, message });
   }
   if (errors.length === 0) return;
-  throw new AppError(422, { code: 'employee_terminated', title: 'The employee is terminated' }, { detail: (errors[0] as FieldError).message, errors });
+  throw new AppError(
+    422,
+    { code: 'employee_terminated', title: 'The employee is terminated' },
+    { detail: (errors[0] as FieldError).message, errors },
+  );
 }

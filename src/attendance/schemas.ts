@@ -13,13 +13,15 @@ export type TimeInput = { reading: string } | { instant: Date };
 const TIME_MESSAGE = 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00';
 const EARLIEST_YEAR = 1970;
 
-export const timeInput = z.string({ error: TIME_MESSAGE }).transform((value, context): TimeInput => {
-  if (isWallClock(value) && Number(value.slice(0, 4)) >= EARLIEST_YEAR) return { reading: value };
-  const instant = parseIsoInstant(value);
-  if (instant && instant.getUTCFullYear() >= EARLIEST_YEAR) return { instant };
-  context.addIssue({ code: 'custom', message: TIME_MESSAGE });
-  return z.NEVER;
-})
+export const timeInput = z
+  .string({ error: TIME_MESSAGE })
+  .transform((value, context): TimeInput => {
+    if (isWallClock(value) && Number(value.slice(0, 4)) >= EARLIEST_YEAR) return { reading: value };
+    const instant = parseIsoInstant(value);
+    if (instant && instant.getUTCFullYear() >= EARLIEST_YEAR) return { instant };
+    context.addIssue({ code: 'custom', message: TIME_MESSAGE });
+    return z.NEVER;
+  })
   // No accepted time is longer (2026-03-02T08:00:00.123456+01:00 is 32).
   .meta({ maxLength: 40, example: '2026-03-02 08:00:00' });
 
@@ -41,7 +43,9 @@ const coordinate = (limit: number) => {
 };
 
 /** An employee id, or the employee reference of a record as read. */
-const employee = z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee')).meta({ 'x-accepts': 'employee' });
+const employee = z
+  .preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema('an employee'))
+  .meta({ 'x-accepts': 'employee' });
 
 const note = optionalText(1000);
 const latitude = coordinate(90);
@@ -152,11 +156,15 @@ export function parseCorrection(body: Record<string, unknown>, id: number): Pars
   return parsed as Parsed<RecordValues>;
 }
 
-const date = z.string({ error: 'must be a date YYYY-MM-DD' }).max(10, { error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+const date = z
+  .string({ error: 'must be a date YYYY-MM-DD' })
+  .max(10, { error: 'must be a date YYYY-MM-DD' })
+  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
 
 const dateRange = { from: date.optional(), to: date.optional() };
 
-const orderedRange = <T extends { from?: string; to?: string }>(range: T) => range.from === undefined || range.to === undefined || range.from <= range.to;
+const orderedRange = <T extends { from?: string; to?: string }>(range: T) =>
+  range.from === undefined || range.to === undefined || range.from <= range.to;
 const ORDERED_RANGE = { error: 'must not be before from', path: ['to'] };
 
 /** GET /employees/{id}/attendance */

@@ -44,7 +44,10 @@ const insertAuditRow = preparedWrite((db) =>
 /** Writes one audit row; call it with the transaction of the change it records. */
 export async function writeAudit(db: Db, entry: AuditEntry, context: AuditContext): Promise<void> {
   const row = auditRow(entry, context);
-  await insertAuditRow(db, AUDIT_COLUMNS.map((column) => row[column]));
+  await insertAuditRow(
+    db,
+    AUDIT_COLUMNS.map((column) => row[column]),
+  );
 }
 
 /** Rows per INSERT of writeAudits: 10 columns each stay far below SQLite's limit on bound values. */

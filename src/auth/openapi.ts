@@ -1,6 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, int64, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
+import {
+  COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
+  idempotencyKeyHeader,
+  int64,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+} from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ROLES } from '../caller';
 import { USERNAME_PATTERN } from '../users/user-repository';
@@ -8,7 +17,11 @@ import { USERNAME_PATTERN } from '../users/user-repository';
 const instant = z.string().max(30).meta({ format: 'date-time' });
 
 /** A token's id, the JWT's jti (a UUID); the server answers 404 to anything else. */
-const tokenId = z.string().regex(/^[0-9a-f-]{36}$/).max(36).meta({ example: 'a774444f-9629-4207-9568-972bf4295623' });
+const tokenId = z
+  .string()
+  .regex(/^[0-9a-f-]{36}$/)
+  .max(36)
+  .meta({ example: 'a774444f-9629-4207-9568-972bf4295623' });
 const tokenIdParam = z.object({ id: tokenId });
 
 const tokenResponse = z
@@ -34,7 +47,9 @@ const tokenSummary = z
   })
   .meta({ id: 'Token' });
 
-const location = z.object({ Location: z.string().max(2048).meta({ description: 'The new token, e.g. /app/api/tokens/{id}: GET answers its metadata' }) });
+const location = z.object({
+  Location: z.string().max(2048).meta({ description: 'The new token, e.g. /app/api/tokens/{id}: GET answers its metadata' }),
+});
 
 const passwordGrant = z
   .object({
@@ -80,7 +95,9 @@ export function describeTokens(registry: OpenAPIRegistry): void {
         ...jsonBody(
           z.strictObject({
             name: z.string().max(100).optional(),
-            expires_in: int64(60, 10 * 365 * 86400).optional().meta({ description: 'Seconds; default 180 days' }),
+            expires_in: int64(60, 10 * 365 * 86400)
+              .optional()
+              .meta({ description: 'Seconds; default 180 days' }),
           }),
           'Optional: without a body the new token is named "rotated" and lives 180 days',
         ),
@@ -99,8 +116,16 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The caller's tokens (never the token strings); admins may ask for anyone's with ?username=",
-    request: { query: z.strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), username: z.string().min(1).max(100).regex(USERNAME_PATTERN).optional() }) },
-    responses: { 200: jsonResponse('A page of tokens', pageSchema(tokenSummary, 'TokenPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+    request: {
+      query: z.strictObject({
+        ...paginationFields({ defaultLimit: 50, maxLimit: 200 }),
+        username: z.string().min(1).max(100).regex(USERNAME_PATTERN).optional(),
+      }),
+    },
+    responses: {
+      200: jsonResponse('A page of tokens', pageSchema(tokenSummary, 'TokenPage')),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -119,8 +144,11 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     operationId: 'revokeToken',
     tags,
     security,
-    summary: 'Revoke a token (the caller\'s own; admins: anyone\'s); it stops working at once',
+    summary: "Revoke a token (the caller's own; admins: anyone's); it stops working at once",
     request: { params: tokenIdParam, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Revoked', z.strictObject({ id: tokenId })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('Revoked', z.strictObject({ id: tokenId })),
+      ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+    },
   });
 }

@@ -20,7 +20,10 @@ const LAST_USED_RESOLUTION_MS = 60_000;
  * user may still sign in. Every failure is 401 with a WWW-Authenticate challenge; the detail says
  * why, the status never differs.
  */
-export function requireBearer(clock: Clock, options: { callerEmployeeAt: ReadonlySet<string>; devicePaths: ReadonlySet<string> }): RequestHandler {
+export function requireBearer(
+  clock: Clock,
+  options: { callerEmployeeAt: ReadonlySet<string>; devicePaths: ReadonlySet<string> },
+): RequestHandler {
   const { callerEmployeeAt, devicePaths } = options;
   return async (req, _res, next) => {
     if (req.method === 'OPTIONS') return next();

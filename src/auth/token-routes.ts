@@ -11,7 +11,14 @@ import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import type { LoginAttempts } from '../rate-limits/limits';
 import type { Caller, Role } from '../caller';
-import { countTokensOfUser, findTokenOwner, findTokenSummary, listTokensOfUser, revokeToken, type TokenSummary } from '../users/token-repository';
+import {
+  countTokensOfUser,
+  findTokenOwner,
+  findTokenSummary,
+  listTokensOfUser,
+  revokeToken,
+  type TokenSummary,
+} from '../users/token-repository';
 import { findLoginUser, findUserByUsername, USERNAME_PATTERN } from '../users/user-repository';
 import { DEFAULT_TOKEN_LIFETIME_SECONDS, issueToken } from './issue-token';
 import { authenticatePassword } from './password-grant';
@@ -30,7 +37,12 @@ const passwordGrantSchema = z.object({
 
 const rotateSchema = z.strictObject({
   name: z.string().max(100, { error: 'must be at most 100 characters' }).optional(),
-  expires_in: z.number({ error: 'must be a number of seconds' }).int().min(60).max(MAX_LIFETIME_SECONDS, { error: 'may be at most 10 years' }).optional(),
+  expires_in: z
+    .number({ error: 'must be a number of seconds' })
+    .int()
+    .min(60)
+    .max(MAX_LIFETIME_SECONDS, { error: 'may be at most 10 years' })
+    .optional(),
 });
 
 const listQuery = z.strictObject({
@@ -54,23 +66,28 @@ function tokenResponse(issued: { id: string; token: string; expiresAt: Date }, r
  * token. Public (app.ts mounts it before requireBearer); takes JSON or form bodies.
  */
 export function oauthRoutes({ clock, login }: { clock: Clock; login: LoginAttempts }): Routes {
-  return new Routes('/oauth/token').route('/', {
-    post: async (req, res) => {
-      const grant = parseGrant(req);
-      const instance = instanceOf(req);
-      // Failures count against the user found, whatever spelling of its name was sent; against
-      // the name sent (in lower case) when there is no such user.
-      const found = await findLoginUser(instance.db, grant.username);
-      const attempt = await login.attempt(req, found ? `user:${found.id}` : `name:${grant.username.toLowerCase()}`);
-      const user = await authenticatePassword(found, grant.password);
-      if (!user) throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
-      await attempt.succeeded();
-      const now = clock.now();
-      const issued = await issueToken(instance.db, instance.signingKey, { userId: user.id, name: 'password grant', now });
-      res.setHeader('Pragma', 'no-cache');
-      sendJson(res, tokenResponse(issued, user.role, now));
+  return new Routes('/oauth/token').route(
+    '/',
+    {
+      post: async (req, res) => {
+        const grant = parseGrant(req);
+        const instance = instanceOf(req);
+        // Failures count against the user found, whatever spelling of its name was sent; against
+        // the name sent (in lower case) when there is no such user.
+        const found = await findLoginUser(instance.db, grant.username);
+        const attempt = await login.attempt(req, found ? `user:${found.id}` : `name:${grant.username.toLowerCase()}`);
+        const user = await authenticatePassword(found, grant.password);
+        if (!user)
+          throw new BadRequestError({ code: 'invalid_grant', title: 'Sign-in failed', detail: 'The username or password is wrong' });
+        await attempt.succeeded();
+        const now = clock.now();
+        const issued = await issueToken(instance.db, instance.signingKey, { userId: user.id, name: 'password grant', now });
+        res.setHeader('Pragma', 'no-cache');
+        sendJson(res, tokenResponse(issued, user.role, now));
+      },
     },
-  }, { formBody: true });
+    { formBody: true },
+  );
 }
 
 /**
@@ -95,7 +112,12 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
           // Rotation: the token that asked stops working.
           await revokeToken(trx, caller.tokenId, now);
           // Never stored by the Idempotency-Key store: a database reader must not find a token.
-          return { status: 201, headers: { Location: `${req.baseUrl}/${issued.id}` }, body: tokenResponse(issued, caller.role, now), secret: true };
+          return {
+            status: 201,
+            headers: { Location: `${req.baseUrl}/${issued.id}` },
+            body: tokenResponse(issued, caller.role, now),
+            secret: true,
+          };
         });
       },
       get: async (req, res) => {
@@ -112,7 +134,15 @@ export function tokenRoutes({ clock }: { clock: Clock }): Routes {
         const page = { offset: offsetOf(query.page, query.limit), limit: query.limit };
         const [rows, total] = await Promise.all([listTokensOfUser(db, userId, page), countTokensOfUser(db, userId)]);
         const now = clock.now();
-        sendJson(res, toPage(rows.map((token) => describeToken(token, caller, now)), total, query.page, query.limit));
+        sendJson(
+          res,
+          toPage(
+            rows.map((token) => describeToken(token, caller, now)),
+            total,
+            query.page,
+            query.limit,
+          ),
+        );
       },
     })
     .route('/:id', {

@@ -7,7 +7,8 @@ export function registerApiCommands(program: Command, context: CliContext): void
   const api = program.command('api').description('the "Enable REST Api" setting');
   const seconds = Math.ceil((2 * SETTINGS_TTL_MS) / 1000);
 
-  api.command('enable')
+  api
+    .command('enable')
     .description('turn the REST API on')
     .action(async () => {
       const { db } = await context.instance();
@@ -15,7 +16,8 @@ export function registerApiCommands(program: Command, context: CliContext): void
       context.print(`The REST API is enabled. Running servers notice within ${seconds} seconds.`);
     });
 
-  api.command('disable')
+  api
+    .command('disable')
     .description('turn the REST API off: every request answers 403 api_disabled')
     .action(async () => {
       const { db } = await context.instance();
@@ -23,7 +25,8 @@ export function registerApiCommands(program: Command, context: CliContext): void
       context.print(`The REST API is disabled. Running servers notice within ${seconds} seconds.`);
     });
 
-  api.command('status')
+  api
+    .command('status')
     .description('print "enabled" or "disabled"')
     .action(async () => {
       const instance = await context.instance();

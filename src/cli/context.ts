@@ -89,14 +89,16 @@ export class CliContext {
       if (name !== undefined) throw new CliError('--instance is only for cloud mode (DEPLOYMENT=cloud)');
       return this.track(openDatabase(config.database, { poolMax: 2 }));
     }
-    if (name === undefined) throw new CliError('In cloud mode, name the instance: hrm --instance <name> ... (hrm instance list shows them)');
+    if (name === undefined)
+      throw new CliError('In cloud mode, name the instance: hrm --instance <name> ... (hrm instance list shows them)');
     const control = this.track(openDatabase(config.database, { poolMax: 1 }));
     // Migrated first: an upgraded release's registry columns (the server) may be new.
     await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
     const registered = isInstanceName(name) ? await findRegisteredInstance(control, name) : undefined;
     if (!registered) throw new CliError(`There is no instance named ${name} (hrm instance list shows them)`);
     // A change now could be left behind on the old server (servers refuse writes meanwhile too).
-    if (registered.movingSince !== null) throw new CliError(`The instance ${name} is moving to another database server; try again when hrm instance move is done`);
+    if (registered.movingSince !== null)
+      throw new CliError(`The instance ${name} is moving to another database server; try again when hrm instance move is done`);
     const server = { name: registered.server, configured: config.databaseServers };
     return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName, server), { poolMax: 2 }));
   }

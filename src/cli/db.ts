@@ -8,6 +8,8 @@ export function registerDbCommands(program: Command, context: CliContext): void 
     .description('apply pending migrations (the server also does this when it starts)')
     .action(async () => {
       const applied = await migrateToLatest(await context.database());
-      context.print(applied.length === 0 ? 'The database schema is up to date.' : `Applied ${applied.length} migrations: ${applied.join(', ')}`);
+      context.print(
+        applied.length === 0 ? 'The database schema is up to date.' : `Applied ${applied.length} migrations: ${applied.join(', ')}`,
+      );
     });
 }

@@ -9,7 +9,7 @@ export function registerDeviceCommands(program: Command, context: CliContext): v
 
   device
     .command('add')
-    .description("add a terminal; prints only its token (shown only now), its id on standard error")
+    .description('add a terminal; prints only its token (shown only now), its id on standard error')
     .requiredOption('--name <name>', 'what and where it is, e.g. "Front door"')
     .option('--timezone <zone>', "the wall clock its times are in (IANA name); default: the instance's default_timezone")
     .option('--inactive', 'create it switched off (its token is refused until it is active)')

@@ -13,7 +13,7 @@ export function registerImportCommands(program: Command, context: CliContext): v
   imports
     .command('icehrm')
     .description('copy an IceHrm database: reference data, employees, users and attendance, ids kept; safe to re-run')
-    .requiredOption('--from <url>', "the IceHrm database, mysql://user:password@host:3306/icehrm (read only)")
+    .requiredOption('--from <url>', 'the IceHrm database, mysql://user:password@host:3306/icehrm (read only)')
     .option('--dry-run', 'read and check everything, report what would happen, write nothing')
     .option('--since <date>', 'only attendance that begins on or after this day (YYYY-MM-DD), for a later re-run')
     .option('--merge', 'import even though this database holds employees that did not come from IceHrm')

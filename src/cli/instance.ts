@@ -42,7 +42,9 @@ export function registerInstanceCommands(program: Command, context: CliContext):
     .action(async (name: string, options: { to: string }) => {
       const control = await context.control();
       const config = context.config();
-      const moved = await asBadInput(moveInstance(control, config.database, config.databaseServers, name, options.to, { clock: context.io.clock }));
+      const moved = await asBadInput(
+        moveInstance(control, config.database, config.databaseServers, name, options.to, { clock: context.io.clock }),
+      );
       context.print(
         [
           `Moved instance ${moved.name} from ${moved.from} to ${moved.to}: ${moved.tables} tables, ${moved.rows} rows; its writes were paused for ${(moved.pausedMs / 1000).toFixed(1)} s.`,
@@ -58,7 +60,12 @@ export function registerInstanceCommands(program: Command, context: CliContext):
     .description('list the instances: name, database server, database, creation time')
     .action(async () => {
       const instances = await listRegisteredInstances(await context.control());
-      const rows = instances.map((row) => [row.name, row.movingSince === null ? row.server : `${row.server} (moving)`, row.databaseName, sqlDateTimeToIso(row.createdAt)]);
+      const rows = instances.map((row) => [
+        row.name,
+        row.movingSince === null ? row.server : `${row.server} (moving)`,
+        row.databaseName,
+        sqlDateTimeToIso(row.createdAt),
+      ]);
       context.print(formatTable(['NAME', 'SERVER', 'DATABASE', 'CREATED'], rows));
     });
 }

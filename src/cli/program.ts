@@ -46,7 +46,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } catch (error) {
     if (error instanceof CommanderError) return USAGE_ERROR.test(error.code) ? 2 : error.exitCode;
     const known =
-      error instanceof CliError || error instanceof ConfigError || error instanceof SchemaTooNewError || error instanceof InstanceCreationError ||
+      error instanceof CliError ||
+      error instanceof ConfigError ||
+      error instanceof SchemaTooNewError ||
+      error instanceof InstanceCreationError ||
       error instanceof UnknownServerError;
     const reason = error instanceof Error ? error.message : String(error);
     io.stderr.write(`hrm: ${known ? reason : `failed: ${reason}`}\n`);
@@ -57,7 +60,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** What commander refuses before a command runs; help and version are not errors. */
-const USAGE_ERROR = /^commander\.(unknownOption|unknownCommand|missingArgument|optionMissingArgument|missingMandatoryOptionValue|excessArguments|invalidArgument|conflictingOption)$/;
+const USAGE_ERROR =
+  /^commander\.(unknownOption|unknownCommand|missingArgument|optionMissingArgument|missingMandatoryOptionValue|excessArguments|invalidArgument|conflictingOption)$/;
 
 /**
  * A usage error is its one line and where to read more, not the whole usage text, which buried

@@ -29,12 +29,20 @@ export function registerUserCommands(program: Command, context: CliContext): voi
       if (await findUserByUsername(db, options.username)) throw new CliError(`A user named ${options.username} already exists`);
       let id: number;
       try {
-        id = await insertUser(db, { username: options.username, role: options.role, employeeId, passwordHash, now: context.io.clock.now() });
+        id = await insertUser(db, {
+          username: options.username,
+          role: options.role,
+          employeeId,
+          passwordHash,
+          now: context.io.clock.now(),
+        });
       } catch (error) {
         const violated = asUniqueViolation(error)?.key;
         if (violated === undefined) throw error;
         throw new CliError(
-          violated.includes('username') ? `A user named ${options.username} already exists` : `Employee ${employeeId} is already linked to another user`,
+          violated.includes('username')
+            ? `A user named ${options.username} already exists`
+            : `Employee ${employeeId} is already linked to another user`,
         );
       }
       const link = employeeId === null ? 'not linked to an employee' : `employee ${employeeId}`;

@@ -22,7 +22,10 @@ export function registerWebhookCommands(program: Command, context: CliContext): 
     .action(async (options: { url: string; events: string; description?: string; includePersonal?: boolean; inactive?: boolean }) => {
       const parsed = createWebhookSchema.safeParse({
         url: options.url,
-        events: options.events.split(',').map((type) => type.trim()).filter(Boolean),
+        events: options.events
+          .split(',')
+          .map((type) => type.trim())
+          .filter(Boolean),
         description: options.description,
         active: !options.inactive,
         include_personal: Boolean(options.includePersonal),

@@ -118,7 +118,12 @@ export class HostSelector {
     const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), HEALTH_CHECK_TIMEOUT_MS).unref());
     const probe = (async () => {
       try {
-        connection = await mysql.createConnection({ ...host, user: this.url.user, password: this.url.password, connectTimeout: HEALTH_CHECK_TIMEOUT_MS });
+        connection = await mysql.createConnection({
+          ...host,
+          user: this.url.user,
+          password: this.url.password,
+          connectTimeout: HEALTH_CHECK_TIMEOUT_MS,
+        });
         const [rows] = await connection.query(NODE_STATUS_SQL);
         return isUsableNode(rows as Array<{ Variable_name: string; Value: string }>);
       } catch {

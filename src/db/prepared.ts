@@ -96,7 +96,15 @@ export function batchedLookup<K extends string | number>(
   keyOf: (row: Row) => K,
 ): (db: Db, key: K) => Promise<Row | undefined> {
   const variants = new Map(
-    BATCH_SIZES.map((size) => [size, compiledOnce((db) => build(db, Array.from({ length: size }, (_, index) => parameter(index))))]),
+    BATCH_SIZES.map((size) => [
+      size,
+      compiledOnce((db) =>
+        build(
+          db,
+          Array.from({ length: size }, (_, index) => parameter(index)),
+        ),
+      ),
+    ]),
   );
   const states = new WeakMap<Db, BatchState<K>>();
 
@@ -163,7 +171,9 @@ function valuesOf(query: Compiled, args: unknown[]): { sql: string; values: unkn
 function compile(builder: Knex.QueryBuilder): Compiled {
   const { sql, bindings } = builder.toSQL().toNative();
   const slots = bindings.map((binding): Slot =>
-    typeof binding === 'string' && binding.startsWith(PARAMETER) ? { argument: Number(binding.slice(PARAMETER.length)) } : { value: binding },
+    typeof binding === 'string' && binding.startsWith(PARAMETER)
+      ? { argument: Number(binding.slice(PARAMETER.length)) }
+      : { value: binding },
   );
   return { sql, slots };
 }

@@ -11,7 +11,10 @@ export function describeDocs(registry: OpenAPIRegistry): void {
     operationId: 'getOpenApiDocument',
     tags,
     summary: 'This document; no token needed',
-    responses: { 200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.looseObject({}) } } }, ...problems(...COMMON_PROBLEMS) },
+    responses: {
+      200: { description: 'OpenAPI 3.1', content: { 'application/json': { schema: z.looseObject({}) } } },
+      ...problems(...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -21,7 +24,7 @@ export function describeDocs(registry: OpenAPIRegistry): void {
     summary: 'The documentation page (Swagger UI, served locally); no token needed',
     responses: {
       200: { description: 'HTML', content: { 'text/html': { schema: z.string() } } },
-      301: { description: 'Asked as `/docs/`: `Location: ../docs`, the page\'s own address' },
+      301: { description: "Asked as `/docs/`: `Location: ../docs`, the page's own address" },
       ...problems(...COMMON_PROBLEMS),
     },
   });
@@ -33,7 +36,10 @@ export function describeDocs(registry: OpenAPIRegistry): void {
     summary: "The documentation page's scripts and styles",
     request: { params: z.object({ file: z.enum(DOCS_FILES as [string, ...string[]]) }) },
     responses: {
-      200: { description: 'A script, style sheet or icon', content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() }, 'image/png': { schema: z.string() } } },
+      200: {
+        description: 'A script, style sheet or icon',
+        content: { 'text/javascript': { schema: z.string() }, 'text/css': { schema: z.string() }, 'image/png': { schema: z.string() } },
+      },
       ...problems(404, ...COMMON_PROBLEMS),
     },
   });

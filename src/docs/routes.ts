@@ -20,7 +20,8 @@ const ASSETS = new Map([
 export const DOCS_FILES = ['init.js', ...ASSETS.keys()];
 
 /** The docs page may run its own scripts and styles; nothing else, and it may not be framed. */
-const DOCS_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
+const DOCS_CSP =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'";
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -108,7 +109,10 @@ export function docsRoutes({ document }: { document: OpenApiDocument }): Routes[
 function withDefaultInstance(document: OpenApiDocument, name: string): OpenApiDocument {
   const servers = document.servers?.map((server) => ({
     ...server,
-    variables: { ...server.variables, instance: { description: 'The instance (customer) name', ...server.variables?.instance, default: name } },
+    variables: {
+      ...server.variables,
+      instance: { description: 'The instance (customer) name', ...server.variables?.instance, default: name },
+    },
   }));
   return { ...document, servers };
 }

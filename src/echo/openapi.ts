@@ -11,7 +11,10 @@ export function describeEcho(registry: OpenAPIRegistry, options: { public: boole
     ...(options.public ? {} : { security: [{ bearer: [] }] }),
     summary: `Proves routing works and the API is enabled${options.public ? '; no token needed' : ''}`,
     responses: {
-      200: { description: 'Echo and a random number', content: { 'text/plain': { schema: z.string().max(20).meta({ example: 'Echo 1804289383' }) } } },
+      200: {
+        description: 'Echo and a random number',
+        content: { 'text/plain': { schema: z.string().max(20).meta({ example: 'Echo 1804289383' }) } },
+      },
       ...problems(...(options.public ? [] : [401]), ...COMMON_PROBLEMS),
     },
   });

@@ -103,7 +103,12 @@ export function seesPersonalFields(caller: Caller, employeeId: number): boolean 
  * works for every role; but a field the caller may not read is refused whatever its value, or
  * the answer would tell them whether they guessed it.
  */
-export function assertMayWriteFields(caller: Caller, employee: EmployeeRelation, sent: string[], changes: (field: EmployeeField) => boolean): void {
+export function assertMayWriteFields(
+  caller: Caller,
+  employee: EmployeeRelation,
+  sent: string[],
+  changes: (field: EmployeeField) => boolean,
+): void {
   const writable = writableFields(caller, employee);
   const readsPersonal = seesPersonalFields(caller, employee.id);
   const refused = sent.filter((name) => {
@@ -139,4 +144,3 @@ export async function findVisibleEmployee(db: Db, caller: Caller, id: number): P
   if (!employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
   return employee;
 }
-

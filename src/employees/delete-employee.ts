@@ -27,7 +27,13 @@ export async function deleteEmployee(trx: Knex.Transaction, id: number, context:
     fields: employee.fields,
     changes: valueChanges(employee.before, employee.after, employee.fields),
   }));
-  entries.push({ action: 'delete', entityType: 'employee', entityId: id, fields: [], changes: { employee_id: { from: existing.employee_id, to: null } } });
+  entries.push({
+    action: 'delete',
+    entityType: 'employee',
+    entityId: id,
+    fields: [],
+    changes: { employee_id: { from: existing.employee_id, to: null } },
+  });
   await writeAudits(trx, entries, { caller, requestId: context.requestId, now });
   await deleteEmployeeRow(trx, id);
   await recordEvents(trx, [

@@ -4,7 +4,14 @@ import { toSqlDateTime } from '../db/sql-time';
 import { ForbiddenError, type FieldError } from '../errors';
 import { idSchema } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
-import { COUNTRY, EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
+import {
+  COUNTRY,
+  EMPLOYEE_STATUSES,
+  MARITAL_STATUSES,
+  PERSONAL_FIELDS,
+  REFERENCE_FIELDS,
+  type ReferenceFieldName,
+} from '../employee-records/fields';
 
 // What GET /employees may ask (docs/api.md, "Lists and pages"), read as leniently as IceHrm reads it where that is
 // harmless: limit and page out of range, sortOrder in any case, an empty or null `filters`, the
@@ -97,14 +104,42 @@ const FILTERS: Record<string, Filter> = {
   country: { value: countryCode, column: `e.${COUNTRY.column}`, comparison: 'equal' },
   ...Object.fromEntries(
     (
-      ['employee_id', 'first_name', 'middle_name', 'last_name', 'gender', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
-        'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email', 'timezone', 'attendance_device_id'] as const
+      [
+        'employee_id',
+        'first_name',
+        'middle_name',
+        'last_name',
+        'gender',
+        'ssn_num',
+        'nic_num',
+        'other_id',
+        'driving_license',
+        'work_station_id',
+        'address1',
+        'address2',
+        'city',
+        'postal_code',
+        'home_phone',
+        'mobile_phone',
+        'work_phone',
+        'work_email',
+        'private_email',
+        'timezone',
+        'attendance_device_id',
+      ] as const
     ).map((field) => [field, { value: text, column: `e.${field}`, comparison: 'text' }]),
   ),
   ...Object.fromEntries(
-    (['birthday', 'joined_date', 'confirmation_date', 'termination_date'] as const).map((field) => [field, { value: calendarDate, column: `e.${field}`, comparison: 'equal' }]),
+    (['birthday', 'joined_date', 'confirmation_date', 'termination_date'] as const).map((field) => [
+      field,
+      { value: calendarDate, column: `e.${field}`, comparison: 'equal' },
+    ]),
   ),
-  marital_status: { value: z.enum(MARITAL_STATUSES, { error: `must be one of ${MARITAL_STATUSES.join(', ')}` }), column: 'e.marital_status', comparison: 'equal' },
+  marital_status: {
+    value: z.enum(MARITAL_STATUSES, { error: `must be one of ${MARITAL_STATUSES.join(', ')}` }),
+    column: 'e.marital_status',
+    comparison: 'equal',
+  },
   status: { value: z.enum(EMPLOYEE_STATUSES, { error: 'must be Active or Terminated' }), column: 'e.status', comparison: 'equal' },
   indirect_supervisors: { value: idSchema('an employee'), column: 'e.indirect_supervisors', comparison: 'listed' },
   created_at: { value: exactInstant, column: 'e.created_at', comparison: 'equal' },
@@ -113,9 +148,13 @@ const FILTERS: Record<string, Filter> = {
 
 /** A filter value, or a list of them (any of which matches). */
 const oneOrMany = (value: z.ZodType) =>
-  z.union([value, z.array(value).min(1).max(MAX_FILTER_VALUES)], { error: `must be a value or a list of 1 to ${MAX_FILTER_VALUES} values` });
+  z.union([value, z.array(value).min(1).max(MAX_FILTER_VALUES)], {
+    error: `must be a value or a list of 1 to ${MAX_FILTER_VALUES} values`,
+  });
 
-const filtersSchema = z.strictObject(Object.fromEntries(Object.entries(FILTERS).map(([name, filter]) => [name, oneOrMany(filter.value).optional()])));
+const filtersSchema = z.strictObject(
+  Object.fromEntries(Object.entries(FILTERS).map(([name, filter]) => [name, oneOrMany(filter.value).optional()])),
+);
 
 /** The column and comparison of a filter, for the query. */
 export function filterOf(name: string): Filter {
@@ -128,10 +167,36 @@ export function filterOf(name: string): Filter {
  * index each (migrations 0003, 0011); the others sort every matching row.
  */
 const SORT_FIELDS = [
-  'id', 'employee_id', 'first_name', 'last_name', 'joined_date', 'updated_at',
-  'middle_name', 'birthday', 'gender', 'marital_status', 'ssn_num', 'nic_num', 'other_id', 'driving_license', 'work_station_id',
-  'address1', 'address2', 'city', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone', 'work_email', 'private_email',
-  'confirmation_date', 'termination_date', 'status', 'timezone', 'created_at', 'attendance_device_id',
+  'id',
+  'employee_id',
+  'first_name',
+  'last_name',
+  'joined_date',
+  'updated_at',
+  'middle_name',
+  'birthday',
+  'gender',
+  'marital_status',
+  'ssn_num',
+  'nic_num',
+  'other_id',
+  'driving_license',
+  'work_station_id',
+  'address1',
+  'address2',
+  'city',
+  'postal_code',
+  'home_phone',
+  'mobile_phone',
+  'work_phone',
+  'work_email',
+  'private_email',
+  'confirmation_date',
+  'termination_date',
+  'status',
+  'timezone',
+  'created_at',
+  'attendance_device_id',
 ] as const;
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };
@@ -182,10 +247,9 @@ export const listEmployeesQuery = z.strictObject({
         'A JSON object of read-shape fields and the value (or a list of 1 to 100 values, any of which matches) each must have: references by id (`country` by code), text case-insensitively, dates as YYYY-MM-DD, `indirect_supervisors` by an employee id it lists. Empty or `null` means no filter. Personal fields are 403 `filter_not_allowed` for managers.',
       example: '{"status":"Active","department":["2","5"]}',
     }),
-  sortField: z
-    .enum(SORT_FIELDS, { error: 'must be a field of the read shape that has an order (not a reference)' })
-    .default('id')
-    .meta({ description: 'Any scalar field of the read shape; personal fields are 403 `filter_not_allowed` for managers. Ties are broken by id' }),
+  sortField: z.enum(SORT_FIELDS, { error: 'must be a field of the read shape that has an order (not a reference)' }).default('id').meta({
+    description: 'Any scalar field of the read shape; personal fields are 403 `filter_not_allowed` for managers. Ties are broken by id',
+  }),
   sortOrder: z
     .string()
     .transform((order) => SORT_ORDERS[order.toLowerCase()])
@@ -209,7 +273,10 @@ export function assertMayFilter(caller: Caller, query: ListEmployeesQuery): void
     .filter((name) => PERSONAL.has(name))
     .map((name) => ({ field: `filters.${name}`, message: "is a personal field, which managers do not see on their reports' records" }));
   if (PERSONAL.has(query.sortField)) {
-    refused.push({ field: 'sortField', message: `${query.sortField} is a personal field, which managers do not see on their reports' records` });
+    refused.push({
+      field: 'sortField',
+      message: `${query.sortField} is a personal field, which managers do not see on their reports' records`,
+    });
   }
   if (refused.length === 0) return;
   throw new ForbiddenError({
@@ -218,4 +285,3 @@ export function assertMayFilter(caller: Caller, query: ListEmployeesQuery): void
     errors: refused,
   });
 }
-

@@ -116,7 +116,9 @@ export async function listEmployees(
 
   const offset = start ? 0 : offsetOf(query.page, query.limit);
   const page = (builder: Knex.QueryBuilder) => {
-    matching(builder).orderBy(order).limit(query.limit + 1);
+    matching(builder)
+      .orderBy(order)
+      .limit(query.limit + 1);
     return start ? builder.where(startingAt(`e.${query.sortField}`, direction, start)) : builder.offset(offset);
   };
   // With nothing to skip (page 1, or a page whose first row is known) and an index in the sort
@@ -130,7 +132,9 @@ export async function listEmployees(
   const rowsQuery = asListRead(
     offset === 0 && INDEXED_SORT_FIELDS.has(query.sortField)
       ? page(selectEmployees(db))
-      : selectEmployees(db).join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id').orderBy(order),
+      : selectEmployees(db)
+          .join(page(db('employees as e').select('e.id')).as('page'), 'page.id', 'e.id')
+          .orderBy(order),
   );
 
   const count = async () => Number((await asListRead(matching(db('employees as e')).count({ total: '*' })).first())?.total ?? 0);
@@ -158,7 +162,9 @@ function startingAt(column: string, direction: 'asc' | 'desc', start: PageStart)
   const [after, atOrAfter] = direction === 'asc' ? ['>', '>='] : ['<', '<='];
   if (column === 'e.id') return (builder: Knex.QueryBuilder) => builder.where('e.id', atOrAfter, start.id);
   return (builder: Knex.QueryBuilder) =>
-    builder.where(column, atOrAfter, start.value).andWhere((tie) => tie.where(column, after, start.value).orWhere('e.id', atOrAfter, start.id));
+    builder
+      .where(column, atOrAfter, start.value)
+      .andWhere((tie) => tie.where(column, after, start.value).orWhere('e.id', atOrAfter, start.id));
 }
 
 function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery, caller: Caller, dialect: Dialect): Knex.QueryBuilder {
@@ -169,7 +175,8 @@ function applyCriteria(builder: Knex.QueryBuilder, query: ListEmployeesQuery, ca
     if (comparison === 'listed') builder.where((any) => values.forEach((id) => whereListed(any, column, Number(id))));
     // SQLite compares text exactly; MySQL's collation ignores case (and accents). NOCASE makes
     // SQLite ignore ASCII case too, so a filter finds the same rows on both.
-    else if (comparison === 'text' && dialect === 'sqlite') builder.whereRaw(`?? COLLATE NOCASE IN (${values.map(() => '?').join(', ')})`, [column, ...(values as string[])]);
+    else if (comparison === 'text' && dialect === 'sqlite')
+      builder.whereRaw(`?? COLLATE NOCASE IN (${values.map(() => '?').join(', ')})`, [column, ...(values as string[])]);
     else builder.whereIn(column, values as Array<string | number>);
   }
   if (query.updated_since) builder.where('e.updated_at', '>=', toSqlDateTime(query.updated_since));

@@ -16,7 +16,12 @@ import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from '../employe
 import { listEmployeesQuery } from './list-query';
 import { employeeWriteSchema } from './schemas';
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).max(10).nullable().meta({ format: 'date', example: '2024-03-01' });
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .max(10)
+  .nullable()
+  .meta({ format: 'date', example: '2024-03-01' });
 /** Text as stored, at most `max` characters (the column's length; the input rules' limit). */
 const text = (max: number) => z.string().max(max).nullable();
 const instant = z.string().max(30).meta({ format: 'date-time' });
@@ -70,7 +75,8 @@ export const employeeSchema = z
     approver3: referenceSchema('Employee'),
     timezone: z.string().max(64).meta({ example: 'Europe/Berlin' }),
     attendance_device_id: personal(text(100)).meta({
-      description: 'The badge, card or PIN number attendance terminals know the employee by (unique; admins write it; personal: see docs/terminals.md)',
+      description:
+        'The badge, card or PIN number attendance terminals know the employee by (unique; admins write it; personal: see docs/terminals.md)',
       example: '004217',
     }),
     created_at: instant.meta({ example: '2026-11-22T11:00:00.000Z' }),
@@ -88,7 +94,9 @@ const meSchema = employeeSchema
   .extend({
     user_name: z.string().max(100).meta({ description: "The caller's username", example: 'admin' }),
     user_email: text(254).meta({ description: "The employee's work e-mail (users here have no e-mail of their own)" }),
-    user_level: z.enum(['Admin', 'Manager', 'Employee']).meta({ description: "The caller's role, by IceHrm's names (admin, manager, employee)" }),
+    user_level: z
+      .enum(['Admin', 'Manager', 'Employee'])
+      .meta({ description: "The caller's role, by IceHrm's names (admin, manager, employee)" }),
     can_login: z.enum(['Yes', 'No']).meta({ description: 'Whether the employee has a user: always Yes here, the caller being one' }),
     current_time: z
       .string()
@@ -117,7 +125,10 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The caller's own employee record",
-    responses: { 200: jsonResponse("The employee linked to the token's user, with the user's account", meSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse("The employee linked to the token's user, with the user's account", meSchema),
+      ...problems(401, 404, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -127,9 +138,12 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     security,
     summary: 'The employees the caller may see (admins: all; managers: themselves and direct reports; employees: themselves)',
     description:
-      'IceHrm\'s parameters, read as IceHrm reads them where that is harmless (`limit` and `page` out of range, `sortOrder` in any case, an empty or `null` `filters`, `_`). Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter or sort on a personal field of their reports: 403 `filter_not_allowed`.',
+      "IceHrm's parameters, read as IceHrm reads them where that is harmless (`limit` and `page` out of range, `sortOrder` in any case, an empty or `null` `filters`, `_`). Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter or sort on a personal field of their reports: 403 `filter_not_allowed`.",
     request: { query: listEmployeesQuery },
-    responses: { 200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -163,9 +177,12 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
       security,
       summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
       description:
-        'Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it; a field sent back with the value it has is no change, so a record can be read, changed and sent back whole. Setting status to Terminated revokes the user\'s tokens.',
+        "Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it; a field sent back with the value it has is no change, so a record can be read, changed and sent back whole. Setting status to Terminated revokes the user's tokens.",
       request: { params: idParam, headers: idempotencyKeyHeader, body: jsonBody(employeeInput) },
-      responses: { 200: jsonResponse('The changed employee', employeeSchema), ...problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
+      responses: {
+        200: jsonResponse('The changed employee', employeeSchema),
+        ...problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+      },
     });
   }
   registry.registerPath({
@@ -176,6 +193,9 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     security,
     summary: "Delete an employee (admins); revokes their user's tokens",
     request: { params: idParam, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })),
+      ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+    },
   });
 }

@@ -2,7 +2,14 @@ import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
-import { EMPLOYEE_REFERENCE_FIELDS, type EmployeeColumns, type EmployeeRecord, selectEmployees, storedIdList, toEmployeeRecord } from '../employee-records/record';
+import {
+  EMPLOYEE_REFERENCE_FIELDS,
+  type EmployeeColumns,
+  type EmployeeRecord,
+  selectEmployees,
+  storedIdList,
+  toEmployeeRecord,
+} from '../employee-records/record';
 import { columnOf, type EmployeeField } from '../employee-records/fields';
 
 // Reads by id outside a transaction (GET /employees/{id}, access checks) are prepared and batched.
@@ -60,7 +67,9 @@ export async function detachEmployee(db: Db, id: number, now: Date): Promise<Det
     .select('id', ...columns, 'indirect_supervisors');
   const detached: DetachedEmployee[] = [];
   for (const row of rows) {
-    const fields: EmployeeField[] = EMPLOYEE_REFERENCE_FIELDS.filter((field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id);
+    const fields: EmployeeField[] = EMPLOYEE_REFERENCE_FIELDS.filter(
+      (field) => Number(row[columnOf(field) as keyof EmployeeColumns]) === id,
+    );
     const after: Partial<EmployeeColumns> = Object.fromEntries(fields.map((field) => [columnOf(field), null]));
     const indirect = storedIdList(row.indirect_supervisors ?? null) ?? [];
     if (indirect.includes(String(id))) {
@@ -96,8 +105,13 @@ export async function detachEmployee(db: Db, id: number, now: Date): Promise<Det
  */
 export async function disableUsersOfEmployee(db: Db, employeeId: number, now: Date): Promise<void> {
   const users = db('users').select('id').where({ employee_id: employeeId });
-  await db('api_tokens').whereIn('user_id', users).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
-  await db('users').where({ employee_id: employeeId }).update({ disabled: true, updated_at: toSqlDateTime(now) });
+  await db('api_tokens')
+    .whereIn('user_id', users)
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now) });
+  await db('users')
+    .where({ employee_id: employeeId })
+    .update({ disabled: true, updated_at: toSqlDateTime(now) });
 }
 
 /** The ids among `ids` that exist in `table`. */

@@ -33,7 +33,13 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
     const id = pathId(req.params.id, 'employee');
     const body = requireJsonObject(req);
     const context = writeContext(req);
-    await sendWrite(req, res, context.now, async (trx) => ({ status: 200, body: await respond(req, await updateEmployee(trx, id, body, context), trx) }), forgetLists(req));
+    await sendWrite(
+      req,
+      res,
+      context.now,
+      async (trx) => ({ status: 200, body: await respond(req, await updateEmployee(trx, id, body, context), trx) }),
+      forgetLists(req),
+    );
   };
 
   return (
@@ -51,33 +57,37 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         },
         { callerEmployee: true },
       )
-      .route('/', {
-        get: async (req, res) => {
-          const query = parseQuery(listEmployeesQuery, req.query);
-          const caller = callerOf(req);
-          assertMayFilter(caller, query);
-          const instance = instanceOf(req);
-          const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
-          const names = await employeeReferenceNames(instance, records);
-          const items = records.map((record) => toEmployeeJson(record, caller, names));
-          sendJsonText(res, toPageJson(items, total, query.page, hasMore));
+      .route(
+        '/',
+        {
+          get: async (req, res) => {
+            const query = parseQuery(listEmployeesQuery, req.query);
+            const caller = callerOf(req);
+            assertMayFilter(caller, query);
+            const instance = instanceOf(req);
+            const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
+            const names = await employeeReferenceNames(instance, records);
+            const items = records.map((record) => toEmployeeJson(record, caller, names));
+            sendJsonText(res, toPageJson(items, total, query.page, hasMore));
+          },
+          post: async (req, res) => {
+            const body = requireJsonObject(req);
+            const { defaultTimezone } = await instanceOf(req).settings.get();
+            const context = { ...writeContext(req), defaultTimezone };
+            await sendWrite(
+              req,
+              res,
+              context.now,
+              async (trx) => {
+                const employee = await createEmployee(trx, body, context);
+                return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}` }, body: await respond(req, employee, trx) };
+              },
+              forgetLists(req),
+            );
+          },
         },
-        post: async (req, res) => {
-          const body = requireJsonObject(req);
-          const { defaultTimezone } = await instanceOf(req).settings.get();
-          const context = { ...writeContext(req), defaultTimezone };
-          await sendWrite(
-            req,
-            res,
-            context.now,
-            async (trx) => {
-              const employee = await createEmployee(trx, body, context);
-              return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}` }, body: await respond(req, employee, trx) };
-            },
-            forgetLists(req),
-          );
-        },
-      }, { heavy: true })
+        { heavy: true },
+      )
       .route('/:id', {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');

@@ -23,7 +23,7 @@ export async function checkEmployeeRules(
   const { existing } = context;
   const errors: FieldError[] = [];
   const current = <F extends EmployeeField>(field: F): unknown =>
-    field in values ? values[field] : existing?.[columnOf(field) as keyof EmployeeColumns] ?? null;
+    field in values ? values[field] : (existing?.[columnOf(field) as keyof EmployeeColumns] ?? null);
 
   if (values.birthday && values.birthday >= todayIn(context.timezone, context.now)) {
     errors.push({ field: 'birthday', message: 'must be in the past' });
@@ -72,7 +72,11 @@ async function missingReferences(db: Db, values: EmployeeValues): Promise<FieldE
 
   const errors: FieldError[] = [];
   for (const [table, references] of wanted) {
-    const found = await existingIds(db, table, references.map((reference) => reference.id));
+    const found = await existingIds(
+      db,
+      table,
+      references.map((reference) => reference.id),
+    );
     for (const { field, id } of references) {
       if (!found.has(id)) {
         const message = field === 'indirect_supervisors' ? `lists employee ${id}, which does not exist` : 'does not exist';

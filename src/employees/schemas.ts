@@ -9,22 +9,24 @@ import { EMPLOYEE_FIELDS, EMPLOYEE_STATUSES, type EmployeeField, MARITAL_STATUSE
 // numbers or reference objects as read, "" means "no value" and 0000-00-00 means "no date".
 
 /** A string holding a JSON array of employee ids (as IceHrm sends it), or the array itself. */
-const indirectSupervisors = z.preprocess(
-  (value) => {
-    if (value === '' || value === null) return null;
-    if (typeof value !== 'string') return value;
-    try {
-      return JSON.parse(value) as unknown;
-    } catch {
-      return value;
-    }
-  },
-  z
-    .array(idSchema('an employee'), { error: 'must be a JSON array of employee ids, e.g. "[\\"3\\",\\"7\\"]"' })
-    .max(50, { error: 'may list at most 50 employees' })
-    .transform((ids) => (ids.length === 0 ? null : [...new Set(ids)]))
-    .nullable(),
-).meta({ 'x-accepts': 'idList' });
+const indirectSupervisors = z
+  .preprocess(
+    (value) => {
+      if (value === '' || value === null) return null;
+      if (typeof value !== 'string') return value;
+      try {
+        return JSON.parse(value) as unknown;
+      } catch {
+        return value;
+      }
+    },
+    z
+      .array(idSchema('an employee'), { error: 'must be a JSON array of employee ids, e.g. "[\\"3\\",\\"7\\"]"' })
+      .max(50, { error: 'may list at most 50 employees' })
+      .transform((ids) => (ids.length === 0 ? null : [...new Set(ids)]))
+      .nullable(),
+  )
+  .meta({ 'x-accepts': 'idList' });
 
 const maritalStatus = z.preprocess(
   blankToNull,
@@ -71,10 +73,18 @@ const employeeWriteShape = {
   approver2: reference('an employee'),
   approver3: reference('an employee'),
   // IANA names are at most 64 characters (the column's length): a longer one is no time zone.
-  timezone: z.string({ error: 'must be a string' }).refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' }).meta({ maxLength: 64 }),
+  timezone: z
+    .string({ error: 'must be a string' })
+    .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' })
+    .meta({ maxLength: 64 }),
   attendance_device_id: z.preprocess(
     (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : blankToNull(value)),
-    z.string({ error: 'must be a string' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }).nullable(),
+    z
+      .string({ error: 'must be a string' })
+      .trim()
+      .min(1, { error: 'must not be empty' })
+      .max(100, { error: 'must be at most 100 characters' })
+      .nullable(),
   ),
 } satisfies Record<EmployeeField, z.ZodType>;
 
@@ -89,7 +99,16 @@ export const REQUIRED_ON_CREATE = ['employee_id', 'first_name', 'last_name'] as 
  * Read-only members of the read shape that a PUT/PATCH may send back unchanged (docs/decisions.md, "Wire format"),
  * and the account members of /employees/me, so that a /me answer can be sent back changed.
  */
-const READ_ONLY_FIELDS = ['created_at', 'updated_at', 'restricted_fields', 'user_name', 'user_email', 'user_level', 'can_login', 'current_time'];
+const READ_ONLY_FIELDS = [
+  'created_at',
+  'updated_at',
+  'restricted_fields',
+  'user_name',
+  'user_email',
+  'user_level',
+  'can_login',
+  'current_time',
+];
 
 /**
  * Parses a create or update body field by field (see parseFields). `pathId` is the id of the

@@ -29,7 +29,12 @@ export interface WriteContext {
  * what it was read with over a change made meanwhile. Terminating revokes the tokens of the
  * employee's users, in the write's transaction `trx` like everything here.
  */
-export async function updateEmployee(trx: Knex.Transaction, id: number, body: Record<string, unknown>, context: WriteContext): Promise<EmployeeRecord> {
+export async function updateEmployee(
+  trx: Knex.Transaction,
+  id: number,
+  body: Record<string, unknown>,
+  context: WriteContext,
+): Promise<EmployeeRecord> {
   const { caller, now } = context;
   const existing = await findVisibleEmployee(trx, caller, id);
   const stored = asStored(existing);
@@ -43,7 +48,8 @@ export async function updateEmployee(trx: Knex.Transaction, id: number, body: Re
   const terminating = existing.status !== 'Terminated' && values.status === 'Terminated';
   const reactivating = existing.status === 'Terminated' && values.status === 'Active';
   if (terminating && (values.termination_date ?? null) === null) values.termination_date = todayIn(timezone, now);
-  if (reactivating && sameValue(stored.termination_date, values.termination_date ?? stored.termination_date)) values.termination_date = null;
+  if (reactivating && sameValue(stored.termination_date, values.termination_date ?? stored.termination_date))
+    values.termination_date = null;
 
   const columns = toEmployeeColumns(values);
   const changed = changedFields(stored, columns);

@@ -11,9 +11,15 @@ import { problemBody } from './problem';
 export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const problem =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new AppError(408, { code: 'request_timeout', title: 'Request timeout' }, { detail: 'The request was not received in time' })
-    : error.code === 'HPE_HEADER_OVERFLOW' ? new AppError(431, { code: 'headers_too_large', title: 'Request headers too large' }, { detail: 'The request headers are too large' })
-    : new BadRequestError({ detail: 'The request is malformed' });
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new AppError(408, { code: 'request_timeout', title: 'Request timeout' }, { detail: 'The request was not received in time' })
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError(
+            431,
+            { code: 'headers_too_large', title: 'Request headers too large' },
+            { detail: 'The request headers are too large' },
+          )
+        : new BadRequestError({ detail: 'The request is malformed' });
   const requestId = randomUUID();
   const body = problemBody(problem, requestId);
   if (socket.writable) {

@@ -16,14 +16,20 @@ const UNIQUE_FIELDS = ['employee_id', 'attendance_device_id', 'username', 'name'
 
 /** The field a unique violation is about, from the index name or column list the driver gives. */
 function duplicateField(key: string): string | undefined {
-  return UNIQUE_FIELDS.find((field) => key.endsWith(`_${field}_unique`) || key.split(/,\s*/).some((column) => column.endsWith(`.${field}`)));
+  return UNIQUE_FIELDS.find(
+    (field) => key.endsWith(`_${field}_unique`) || key.split(/,\s*/).some((column) => column.endsWith(`.${field}`)),
+  );
 }
 
 class InternalError extends AppError {
   constructor() {
-    super(500, { code: 'internal_error', title: 'Internal server error' }, {
-      detail: 'Something went wrong on our side; the request id identifies it in the server log',
-    });
+    super(
+      500,
+      { code: 'internal_error', title: 'Internal server error' },
+      {
+        detail: 'Something went wrong on our side; the request id identifies it in the server log',
+      },
+    );
   }
 }
 

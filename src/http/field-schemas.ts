@@ -13,16 +13,17 @@ export const isPlainObject = (value: unknown): value is Record<string, unknown> 
 
 export const blankToNull = (value: unknown) => (value === '' ? null : value);
 
-const text = (max: number) =>
-  z.string({ error: 'must be a string' }).max(max, { error: `must be at most ${max} characters` });
+const text = (max: number) => z.string({ error: 'must be a string' }).max(max, { error: `must be at most ${max} characters` });
 
 export const optionalText = (max: number) => z.preprocess(blankToNull, text(max).nullable());
 
-export const requiredText = (max: number) =>
-  text(max).trim().min(1, { error: 'must not be empty' });
+export const requiredText = (max: number) => text(max).trim().min(1, { error: 'must not be empty' });
 
 export const email = z
-  .preprocess(blankToNull, z.email({ error: 'must be a valid e-mail address' }).max(254, { error: 'must be at most 254 characters' }).nullable())
+  .preprocess(
+    blankToNull,
+    z.email({ error: 'must be a valid e-mail address' }).max(254, { error: 'must be at most 254 characters' }).nullable(),
+  )
   .meta({ 'x-accepts': 'email' });
 
 export const date = z
@@ -46,7 +47,9 @@ export const idSchema = (what: string) =>
   );
 
 export const reference = (what: string) =>
-  z.preprocess((value) => (isPlainObject(value) ? value.id : blankToNull(value)), idSchema(what).nullable()).meta({ 'x-accepts': 'reference' });
+  z
+    .preprocess((value) => (isPlainObject(value) ? value.id : blankToNull(value)), idSchema(what).nullable())
+    .meta({ 'x-accepts': 'reference' });
 
 const isoCountryCode = z
   .string({ error: 'must be a two-letter ISO 3166-1 country code' })
@@ -55,7 +58,9 @@ const isoCountryCode = z
 const codeOfReference = (value: unknown) => (isPlainObject(value) ? value.code : value);
 
 /** A two-letter ISO 3166-1 code (any case), or a read reference {"code": "US", ...}; "" or null for none. */
-export const countryCode = z.preprocess((value) => blankToNull(codeOfReference(value)), isoCountryCode.nullable()).meta({ 'x-accepts': 'country' });
+export const countryCode = z
+  .preprocess((value) => blankToNull(codeOfReference(value)), isoCountryCode.nullable())
+  .meta({ 'x-accepts': 'country' });
 
 /** The same where a country must be given (a province's). */
 export const requiredCountryCode = z.preprocess(codeOfReference, isoCountryCode).meta({ 'x-accepts': 'requiredCountry' });

@@ -53,7 +53,9 @@ export function acceptBodies(options: {
 }
 
 function hasBody(req: Request): boolean {
-  return req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+  return (
+    req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0')
+  );
 }
 
 /**
@@ -62,7 +64,11 @@ function hasBody(req: Request): boolean {
  */
 function checkJsonText(text: string): void {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels` });
+    throw new BadRequestError({
+      code: 'malformed_json',
+      title: 'Malformed JSON',
+      detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels`,
+    });
   }
   if (text.includes('__proto__') || text.includes('constructor')) {
     try {
@@ -83,7 +89,8 @@ function nestsDeeperThan(text: string, limit: number): boolean {
   for (let i = 0; i < text.length; i += 1) {
     const char = text.charCodeAt(i);
     if (inString) {
-      if (char === 0x5c) i += 1; // backslash: skip the escaped character
+      if (char === 0x5c)
+        i += 1; // backslash: skip the escaped character
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) inString = true;
     else if (char === 0x5b || char === 0x7b) {

@@ -124,12 +124,12 @@ export const idempotencyKeyHeader = z.object({
     .meta({ description: 'Retrying with the same key and body returns the first answer and writes nothing again' }),
 });
 
-
 /**
  * The response headers cross-cutting middleware sends (request id, rate limits, the error
  * classes, the write wrapper, the router's 405), declared once under `components.headers`.
  */
-type HeaderName = 'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
+type HeaderName =
+  'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
 
 const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
   'X-Request-Id': {
@@ -144,10 +144,22 @@ const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record
     description: 'The limit that applies: quota per window of seconds (IETF draft), while a rate limit is configured',
     schema: { type: 'string', maxLength: 100, example: '"per-token";q=600;w=60' },
   },
-  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400, example: 30 } },
-  'WWW-Authenticate': { description: 'The Bearer challenge (RFC 6750): realm, error and its description', schema: { type: 'string', maxLength: 500 } },
-  Allow: { description: 'The methods the path serves', schema: { type: 'string', maxLength: 100, example: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS' } },
-  Location: { description: 'The address of the record created (or of the page, for a redirect)', schema: { type: 'string', maxLength: 2048 } },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 86_400, example: 30 },
+  },
+  'WWW-Authenticate': {
+    description: 'The Bearer challenge (RFC 6750): realm, error and its description',
+    schema: { type: 'string', maxLength: 500 },
+  },
+  Allow: {
+    description: 'The methods the path serves',
+    schema: { type: 'string', maxLength: 100, example: 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS' },
+  },
+  Location: {
+    description: 'The address of the record created (or of the page, for a redirect)',
+    schema: { type: 'string', maxLength: 2048 },
+  },
   'Idempotent-Replayed': {
     description: 'Present (`true`) when this answer replays the first answer to the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
@@ -166,7 +178,8 @@ export function declareResponseHeaders(document: OpenApiDocument): void {
     for (const [method, value] of Object.entries(item)) {
       if (method === 'servers' || method === 'parameters') continue;
       const operation = value as Operation;
-      const idempotent = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key') ?? false;
+      const idempotent =
+        operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key') ?? false;
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const names: HeaderName[] = ['X-Request-Id', 'RateLimit', 'RateLimit-Policy'];
         if (status === '401') names.push('WWW-Authenticate');
@@ -216,10 +229,18 @@ const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
   },
   email: { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, BLANK, NONE] },
   country: {
-    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }, BLANK, NONE],
+    anyOf: [
+      COUNTRY_CODE,
+      { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' },
+      BLANK,
+      NONE,
+    ],
   },
   requiredCountry: {
-    anyOf: [COUNTRY_CODE, { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' }],
+    anyOf: [
+      COUNTRY_CODE,
+      { type: 'object', properties: { code: COUNTRY_CODE }, required: ['code'], description: 'A country as read; only its code counts' },
+    ],
   },
   idList: {
     anyOf: [
@@ -245,5 +266,10 @@ export function documentAcceptedInputs(node: unknown): void {
   if (!accepted) throw new Error(`No documented input shape "${kind}"`);
   const { description, example } = schema;
   for (const key of Object.keys(schema)) delete schema[key];
-  Object.assign(schema, structuredClone(accepted), description === undefined ? {} : { description }, example === undefined ? {} : { example });
+  Object.assign(
+    schema,
+    structuredClone(accepted),
+    description === undefined ? {} : { description },
+    example === undefined ? {} : { example },
+  );
 }

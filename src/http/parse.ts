@@ -61,7 +61,10 @@ export function parseFields(
     const result = schema.safeParse(raw);
     if (result.success) values[field] = result.data;
     // zod reports a nested path (an array index) relative to the field.
-    else errors.push(...fieldErrorsOf(result.error).map((error) => ({ ...error, field: error.field === 'body' ? field : `${field}.${error.field}` })));
+    else
+      errors.push(
+        ...fieldErrorsOf(result.error).map((error) => ({ ...error, field: error.field === 'body' ? field : `${field}.${error.field}` })),
+      );
   }
   if (creating) {
     for (const field of options.required) {

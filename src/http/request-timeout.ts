@@ -13,7 +13,11 @@ export function requestTimeout(timeoutMs: number): RequestHandler {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       req.log.warn({ timeoutMs }, 'request timed out');
-      sendProblem(res, new ServiceUnavailableError({ detail: 'The request took too long (the database may be unavailable); try again shortly' }), requestIdOf(req));
+      sendProblem(
+        res,
+        new ServiceUnavailableError({ detail: 'The request took too long (the database may be unavailable); try again shortly' }),
+        requestIdOf(req),
+      );
     }, timeoutMs);
     res.once('close', () => clearTimeout(timer));
     next();

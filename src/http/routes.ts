@@ -76,15 +76,18 @@ export class Routes {
   route(path: string, handlers: Partial<Record<Method, Handler>>, needs: RouteNeeds = {}): this {
     const pattern = path === '/' ? this.prefix : `${this.prefix}${path}`;
     const exactNeeds = Object.keys(needs).filter((need) => need !== 'heavy');
-    if (exactNeeds.length > 0 && pattern.includes(':')) throw new Error(`${exactNeeds.join(', ')}: only for paths without parameters (${pattern})`);
+    if (exactNeeds.length > 0 && pattern.includes(':'))
+      throw new Error(`${exactNeeds.join(', ')}: only for paths without parameters (${pattern})`);
     const given = METHODS.filter((method) => handlers[method]);
     const allowed = given.flatMap((method) => (method === 'get' ? ['GET', 'HEAD'] : [method.toUpperCase()]));
     this.served.push({ path: pattern, methods: allowed, ...needs });
-    const named = (handler: Handler): Handler => (req, res) => {
-      // The pattern, never the path with its ids: the access log's metrics label by it.
-      res.locals.route = pattern;
-      return handler(req, res);
-    };
+    const named =
+      (handler: Handler): Handler =>
+      (req, res) => {
+        // The pattern, never the path with its ids: the access log's metrics label by it.
+        res.locals.route = pattern;
+        return handler(req, res);
+      };
     const route = this.router.route(path);
     for (const method of given) route[method](named(handlers[method] as Handler));
     route.all(

@@ -65,7 +65,11 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
  * conflict with a write committed through another node) runs again whole (retryConflicts): a
  * conflict is never the client's problem, and the rollback took the key's completion with it.
  */
-export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx: Knex.Transaction) => Promise<WriteResult>): Promise<WriteAnswer> {
+export async function idempotentWrite(
+  db: Db,
+  request: WriteRequest,
+  write: (trx: Knex.Transaction) => Promise<WriteResult>,
+): Promise<WriteAnswer> {
   const answered = async (trx: Knex.Transaction) => {
     const result = await write(trx);
     return { answer: answerOf(result), secret: result.secret === true };
@@ -96,10 +100,7 @@ export async function idempotentWrite(db: Db, request: WriteRequest, write: (trx
 }
 
 /** The claim's id when this request may run, or the stored response to replay. */
-async function claim(
-  db: Db,
-  claim: { userId: number; keyHash: string; requestHash: string; now: Date },
-): Promise<number | StoredResponse> {
+async function claim(db: Db, claim: { userId: number; keyHash: string; requestHash: string; now: Date }): Promise<number | StoredResponse> {
   const lockedUntil = new Date(claim.now.getTime() + CLAIM_LEASE_MS);
   try {
     return await insertClaim(db, { ...claim, lockedUntil });
@@ -107,14 +108,16 @@ async function claim(
     if (!asUniqueViolation(error)) throw error;
   }
   const existing = await findIdempotencyRecord(db, claim.userId, claim.keyHash);
-  if (!existing) throw new ConflictError({ code: 'idempotency_key_in_use', detail: 'A request with this Idempotency-Key is still running' });
+  if (!existing)
+    throw new ConflictError({ code: 'idempotency_key_in_use', detail: 'A request with this Idempotency-Key is still running' });
   if (existing.requestHash !== claim.requestHash) {
     throw new ValidationError([{ field: 'Idempotency-Key', message: 'was already used with another request body' }]);
   }
   if (existing.state === 'withheld') {
     throw new ConflictError({
       code: 'idempotency_answer_not_stored',
-      detail: 'The request with this Idempotency-Key succeeded; its answer held a secret, which is never stored, so it cannot be sent again',
+      detail:
+        'The request with this Idempotency-Key succeeded; its answer held a secret, which is never stored, so it cannot be sent again',
     });
   }
   if (existing.response) return existing.response;

@@ -7,8 +7,24 @@ import { fingerprintOf, type LedgerEntry, type LedgerRow, readLedgerGroups, writ
 import type { ImportContext } from './report';
 
 const insertAttendance = rowInserter('attendance', [
-  'id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc', 'out_time_local', 'timezone', 'note', 'out_note', 'latitude',
-  'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip', 'open_employee_id', 'created_at', 'updated_at',
+  'id',
+  'employee_id',
+  'in_time_utc',
+  'in_time_local',
+  'out_time_utc',
+  'out_time_local',
+  'timezone',
+  'note',
+  'out_note',
+  'latitude',
+  'longitude',
+  'out_latitude',
+  'out_longitude',
+  'in_ip',
+  'out_ip',
+  'open_employee_id',
+  'created_at',
+  'updated_at',
 ]);
 
 /** IceHrm records per batch (one transaction each), whole employees at a time. */
@@ -49,7 +65,9 @@ export async function importAttendance(
     else {
       counts.read += n;
       counts.rejected += n;
-      report.rejects.push(`attendance of employee ${employee} (${n} record${n === 1 ? "" : "s"}): the employee is not here (deleted in IceHrm, or left out)`);
+      report.rejects.push(
+        `attendance of employee ${employee} (${n} record${n === 1 ? '' : 's'}): the employee is not here (deleted in IceHrm, or left out)`,
+      );
     }
   }
   // An IceHrm id must not land on a record here that no import wrote (--merge, or one written
@@ -58,7 +76,10 @@ export async function importAttendance(
   const timeCache = new WallClockCache();
 
   let done = 0;
-  for (const batch of employeeBatches([...perEmployee.keys()].filter((id) => employees.has(id)).sort((a, b) => a - b), perEmployee)) {
+  for (const batch of employeeBatches(
+    [...perEmployee.keys()].filter((id) => employees.has(id)).sort((a, b) => a - b),
+    perEmployee,
+  )) {
     const first = batch[0]!;
     const last = batch[batch.length - 1]!;
     const rows = (await source.attendanceOf(first, last, options.since)).filter((row) => employees.has(Number(row.employee)));
@@ -67,7 +88,12 @@ export async function importAttendance(
     const readIds = new Set(rows.map((row) => Number(row.id)));
     const here = (await db('attendance')
       .whereBetween('employee_id', [first, last])
-      .select('id', 'employee_id', 'in_time_utc', 'out_time_utc')) as Array<{ id: number; employee_id: number; in_time_utc: string; out_time_utc: string | null }>;
+      .select('id', 'employee_id', 'in_time_utc', 'out_time_utc')) as Array<{
+      id: number;
+      employee_id: number;
+      in_time_utc: string;
+      out_time_utc: string | null;
+    }>;
     // Records here that this batch does not rewrite stay as they are and bound the imported ones.
     const fixed = new Map<number, Interval[]>();
     for (const record of here) {
@@ -90,10 +116,19 @@ export async function importAttendance(
       const employee = Number(rows[start]!.employee);
       let end = start;
       while (end < rows.length && Number(rows[end]!.employee) === employee) end++;
-      const accepted = checkEmployeeRecords(context, rows.slice(start, end), employees.get(employee)!, fixed.get(employee) ?? [], taken, options.settings, timeCache, (id) => {
-        if (ledger.has(id)) withdrawn.push(id);
-        return ledger.has(id);
-      });
+      const accepted = checkEmployeeRecords(
+        context,
+        rows.slice(start, end),
+        employees.get(employee)!,
+        fixed.get(employee) ?? [],
+        taken,
+        options.settings,
+        timeCache,
+        (id) => {
+          if (ledger.has(id)) withdrawn.push(id);
+          return ledger.has(id);
+        },
+      );
       for (const { id, columns } of accepted) {
         const fingerprint = fingerprintOf(columns);
         const previous = ledger.get(id);
@@ -112,16 +147,25 @@ export async function importAttendance(
     if (!context.dryRun && (toWrite.length > 0 || withdrawn.length > 0)) {
       await db.transaction(async (trx) => {
         for (let at = 0; at < withdrawn.length; at += 500) {
-          await trx('attendance').whereIn('id', withdrawn.slice(at, at + 500)).delete();
-          await trx('import_ledger').where({ kind: 'attendance' }).whereIn('source_id', withdrawn.slice(at, at + 500)).delete();
+          await trx('attendance')
+            .whereIn('id', withdrawn.slice(at, at + 500))
+            .delete();
+          await trx('import_ledger')
+            .where({ kind: 'attendance' })
+            .whereIn('source_id', withdrawn.slice(at, at + 500))
+            .delete();
         }
         // Changed records first: one closed in IceHrm since frees the open slot a new record may take.
         for (const record of toWrite.filter((r) => !r.add)) {
-          await trx('attendance').where({ id: record.row.id }).update({ ...record.row, updated_at: context.nowSql });
+          await trx('attendance')
+            .where({ id: record.row.id })
+            .update({ ...record.row, updated_at: context.nowSql });
         }
         await insertAttendance(
           trx,
-          toWrite.filter((record) => record.add).map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql })),
+          toWrite
+            .filter((record) => record.add)
+            .map((record) => ({ ...record.row, created_at: context.nowSql, updated_at: context.nowSql })),
         );
         const ledgerRows: LedgerRow[] = toWrite.map((record) => ({
           kind: 'attendance',
@@ -160,7 +204,10 @@ async function foreignIdsAmong(context: ImportContext, ids: number[], ledger: Ma
   const taken = new Set<number>();
   const candidates = ids.filter((id) => !ledger.has(id));
   for (let start = 0; start < candidates.length; start += 500) {
-    const rows = (await context.db('attendance').whereIn('id', candidates.slice(start, start + 500)).select('id')) as Array<{ id: number }>;
+    const rows = (await context
+      .db('attendance')
+      .whereIn('id', candidates.slice(start, start + 500))
+      .select('id')) as Array<{ id: number }>;
     for (const row of rows) taken.add(Number(row.id));
   }
   return taken;
@@ -186,8 +233,15 @@ function checkEmployeeRecords(
   /** The open record met last, kept unless a later record is. */
   let open: { row: IcehrmAttendanceRow; record: { id: number; columns: AttendanceColumns } } | undefined;
   const reject = (row: IcehrmAttendanceRow, reason: string) => {
-    const removed = !withdraw(Number(row.id)) ? '' : context.dryRun ? '; an earlier run imported it: the import removes it' : '; an earlier run imported it: removed here';
-    context.report.reject('attendance', `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`);
+    const removed = !withdraw(Number(row.id))
+      ? ''
+      : context.dryRun
+        ? '; an earlier run imported it: the import removes it'
+        : '; an earlier run imported it: removed here';
+    context.report.reject(
+      'attendance',
+      `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${reason}${removed}`,
+    );
   };
 
   for (const row of rows) {
@@ -219,7 +273,10 @@ function checkEmployeeRecords(
       fixed.find((other) => other.start < interval.end && interval.start < other.end) ??
       (interval.end === Infinity ? fixed.find((other) => other.end === Infinity) : undefined);
     if (clash) {
-      reject(row, clash.end === Infinity && interval.end === Infinity ? `record ${clash.id} is open already` : `it overlaps record ${clash.id}`);
+      reject(
+        row,
+        clash.end === Infinity && interval.end === Infinity ? `record ${clash.id} is open already` : `it overlaps record ${clash.id}`,
+      );
       continue;
     }
     const record = {

@@ -26,9 +26,30 @@ interface UsableReferences {
 
 /** The IceHrm columns copied as they are (text and dates), validated by the API's own field rules. */
 const PLAIN_FIELDS = [
-  'employee_id', 'first_name', 'middle_name', 'last_name', 'birthday', 'gender', 'marital_status', 'ssn_num', 'nic_num',
-  'other_id', 'driving_license', 'work_station_id', 'address1', 'address2', 'city', 'postal_code', 'home_phone',
-  'mobile_phone', 'work_phone', 'work_email', 'private_email', 'joined_date', 'confirmation_date', 'termination_date',
+  'employee_id',
+  'first_name',
+  'middle_name',
+  'last_name',
+  'birthday',
+  'gender',
+  'marital_status',
+  'ssn_num',
+  'nic_num',
+  'other_id',
+  'driving_license',
+  'work_station_id',
+  'address1',
+  'address2',
+  'city',
+  'postal_code',
+  'home_phone',
+  'mobile_phone',
+  'work_phone',
+  'work_email',
+  'private_email',
+  'joined_date',
+  'confirmation_date',
+  'termination_date',
 ] as const;
 
 /** IceHrm column → the reference it names here (ids kept) and the column it fills. */
@@ -84,7 +105,12 @@ export async function importEmployees(
   const counts = report.counts('employees');
   const timezoneOf = departmentTimezones(source.departments, fallbackTimezone);
   const ledger = await readLedger(db, 'employee');
-  const here = new Map(((await db('employees').select('id', 'employee_id')) as Array<{ id: number; employee_id: string }>).map((row) => [Number(row.id), row.employee_id]));
+  const here = new Map(
+    ((await db('employees').select('id', 'employee_id')) as Array<{ id: number; employee_id: string }>).map((row) => [
+      Number(row.id),
+      row.employee_id,
+    ]),
+  );
   const firstStart = await findFirstStartEmployee(context);
   const foreignCodes = new Map<string, number>();
   for (const [id, code] of here) if (!ledger.has(id)) foreignCodes.set(code.toLowerCase(), id);
@@ -111,7 +137,10 @@ export async function importEmployees(
     const codeKey = columns.employee_id.toLowerCase();
     const holder = codes.get(codeKey) ?? foreignCodes.get(codeKey);
     if (holder !== undefined && holder !== id) {
-      report.reject('employees', `${what}: employee_id ${quoted(columns.employee_id)} is already employee ${holder}'s (employee ids are unique in any case here)`);
+      report.reject(
+        'employees',
+        `${what}: employee_id ${quoted(columns.employee_id)} is already employee ${holder}'s (employee ids are unique in any case here)`,
+      );
       continue;
     }
     codes.set(codeKey, id);
@@ -136,7 +165,9 @@ export async function importEmployees(
   const firstStartCode = firstStart === undefined ? undefined : here.get(firstStart)!.toLowerCase();
   const displacer = planned.find((employee) => employee.id === firstStart || employee.columns.employee_id.toLowerCase() === firstStartCode);
   if (displacer) {
-    report.notes.push(`employee ${displacer.id}: this server's first-start record ADMIN (employee ${firstStart}) makes room for it; the admin user stays`);
+    report.notes.push(
+      `employee ${displacer.id}: this server's first-start record ADMIN (employee ${firstStart}) makes room for it; the admin user stays`,
+    );
   }
 
   if (!context.dryRun) await writeEmployees(context, planned, new Set(here.keys()), displacer ? firstStart : undefined);
@@ -170,12 +201,14 @@ function employeeColumns(
   for (const reference of REFERENCES) {
     const id = idOf(row[reference.field]);
     const known = id !== null && (usable[reference.set] as Set<number>).has(id);
-    if (id !== null && !known) notes.push(`${reference.field} ${id} is not a ${reference.noun} here (missing in IceHrm or left out): left empty`);
+    if (id !== null && !known)
+      notes.push(`${reference.field} ${id} is not a ${reference.noun} here (missing in IceHrm or left out): left empty`);
     (columns as unknown as Record<string, unknown>)[reference.column] = known ? id : null;
   }
   const country = textOrNull(row.country)?.trim().toUpperCase() ?? null;
   columns.country_code = country !== null && usable.countries.has(country) ? country : null;
-  if (country !== null && columns.country_code === null) notes.push(`country ${quoted(row.country)} is not a known ISO 3166-1 code: left empty`);
+  if (country !== null && columns.country_code === null)
+    notes.push(`country ${quoted(row.country)} is not a known ISO 3166-1 code: left empty`);
   const province = idOf(row.province);
   const provinceCountry = province === null ? undefined : usable.provinces.get(province);
   columns.province_id = provinceCountry !== undefined && provinceCountry === columns.country_code ? province : null;
@@ -199,7 +232,13 @@ function employeeColumns(
   return columns;
 }
 
-const EMPTY_LINKS: LinkColumns = { supervisor_id: null, approver1_id: null, approver2_id: null, approver3_id: null, indirect_supervisors: null };
+const EMPTY_LINKS: LinkColumns = {
+  supervisor_id: null,
+  approver1_id: null,
+  approver2_id: null,
+  approver3_id: null,
+  indirect_supervisors: null,
+};
 
 /** Supervisor, approvers and indirect supervisors, kept only where they name an employee imported. */
 function employeeLinks(id: number, row: SourceRow, accepted: Map<number, unknown>, notes: string[]): LinkColumns {
@@ -266,7 +305,8 @@ function departmentTimezones(departments: SourceRow[], fallback: string): (depar
  * own, not an employee of the company.
  */
 async function findFirstStartEmployee(context: ImportContext): Promise<number | undefined> {
-  const row = (await context.db('employees as e')
+  const row = (await context
+    .db('employees as e')
     .join('users as u', 'u.employee_id', 'e.id')
     .where('u.username', FIRST_ADMIN_USERNAME)
     .where('e.employee_id', 'ADMIN')
@@ -280,7 +320,8 @@ async function findFirstStartEmployee(context: ImportContext): Promise<number | 
 /** Employees here that no import wrote, the first start's record aside: the reason to need --merge. */
 export async function countForeignEmployees(context: ImportContext): Promise<number> {
   const firstStart = await findFirstStartEmployee(context);
-  const row = (await context.db('employees as e')
+  const row = (await context
+    .db('employees as e')
     .whereNotExists((query) => query.select('kind').from('import_ledger as l').where('l.kind', 'employee').whereRaw('l.target_id = e.id'))
     .modify((query) => {
       if (firstStart !== undefined) query.whereNot('e.id', firstStart);
@@ -297,7 +338,12 @@ export async function countForeignEmployees(context: ImportContext): Promise<num
  * without those links, marked pending in the ledger, and get them in a second pass, once every
  * employee exists: a run stopped in between redoes them.
  */
-async function writeEmployees(context: ImportContext, planned: PlannedEmployee[], present: Set<number>, removeFirst: number | undefined): Promise<void> {
+async function writeEmployees(
+  context: ImportContext,
+  planned: PlannedEmployee[],
+  present: Set<number>,
+  removeFirst: number | undefined,
+): Promise<void> {
   const { db, nowSql, batchSize } = context;
   const changed = planned.filter((employee) => employee.action !== 'keep');
   if (removeFirst !== undefined) present.delete(removeFirst);
@@ -309,18 +355,30 @@ async function writeEmployees(context: ImportContext, planned: PlannedEmployee[]
       const ready = EMPLOYEE_LINKS.every((link) => employee.columns[link.column] === null || present.has(employee.columns[link.column]!));
       present.add(employee.id);
       if (!ready) deferred.push(employee);
-      return { employee, columns: ready ? employee.columns : { ...employee.columns, ...FOREIGN_KEY_LINKS_EMPTY }, fingerprint: ready ? employee.fingerprint : 'pending' };
+      return {
+        employee,
+        columns: ready ? employee.columns : { ...employee.columns, ...FOREIGN_KEY_LINKS_EMPTY },
+        fingerprint: ready ? employee.fingerprint : 'pending',
+      };
     });
     await db.transaction(async (trx) => {
       if (start === 0 && removeFirst !== undefined) await trx('employees').where({ id: removeFirst }).delete();
       await insertEmployees(
         trx,
-        rows.filter((row) => row.employee.action === 'add').map((row) => ({ id: row.employee.id, ...row.columns, created_at: nowSql, updated_at: nowSql })),
+        rows
+          .filter((row) => row.employee.action === 'add')
+          .map((row) => ({ id: row.employee.id, ...row.columns, created_at: nowSql, updated_at: nowSql })),
       );
       for (const row of rows.filter((r) => r.employee.action === 'update')) {
-        await trx('employees').where({ id: row.employee.id }).update({ ...row.columns, updated_at: nowSql });
+        await trx('employees')
+          .where({ id: row.employee.id })
+          .update({ ...row.columns, updated_at: nowSql });
       }
-      await writeLedger(trx, rows.map((row) => ledgerRow(row.employee, row.fingerprint)), nowSql);
+      await writeLedger(
+        trx,
+        rows.map((row) => ledgerRow(row.employee, row.fingerprint)),
+        nowSql,
+      );
     });
     done += batch.length;
     context.progress.running('employees', done, changed.length + deferred.length);
@@ -332,7 +390,11 @@ async function writeEmployees(context: ImportContext, planned: PlannedEmployee[]
         const { supervisor_id, approver1_id, approver2_id, approver3_id } = employee.columns;
         await updateLinks(trx, [supervisor_id, approver1_id, approver2_id, approver3_id, employee.id]);
       }
-      await writeLedger(trx, batch.map((employee) => ledgerRow(employee, employee.fingerprint)), nowSql);
+      await writeLedger(
+        trx,
+        batch.map((employee) => ledgerRow(employee, employee.fingerprint)),
+        nowSql,
+      );
     });
     done += batch.length;
     context.progress.running('employees', done, changed.length + deferred.length);

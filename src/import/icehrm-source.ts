@@ -12,11 +12,44 @@ const READ_COLUMNS = {
   PayGrades: ['id', 'name', 'currency', 'min_salary', 'max_salary'],
   CompanyStructures: ['id', 'title', 'description', 'parent', 'timezone'],
   Employees: [
-    'id', 'employee_id', 'first_name', 'middle_name', 'last_name', 'nationality', 'birthday', 'gender', 'marital_status',
-    'ssn_num', 'nic_num', 'other_id', 'driving_license', 'employment_status', 'job_title', 'pay_grade', 'work_station_id',
-    'address1', 'address2', 'city', 'country', 'province', 'postal_code', 'home_phone', 'mobile_phone', 'work_phone',
-    'work_email', 'private_email', 'joined_date', 'confirmation_date', 'supervisor', 'indirect_supervisors', 'department',
-    'termination_date', 'status', 'approver1', 'approver2', 'approver3',
+    'id',
+    'employee_id',
+    'first_name',
+    'middle_name',
+    'last_name',
+    'nationality',
+    'birthday',
+    'gender',
+    'marital_status',
+    'ssn_num',
+    'nic_num',
+    'other_id',
+    'driving_license',
+    'employment_status',
+    'job_title',
+    'pay_grade',
+    'work_station_id',
+    'address1',
+    'address2',
+    'city',
+    'country',
+    'province',
+    'postal_code',
+    'home_phone',
+    'mobile_phone',
+    'work_phone',
+    'work_email',
+    'private_email',
+    'joined_date',
+    'confirmation_date',
+    'supervisor',
+    'indirect_supervisors',
+    'department',
+    'termination_date',
+    'status',
+    'approver1',
+    'approver2',
+    'approver3',
   ],
   Attendance: ['id', 'employee', 'in_time', 'out_time', 'note', 'map_lat', 'map_lng', 'map_out_lat', 'map_out_lng', 'in_ip', 'out_ip'],
   Users: ['id', 'username', 'email', 'employee', 'user_level'],
@@ -120,7 +153,9 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
       rows: async (table) => {
         const missing = missingColumns.get(table) ?? [];
         const rows = (await db(table).orderBy('id').select('*')) as SourceRow[];
-        return missing.length === 0 ? rows : rows.map((row) => ({ ...row, ...Object.fromEntries(missing.map((column) => [column, null])) }));
+        return missing.length === 0
+          ? rows
+          : rows.map((row) => ({ ...row, ...Object.fromEntries(missing.map((column) => [column, null])) }));
       },
       attendanceCounts: async (since) => {
         const query = db('Attendance').select('employee').count({ n: '*' }).groupBy('employee');
@@ -172,7 +207,8 @@ async function checkSchema(db: Knex, label: string): Promise<{ version: string; 
  */
 async function versionOf(db: Knex, present: ReadonlySet<string>): Promise<string> {
   if (!['file', 'version', 'status'].every((column) => present.has(`Migrations.${column}`))) return '(no Migrations table)';
-  const newest = (await db('Migrations').where({ status: 'Up' }).max({ version: 'version' }).first()) as { version: number | null } | undefined;
+  const newest = (await db('Migrations').where({ status: 'Up' }).max({ version: 'version' }).first()) as
+    { version: number | null } | undefined;
   const version = Number(newest?.version ?? 0);
   if (version === 0) return '(no applied migration recorded)';
   return `${Math.floor(version / 10000)}.${Math.floor(version / 100) % 100} (migration ${version})`;

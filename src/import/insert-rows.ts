@@ -23,7 +23,9 @@ export function rowInserter(
     let statement = statements.get(size);
     if (!statement) {
       statement = preparedWrite((db) => {
-        const values = Array.from({ length: size }, (_, row) => Object.fromEntries(columns.map((column, index) => [column, parameter(row * columns.length + index)])));
+        const values = Array.from({ length: size }, (_, row) =>
+          Object.fromEntries(columns.map((column, index) => [column, parameter(row * columns.length + index)])),
+        );
         const insert = db(table).insert(values);
         return upsert ? insert.onConflict([...upsert.key]).merge([...upsert.update]) : insert;
       });
@@ -35,7 +37,10 @@ export function rowInserter(
     const size = dialectOf(db) === 'sqlite' ? 1 : MYSQL_ROWS;
     for (let start = 0; start < rows.length; start += size) {
       const chunk = rows.slice(start, start + size);
-      await statementFor(chunk.length)(db, chunk.flatMap((row) => columns.map((column) => row[column] ?? null)));
+      await statementFor(chunk.length)(
+        db,
+        chunk.flatMap((row) => columns.map((column) => row[column] ?? null)),
+      );
     }
   };
 }

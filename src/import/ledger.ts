@@ -25,7 +25,9 @@ export function fingerprintOf(value: unknown): string {
 
 /** Every entry of one kind, by IceHrm id. */
 export async function readLedger(db: Db, kind: LedgerKind): Promise<Map<number, LedgerEntry>> {
-  const rows = (await db('import_ledger').where({ kind }).select('source_id', 'target_id', 'fingerprint')) as Array<Record<string, unknown>>;
+  const rows = (await db('import_ledger').where({ kind }).select('source_id', 'target_id', 'fingerprint')) as Array<
+    Record<string, unknown>
+  >;
   return toEntries(rows);
 }
 

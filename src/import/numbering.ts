@@ -11,7 +11,12 @@ import type { SourceRow } from './icehrm-source';
 export async function checkNationalities(context: ImportContext, sourceRows: SourceRow[]): Promise<Set<number>> {
   const { report } = context;
   const counts = report.counts('nationalities');
-  const here = new Map(((await context.db('nationalities').select('id', 'name')) as Array<{ id: number; name: string }>).map((row) => [Number(row.id), row.name]));
+  const here = new Map(
+    ((await context.db('nationalities').select('id', 'name')) as Array<{ id: number; name: string }>).map((row) => [
+      Number(row.id),
+      row.name,
+    ]),
+  );
   const usable = new Set<number>();
   for (const row of sourceRows) {
     counts.read++;
@@ -22,7 +27,10 @@ export async function checkNationalities(context: ImportContext, sourceRows: Sou
       usable.add(id);
     } else {
       const differs = name === undefined ? 'this server has no nationality with that id' : `this server's ${id} is ${quoted(name)}`;
-      report.reject('nationalities', `nationality ${id} ${quoted(row.name)}: ${differs} (nationalities follow IceHrm's standard list here); employees with it get no nationality`);
+      report.reject(
+        'nationalities',
+        `nationality ${id} ${quoted(row.name)}: ${differs} (nationalities follow IceHrm's standard list here); employees with it get no nationality`,
+      );
     }
   }
   context.progress.tableDone('nationalities', counts);
@@ -57,7 +65,10 @@ export async function importProvinces(context: ImportContext, sourceRows: Source
         counts.unchanged++;
         usable.set(id, country);
       } else {
-        report.reject('provinces', `${what} (${country}): this server's ${id} is ${quoted(existing.name)} (${existing.country_code}); employees with it get no province`);
+        report.reject(
+          'provinces',
+          `${what} (${country}): this server's ${id} is ${quoted(existing.name)} (${existing.country_code}); employees with it get no province`,
+        );
       }
       continue;
     }
@@ -82,7 +93,8 @@ export async function importProvinces(context: ImportContext, sourceRows: Source
   }
   if (!context.dryRun && added.length > 0) {
     await db.transaction(async (trx) => {
-      for (let start = 0; start < added.length; start += context.batchSize) await trx('provinces').insert(added.slice(start, start + context.batchSize));
+      for (let start = 0; start < added.length; start += context.batchSize)
+        await trx('provinces').insert(added.slice(start, start + context.batchSize));
       await writeLedger(trx, ledgerRows, context.nowSql);
     });
   }

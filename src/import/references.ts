@@ -120,7 +120,10 @@ export async function importReferenceTable(context: ImportContext, spec: Referen
     const ours = ledger.get(id);
     if (here && !ours && looseName(here.name) !== looseName(columns.name)) {
       if (context.merge) {
-        report.reject(spec.table, `${what}: id ${id} is ${quoted(here.name)} here, not ${quoted(columns.name)}; imported employees get no ${spec.noun} for it`);
+        report.reject(
+          spec.table,
+          `${what}: id ${id} is ${quoted(here.name)} here, not ${quoted(columns.name)}; imported employees get no ${spec.noun} for it`,
+        );
         continue;
       }
       report.notes.push(`${what}: ${quoted(here.name)} here is renamed to IceHrm's ${quoted(columns.name)}`);

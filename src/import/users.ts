@@ -30,7 +30,9 @@ export async function importUsers(context: ImportContext, sourceRows: SourceRow[
   const ledger = await readLedger(db, 'user');
   const ours = new Map([...ledger].map(([sourceId, entry]) => [entry.targetId, sourceId]));
   const here = new Map(
-    ((await db('users').select('id', 'username', 'employee_id')) as Array<{ id: number; username: string; employee_id: number | null }>).map((row) => [
+    (
+      (await db('users').select('id', 'username', 'employee_id')) as Array<{ id: number; username: string; employee_id: number | null }>
+    ).map((row) => [
       row.username.toLowerCase(),
       { id: Number(row.id), employee: row.employee_id === null ? null : Number(row.employee_id) },
     ]),
@@ -52,7 +54,10 @@ export async function importUsers(context: ImportContext, sourceRows: SourceRow[
     }
     const key = username.toLowerCase();
     if (usernames.has(key)) {
-      report.reject('users', `${what}: username ${quoted(username)} is used by another IceHrm user (usernames are unique in any case here)`);
+      report.reject(
+        'users',
+        `${what}: username ${quoted(username)} is used by another IceHrm user (usernames are unique in any case here)`,
+      );
       continue;
     }
     const existing = here.get(key);
@@ -79,7 +84,8 @@ export async function importUsers(context: ImportContext, sourceRows: SourceRow[
       employee = null;
     }
     if (employee !== null) linked.add(employee);
-    if (takesOverAdmin) report.notes.push(`${what}: takes over this server's first-start user ${FIRST_ADMIN_USERNAME} (its tokens keep working)`);
+    if (takesOverAdmin)
+      report.notes.push(`${what}: takes over this server's first-start user ${FIRST_ADMIN_USERNAME} (its tokens keep working)`);
 
     const columns = { username, role, employee_id: employee };
     const fingerprint = fingerprintOf(columns);
@@ -102,9 +108,17 @@ export async function importUsers(context: ImportContext, sourceRows: SourceRow[
       for (const user of changed) {
         let id = user.targetId;
         if (id === undefined) {
-          [id] = (await trx('users').insert({ ...user.columns, password_hash: null, disabled: false, created_at: context.nowSql, updated_at: context.nowSql })) as number[];
+          [id] = (await trx('users').insert({
+            ...user.columns,
+            password_hash: null,
+            disabled: false,
+            created_at: context.nowSql,
+            updated_at: context.nowSql,
+          })) as number[];
         } else {
-          await trx('users').where({ id }).update({ ...user.columns, updated_at: context.nowSql });
+          await trx('users')
+            .where({ id })
+            .update({ ...user.columns, updated_at: context.nowSql });
         }
         ledgerRows.push({ kind: 'user', sourceId: user.sourceId, targetId: Number(id), fingerprint: user.fingerprint });
       }

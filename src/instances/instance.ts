@@ -25,10 +25,7 @@ export interface Instance {
 }
 
 /** Migrates the database and loads (or, on first use, creates) the instance's signing secret. */
-export async function openInstance(
-  db: Db,
-  options: { name?: string; clock: Clock; jwtSecret?: string },
-): Promise<Instance> {
+export async function openInstance(db: Db, options: { name?: string; clock: Clock; jwtSecret?: string }): Promise<Instance> {
   await migrateToLatest(db);
   return {
     name: options.name,

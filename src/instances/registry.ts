@@ -59,13 +59,18 @@ export async function insertRegisteredInstance(
 
 /** How many instances each server holds (servers holding none are absent). */
 export async function countInstancesByServer(control: Db): Promise<Map<string, number>> {
-  const rows: Array<{ server: string; count: number | string }> = await control('instances').groupBy('server').select('server').count({ count: '*' });
+  const rows: Array<{ server: string; count: number | string }> = await control('instances')
+    .groupBy('server')
+    .select('server')
+    .count({ count: '*' });
   return new Map(rows.map((row) => [row.server, Number(row.count)]));
 }
 
 /** Marks the instance as moving (a Date) or not (null); false when there is no such instance. */
 export async function markInstanceMoving(control: Db, name: string, since: Date | null): Promise<boolean> {
-  const updated = await control('instances').where({ name }).update({ moving_since: since === null ? null : toSqlDateTime(since) });
+  const updated = await control('instances')
+    .where({ name })
+    .update({ moving_since: since === null ? null : toSqlDateTime(since) });
   return updated > 0;
 }
 

@@ -19,22 +19,38 @@ import { LOOKUP_WRITES } from './writes';
 /** The row shape of each reference table, as `toResponse` in tables.ts answers it, by component name. */
 const NAME = z.string().max(100);
 const DESCRIPTION = z.string().max(500).nullable();
-const AMOUNT = z.string().regex(/^-?\d{1,10}\.\d{2}$/).max(14).nullable();
+const AMOUNT = z
+  .string()
+  .regex(/^-?\d{1,10}\.\d{2}$/)
+  .max(14)
+  .nullable();
 
 const ROW_SCHEMAS: Record<string, [name: string, schema: z.ZodObject]> = {
   nationalities: ['Nationality', z.strictObject({ id: idString, name: NAME })],
   'employment-statuses': ['EmploymentStatus', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION })],
   'job-titles': ['JobTitle', z.strictObject({ id: idString, code: z.string().max(50).nullable(), name: NAME, description: DESCRIPTION })],
-  'pay-grades': ['PayGrade', z.strictObject({
-    id: idString,
-    name: NAME,
-    currency: z.string().length(3).nullable(),
-    min_salary: AMOUNT.meta({ description: 'Two decimals, as a string', example: '45000.00' }),
-    max_salary: AMOUNT,
-  })],
-  departments: ['Department', z.strictObject({ id: idString, name: NAME, description: DESCRIPTION, parent: referenceSchema('Department') })],
-  countries: ['Country', z.strictObject({ code: z.string().length(2), name: NAME, iso3: z.string().length(3), numeric_code: z.string().length(3) })],
-  provinces: ['Province', z.strictObject({ id: idString, code: z.string().max(10).nullable(), name: NAME, country: countryReferenceSchema })],
+  'pay-grades': [
+    'PayGrade',
+    z.strictObject({
+      id: idString,
+      name: NAME,
+      currency: z.string().length(3).nullable(),
+      min_salary: AMOUNT.meta({ description: 'Two decimals, as a string', example: '45000.00' }),
+      max_salary: AMOUNT,
+    }),
+  ],
+  departments: [
+    'Department',
+    z.strictObject({ id: idString, name: NAME, description: DESCRIPTION, parent: referenceSchema('Department') }),
+  ],
+  countries: [
+    'Country',
+    z.strictObject({ code: z.string().length(2), name: NAME, iso3: z.string().length(3), numeric_code: z.string().length(3) }),
+  ],
+  provinces: [
+    'Province',
+    z.strictObject({ id: idString, code: z.string().max(10).nullable(), name: NAME, country: countryReferenceSchema }),
+  ],
 };
 
 export function describeLookups(registry: OpenAPIRegistry): void {
@@ -45,7 +61,16 @@ export function describeLookups(registry: OpenAPIRegistry): void {
     // Operation ids: listJobTitles, getJobTitle, createJobTitle, updateJobTitle, patchJobTitle, ...
     const plural = lookup.path.replace(/(^|-)(\w)/g, (_, __, letter: string) => letter.toUpperCase());
     const row = schema.meta({ id: name });
-    const key = lookup.key === 'code' ? z.object({ key: z.string().length(2).regex(/^[A-Za-z]{2}$/).meta({ example: 'US' }) }) : z.object({ key: idString });
+    const key =
+      lookup.key === 'code'
+        ? z.object({
+            key: z
+              .string()
+              .length(2)
+              .regex(/^[A-Za-z]{2}$/)
+              .meta({ example: 'US' }),
+          })
+        : z.object({ key: idString });
     const query = z.strictObject({
       ...paginationFields({ defaultLimit: 500, maxLimit: 500 }),
       ...Object.fromEntries(Object.keys(lookup.filters).map((filter) => [filter, z.string().min(1).max(100).optional()])),
@@ -73,7 +98,10 @@ export function describeLookups(registry: OpenAPIRegistry): void {
 
     const writes = LOOKUP_WRITES[lookup.path];
     if (!writes) continue;
-    const input = z.strictObject(writes.shape).partial().meta({ id: `${name}Input` });
+    const input = z
+      .strictObject(writes.shape)
+      .partial()
+      .meta({ id: `${name}Input` });
     registry.registerPath({
       method: 'post',
       path: `/${lookup.path}`,
@@ -107,7 +135,10 @@ export function describeLookups(registry: OpenAPIRegistry): void {
       security,
       summary: `Delete a ${lookup.noun} (admins); 409 in_use while employees use it`,
       request: { params: key, headers: idempotencyKeyHeader },
-      responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+      responses: {
+        200: jsonResponse('Deleted', z.strictObject({ id: idString })),
+        ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+      },
     });
   }
 }

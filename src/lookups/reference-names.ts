@@ -3,7 +3,15 @@ import type { Db } from '../db/connect';
 import type { Instance } from '../instances/instance';
 
 /** The reference tables whose names are shown as the `display` of reference objects. */
-export const NAMED_TABLES = ['nationalities', 'employment_statuses', 'job_titles', 'pay_grades', 'provinces', 'departments', 'countries'] as const;
+export const NAMED_TABLES = [
+  'nationalities',
+  'employment_statuses',
+  'job_titles',
+  'pay_grades',
+  'provinces',
+  'departments',
+  'countries',
+] as const;
 export type NamedTable = (typeof NAMED_TABLES)[number];
 
 export interface NameLookup {

@@ -36,9 +36,7 @@ export function lookupRoutes({ clock }: { clock: Clock }): Routes[] {
 }
 
 function lookupTableRoutes(lookup: LookupTable, clock: Clock): Routes {
-  const filterFields = Object.fromEntries(
-    Object.keys(lookup.filters).map((name) => [name, z.string().min(1).max(100).optional()]),
-  );
+  const filterFields = Object.fromEntries(Object.keys(lookup.filters).map((name) => [name, z.string().min(1).max(100).optional()]));
   const listQuery = z.strictObject({ ...pagination, ...filterFields });
   const writes = LOOKUP_WRITES[lookup.path];
   const update = writes && (async (req: Request, res: Response) => updateRow(req, res, lookup, writes, clock));
@@ -67,7 +65,12 @@ function lookupTableRoutes(lookup: LookupTable, clock: Clock): Routes {
         if (!row) throw new NotFoundError({ detail: `No such ${lookup.noun}` });
         sendJson(res, lookup.toResponse(row));
       },
-      ...(writes && update && { put: update, patch: update, delete: async (req: Request, res: Response) => deleteRow(req, res, lookup, writes, clock) }),
+      ...(writes &&
+        update && {
+          put: update,
+          patch: update,
+          delete: async (req: Request, res: Response) => deleteRow(req, res, lookup, writes, clock),
+        }),
     });
 }
 
@@ -75,8 +78,18 @@ function assertAdmin(req: Request, lookup: LookupTable): void {
   if (callerOf(req).role !== 'admin') throw new ForbiddenError({ detail: `Only admins may change ${lookup.path.replace(/-/g, ' ')}` });
 }
 
-async function parseWrite(db: Db, req: Request, writes: LookupWrites, id: number | undefined, noun: string): Promise<Record<string, unknown>> {
-  const { values, errors } = parseFields(writes.shape, requireJsonObject(req), { pathId: id, required: writes.required, noun: `a ${noun}` });
+async function parseWrite(
+  db: Db,
+  req: Request,
+  writes: LookupWrites,
+  id: number | undefined,
+  noun: string,
+): Promise<Record<string, unknown>> {
+  const { values, errors } = parseFields(writes.shape, requireJsonObject(req), {
+    pathId: id,
+    required: writes.required,
+    noun: `a ${noun}`,
+  });
   errors.push(...(await writes.check(db, values, id)));
   if (errors.length > 0) throw new ValidationError(errors);
   return writes.toColumns(values);

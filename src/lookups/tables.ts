@@ -74,7 +74,9 @@ export const LOOKUP_TABLES: readonly LookupTable[] = [
     table: 'departments',
     key: 'id',
     select: (query) =>
-      query.leftJoin('departments as parent', 'parent.id', 't.parent_id').select('t.id', 't.name', 't.description', 't.parent_id', 'parent.name as parent_name'),
+      query
+        .leftJoin('departments as parent', 'parent.id', 't.parent_id')
+        .select('t.id', 't.name', 't.description', 't.parent_id', 'parent.name as parent_name'),
     orderBy: 't.name',
     filters: {},
     toResponse: (row) => ({
@@ -100,7 +102,9 @@ export const LOOKUP_TABLES: readonly LookupTable[] = [
     table: 'provinces',
     key: 'id',
     select: (query) =>
-      query.join('countries as c', 'c.code', 't.country_code').select('t.id', 't.code', 't.name', 't.country_code', 'c.name as country_name'),
+      query
+        .join('countries as c', 'c.code', 't.country_code')
+        .select('t.id', 't.code', 't.name', 't.country_code', 'c.name as country_name'),
     orderBy: 't.name',
     filters: { country: 't.country_code' },
     toResponse: (row) => ({

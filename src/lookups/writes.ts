@@ -31,7 +31,13 @@ const money = z.preprocess(
 );
 
 export const LOOKUP_WRITES: Record<string, LookupWrites> = {
-  'employment-statuses': { shape: nameAndDescription, required: ['name'], toColumns: sameColumns, check: noChecks, usedBy: 'employment_status_id' },
+  'employment-statuses': {
+    shape: nameAndDescription,
+    required: ['name'],
+    toColumns: sameColumns,
+    check: noChecks,
+    usedBy: 'employment_status_id',
+  },
   'job-titles': {
     shape: { ...nameAndDescription, code: optionalText(50) },
     required: ['name'],

@@ -99,7 +99,8 @@ export function startPurgeSchedule(options: {
     if (!lease) return;
     try {
       const counts = await purgeIfDue(lease.instance.db, { now: clock.now(), intervalMs });
-      if (counts && counts.tokens + counts.idempotencyKeys + counts.rateLimits > 0) logger.info({ instance: name, ...counts }, 'purged old rows');
+      if (counts && counts.tokens + counts.idempotencyKeys + counts.rateLimits > 0)
+        logger.info({ instance: name, ...counts }, 'purged old rows');
     } finally {
       lease.release();
     }

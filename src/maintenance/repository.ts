@@ -7,7 +7,10 @@ import { toSqlDateTime } from '../db/sql-time';
  */
 export async function claimDueJob(db: Db, job: string, claim: { now: Date; nextRunAt: Date; claimedBy: string }): Promise<boolean> {
   // The first run ever: a row that is due at once (of concurrent inserts, one lands).
-  await db('maintenance_runs').insert({ job, next_run_at: toSqlDateTime(new Date(0)), claimed_by: null }).onConflict('job').ignore();
+  await db('maintenance_runs')
+    .insert({ job, next_run_at: toSqlDateTime(new Date(0)), claimed_by: null })
+    .onConflict('job')
+    .ignore();
   const moved = await db('maintenance_runs')
     .where({ job })
     .where('next_run_at', '<=', toSqlDateTime(claim.now))
@@ -35,7 +38,13 @@ async function deleteBatch(db: Db, table: string, key: string, where: (query: Re
 /** Token rows expired, or revoked, before `before`. */
 export function deleteOldTokens(db: Db, before: Date, limit: number): Promise<number> {
   const cutoff = toSqlDateTime(before);
-  return deleteBatch(db, 'api_tokens', 'id', (query) => void query.where((q) => q.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)), limit);
+  return deleteBatch(
+    db,
+    'api_tokens',
+    'id',
+    (query) => void query.where((q) => q.where('expires_at', '<', cutoff).orWhere('revoked_at', '<', cutoff)),
+    limit,
+  );
 }
 
 /** Idempotency keys created before `before` (their answers are no longer replayed). */

@@ -52,9 +52,27 @@ export class Metrics {
           if (pool) this.set({ database: name }, read(pool));
         }
       };
-    new Gauge({ name: 'hrm_db_pool_used', help: 'Database connections in use', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numUsed()) });
-    new Gauge({ name: 'hrm_db_pool_free', help: 'Idle database connections', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numFree()) });
-    new Gauge({ name: 'hrm_db_pool_waiting', help: 'Queries waiting for a database connection', labelNames: ['database'], registers: [registry], collect: pools((p) => p.numPendingAcquires()) });
+    new Gauge({
+      name: 'hrm_db_pool_used',
+      help: 'Database connections in use',
+      labelNames: ['database'],
+      registers: [registry],
+      collect: pools((p) => p.numUsed()),
+    });
+    new Gauge({
+      name: 'hrm_db_pool_free',
+      help: 'Idle database connections',
+      labelNames: ['database'],
+      registers: [registry],
+      collect: pools((p) => p.numFree()),
+    });
+    new Gauge({
+      name: 'hrm_db_pool_waiting',
+      help: 'Queries waiting for a database connection',
+      labelNames: ['database'],
+      registers: [registry],
+      collect: pools((p) => p.numPendingAcquires()),
+    });
     this.webhooks = webhookMetrics(registry);
   }
 
@@ -83,13 +101,21 @@ export class Metrics {
  * reads the same databases, so a cluster's primary takes the largest backlog, not the sum.
  */
 function webhookMetrics(registry: Registry): WebhookMetrics {
-  const delivered = new Counter({ name: 'hrm_webhook_deliveries_delivered_total', help: 'Webhook deliveries a receiver accepted (2xx)', registers: [registry] });
+  const delivered = new Counter({
+    name: 'hrm_webhook_deliveries_delivered_total',
+    help: 'Webhook deliveries a receiver accepted (2xx)',
+    registers: [registry],
+  });
   const failedAttempts = new Counter({
     name: 'hrm_webhook_attempts_failed_total',
     help: 'Webhook delivery attempts that failed (refused, no answer, not 2xx); most are retried',
     registers: [registry],
   });
-  const givenUp = new Counter({ name: 'hrm_webhook_deliveries_failed_total', help: 'Webhook deliveries given up after 3 days of retries', registers: [registry] });
+  const givenUp = new Counter({
+    name: 'hrm_webhook_deliveries_failed_total',
+    help: 'Webhook deliveries given up after 3 days of retries',
+    registers: [registry],
+  });
   const backlogs = new Map<string, { pending: number; oldest: Date | undefined }>();
   new Gauge({
     name: 'hrm_webhook_deliveries_queued',
@@ -119,7 +145,10 @@ function webhookMetrics(registry: Registry): WebhookMetrics {
 }
 
 /** The /metrics listener: plain text for Prometheus, nothing else. */
-export async function startMetricsServer(registry: Registry | AggregatorRegistry<'text/plain; version=0.0.4; charset=utf-8'>, options: { host: string; port: number }): Promise<http.Server> {
+export async function startMetricsServer(
+  registry: Registry | AggregatorRegistry<'text/plain; version=0.0.4; charset=utf-8'>,
+  options: { host: string; port: number },
+): Promise<http.Server> {
   const server = http.createServer((request, response) => {
     if (request.method !== 'GET' || request.url !== '/metrics') {
       response.writeHead(404).end();

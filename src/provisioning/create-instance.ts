@@ -50,7 +50,9 @@ export async function createInstance(
   placement: Placement = {},
 ): Promise<CreatedInstance> {
   if (!isInstanceName(name)) {
-    throw new InstanceCreationError('An instance name is 2 to 63 characters: lower-case letters, digits and -, starting with a letter or digit');
+    throw new InstanceCreationError(
+      'An instance name is 2 to 63 characters: lower-case letters, digits and -, starting with a letter or digit',
+    );
   }
   const configured = placement.servers ?? [];
   const server = await chooseServer(control, controlConfig, configured, placement.server);
@@ -77,7 +79,10 @@ async function chooseServer(
 ): Promise<string> {
   const servers = serversOf(controlConfig, configured);
   if (servers.length === 0) {
-    if (wanted !== undefined && wanted !== DEFAULT_SERVER) throw new UnknownServerError('Database servers are for cloud mode on MySQL/MariaDB; SQLite instances are files beside the control database');
+    if (wanted !== undefined && wanted !== DEFAULT_SERVER)
+      throw new UnknownServerError(
+        'Database servers are for cloud mode on MySQL/MariaDB; SQLite instances are files beside the control database',
+      );
     return DEFAULT_SERVER;
   }
   if (wanted !== undefined) {

@@ -58,7 +58,8 @@ export async function moveInstance(
   to: string,
   options: MoveOptions,
 ): Promise<MovedInstance> {
-  if (controlConfig.client !== 'mysql') throw new InstanceMoveError('Moving instances needs MySQL/MariaDB (SQLite instances are files on one machine)');
+  if (controlConfig.client !== 'mysql')
+    throw new InstanceMoveError('Moving instances needs MySQL/MariaDB (SQLite instances are files on one machine)');
   const servers = serversOf(controlConfig, configured);
   if (!servers.some((server) => server.name === to)) throw new UnknownServerError(unknownServerMessage(to, servers));
   const registered = await findRegisteredInstance(control, name);

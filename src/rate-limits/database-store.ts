@@ -39,7 +39,9 @@ export class DatabaseStore implements Store {
                                  window_start = IF(window_start + ? <= VALUES(window_start), VALUES(window_start), window_start)`,
         [limitKey, time, windowMs, windowMs],
       );
-      const row: { hits: number; window_start: number | string } = await db('rate_limits').where({ limit_key: limitKey }).first('hits', 'window_start');
+      const row: { hits: number; window_start: number | string } = await db('rate_limits')
+        .where({ limit_key: limitKey })
+        .first('hits', 'window_start');
       return this.infoOf(Number(row.hits), Number(row.window_start));
     }
     const rows = (await db.raw(
@@ -62,11 +64,16 @@ export class DatabaseStore implements Store {
   }
 
   async decrement(key: string): Promise<void> {
-    await this.db('rate_limits').where({ limit_key: this.keyOf(key) }).where('hits', '>', 0).decrement('hits', 1);
+    await this.db('rate_limits')
+      .where({ limit_key: this.keyOf(key) })
+      .where('hits', '>', 0)
+      .decrement('hits', 1);
   }
 
   async resetKey(key: string): Promise<void> {
-    await this.db('rate_limits').where({ limit_key: this.keyOf(key) }).delete();
+    await this.db('rate_limits')
+      .where({ limit_key: this.keyOf(key) })
+      .delete();
   }
 
   /** The row's key: `name:key`, hashed when it would not fit the column (a long username and instance name). */

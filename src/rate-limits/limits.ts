@@ -78,7 +78,12 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
   };
   const maxOf: Record<Policy, number> = { 'per-token': limits.perToken, 'per-ip': limits.perIp };
   const perText: Record<Policy, string> = { 'per-token': 'per token', 'per-ip': 'per client address without a valid token' };
-  const limiter = (policy: Policy, keyGenerator = keyOf[policy], storeName: string = policy, per = perText[policy]): RequestHandler | undefined => {
+  const limiter = (
+    policy: Policy,
+    keyGenerator = keyOf[policy],
+    storeName: string = policy,
+    per = perText[policy],
+  ): RequestHandler | undefined => {
     const max = maxOf[policy];
     if (max === 0) return undefined;
     const fields = (info: RateLimitInfo) => {
@@ -100,7 +105,9 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
         const { policy: policyField, state, seconds } = fields(infoOf(req));
         res.setHeader('RateLimit-Policy', policyField);
         res.setHeader('RateLimit', state);
-        next(new RateLimitedError({ retryAfterSeconds: seconds, detail: `At most ${max} requests per minute ${per}; retry in ${seconds} s` }));
+        next(
+          new RateLimitedError({ retryAfterSeconds: seconds, detail: `At most ${max} requests per minute ${per}; retry in ${seconds} s` }),
+        );
       },
     });
     return (req, res, next) =>
@@ -125,7 +132,12 @@ export function createRateLimits(options: RateLimitOptions): RateLimits {
           else next();
         }
       : (_req, _res, next) => next();
-  const beforeLookup = limiter('per-ip', (req) => `lookup:ip:${req.clientIp}`, 'instance-lookup', 'per client address for instances not looked up yet');
+  const beforeLookup = limiter(
+    'per-ip',
+    (req) => `lookup:ip:${req.clientIp}`,
+    'instance-lookup',
+    'per client address for instances not looked up yet',
+  );
   const beforeInstanceLookup: RequestHandler = beforeLookup ?? ((_req, _res, next) => next());
   return { perRequest, beforeInstanceLookup, login: loginAttempts(options.store, options.logger) };
 }

@@ -13,7 +13,10 @@ export function openRateLimitStore(config: Config, db: Db): RateLimitStore {
     case 'redis':
       // Fail fast instead of queueing commands while Redis is away: the limiter then lets
       // requests through (and logs it) rather than making every request wait.
-      return { kind: 'redis', client: new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 }) };
+      return {
+        kind: 'redis',
+        client: new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 }),
+      };
   }
 }
 

@@ -61,7 +61,9 @@ export async function seedAttendance(
     const insert = async (rows: Array<Record<string, unknown>>) => {
       await inserting;
       // A Knex builder runs each time it is awaited: take its promise once.
-      inserting = trx('attendance').insert(rows).then(() => undefined);
+      inserting = trx('attendance')
+        .insert(rows)
+        .then(() => undefined);
       // Awaited before the next batch or at the end; this only keeps a failure from going unhandled meanwhile.
       inserting.catch(() => undefined);
       count += rows.length;

@@ -63,7 +63,10 @@ function demoEmployee(
 ): EmployeeColumns {
   const first = random.pick(FIRST_NAMES);
   const last = random.pick(LAST_NAMES);
-  const handle = `${first}.${last}`.toLowerCase().normalize('NFD').replace(/[^a-z.]/g, '');
+  const handle = `${first}.${last}`
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[^a-z.]/g, '');
   const inUs = random.chance(0.7);
   const joined = random.date(2008, 2025);
   const terminated = !manager && random.chance(0.05);
@@ -112,8 +115,16 @@ function demoEmployee(
 }
 
 async function ensureReferenceData(db: Db): Promise<ReferenceIds> {
-  await insertMissingNames(db, 'departments', DEPARTMENTS.map((name) => ({ name })));
-  await insertMissingNames(db, 'job_titles', JOB_TITLES.map((name) => ({ name })));
+  await insertMissingNames(
+    db,
+    'departments',
+    DEPARTMENTS.map((name) => ({ name })),
+  );
+  await insertMissingNames(
+    db,
+    'job_titles',
+    JOB_TITLES.map((name) => ({ name })),
+  );
   await insertMissingNames(
     db,
     'pay_grades',

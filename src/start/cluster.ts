@@ -75,11 +75,16 @@ export async function runPrimary(config: Config, logger: Logger): Promise<void> 
 
 /** A worker of the cluster: serves on the shared port, tells the primary, stops on SIGTERM. */
 export async function runWorker(config: Config, logger: Logger): Promise<void> {
-  const port = await serve(config, logger, open(config, (firstAdmin) => announceLateFirstAdmin(config, firstAdmin)), {
-    servesMetrics: false,
-    // The IPC channel to the primary is the last thing keeping a worker alive.
-    afterStop: () => process.disconnect?.(),
-  });
+  const port = await serve(
+    config,
+    logger,
+    open(config, (firstAdmin) => announceLateFirstAdmin(config, firstAdmin)),
+    {
+      servesMetrics: false,
+      // The IPC channel to the primary is the last thing keeping a worker alive.
+      afterStop: () => process.disconnect?.(),
+    },
+  );
   const message: ListeningMessage = { type: 'hrm:listening', port };
   process.send?.(message);
 }

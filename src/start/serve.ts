@@ -27,11 +27,26 @@ interface ServeOptions {
 export async function serve(config: Config, logger: Logger, opened: Opened, options: ServeOptions): Promise<number> {
   // Counted in the process-wide registry, which a primary's AggregatorRegistry collects too.
   const metrics = config.metricsPort === undefined ? undefined : new Metrics(register, () => opened.databases);
-  const server = createServer(createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }));
+  const server = createServer(
+    createApp({ config, logger, clock: systemClock, instances: opened.instances, rateLimitStore: opened.rateLimitStore, metrics }),
+  );
   await listen(server, config);
   const metricsServer = options.servesMetrics ? await listenForMetrics(config, logger, register) : undefined;
-  const delivery = startWebhookDelivery({ config, logger, clock: systemClock, instances: opened.instances, control: opened.control, metrics: metrics?.webhooks });
-  const purge = startPurgeSchedule({ intervalMs: config.purgeIntervalMs, instances: opened.instances, control: opened.control, clock: systemClock, logger });
+  const delivery = startWebhookDelivery({
+    config,
+    logger,
+    clock: systemClock,
+    instances: opened.instances,
+    control: opened.control,
+    metrics: metrics?.webhooks,
+  });
+  const purge = startPurgeSchedule({
+    intervalMs: config.purgeIntervalMs,
+    instances: opened.instances,
+    control: opened.control,
+    clock: systemClock,
+    logger,
+  });
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal(async (signal) => {
     await stop(server, logger, signal, async () => {

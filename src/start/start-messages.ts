@@ -16,7 +16,10 @@ export interface StartNotes {
 export function announce(config: Config, logger: Logger, port: number, notes: StartNotes): void {
   const base = config.deployment === 'cloud' ? `${config.cloudBasePath}/<instance>` : config.basePath;
   const apiUrl = `http://${config.host}:${port}${base}`;
-  logger.info({ url: apiUrl, database: config.database.client, deployment: config.deployment, workers: config.workers }, 'server listening');
+  logger.info(
+    { url: apiUrl, database: config.database.client, deployment: config.deployment, workers: config.workers },
+    'server listening',
+  );
   // For the person starting the server, not for the log: printed whatever LOG_LEVEL is.
   const message = config.deployment === 'cloud' ? cloudStartMessage(apiUrl, notes) : startMessage(apiUrl, notes);
   process.stdout.write(message);

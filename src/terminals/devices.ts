@@ -25,7 +25,11 @@ interface Device {
 }
 
 export const createDeviceSchema = z.strictObject({
-  name: z.string({ error: 'must be text' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'must be at most 100 characters' }),
+  name: z
+    .string({ error: 'must be text' })
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(100, { error: 'must be at most 100 characters' }),
   timezone: z
     .string({ error: 'must be an IANA time zone such as Europe/Berlin' })
     .max(64, { error: 'must be an IANA time zone such as Europe/Berlin' })
@@ -109,12 +113,17 @@ export async function findDeviceByToken(db: Db, tokenId: string): Promise<Device
 
 /** Deletes a device: its token stops working at once; the row stays for its punch logs. False if there is none. */
 export async function revokeDevice(db: Db, id: number, now: Date): Promise<boolean> {
-  const changed = await db('attendance_devices').where({ id }).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now), updated_at: toSqlDateTime(now) });
+  const changed = await db('attendance_devices')
+    .where({ id })
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now), updated_at: toSqlDateTime(now) });
   return changed > 0;
 }
 
 export async function touchDevice(db: Db, id: number, now: Date): Promise<void> {
-  await db('attendance_devices').where({ id }).update({ last_used_at: toSqlDateTime(now) });
+  await db('attendance_devices')
+    .where({ id })
+    .update({ last_used_at: toSqlDateTime(now) });
 }
 
 /**

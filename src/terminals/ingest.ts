@@ -125,7 +125,9 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   // Badge numbers match regardless of case, as the column compares them.
   const badgeKey = (badge: string) => badge.toLowerCase();
   const byBadge = new Map(
-    employees.flatMap((employee) => (employee.attendance_device_id === null ? [] : [[badgeKey(employee.attendance_device_id), employee] as const])),
+    employees.flatMap((employee) =>
+      employee.attendance_device_id === null ? [] : [[badgeKey(employee.attendance_device_id), employee] as const],
+    ),
   );
   const byId = new Map(employees.map((employee) => [employee.id, employee]));
   const received = await findReceivedLogIds(trx, uploader.deviceId, distinct(entries.map((entry) => entry.log_id)));
@@ -160,7 +162,10 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     const ms = wholeSecond(instant).getTime();
     timeOf[index] = ms;
     if (ms > latestAllowed) {
-      outcomes[index] = rejected('future_time', `The time is more than ${settings.punchFutureToleranceSeconds} seconds in the future (punch_future_tolerance_seconds)`);
+      outcomes[index] = rejected(
+        'future_time',
+        `The time is more than ${settings.punchFutureToleranceSeconds} seconds in the future (punch_future_tolerance_seconds)`,
+      );
       return;
     }
     const terminated = afterTermination(employee, new Date(ms));
@@ -176,7 +181,12 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const maxShiftMs = settings.maxShiftHours * 3_600_000;
   const applied = [...entriesOf.values()].flat().map((index) => timeOf[index] as number);
   const from = applied.length === 0 ? 0 : Math.min(...applied) - maxShiftMs;
-  const stored = await findAttendanceOfEmployeesBetween(trx, [...entriesOf.keys()], toSqlDateTimeSeconds(new Date(from)), '9999-12-31 23:59:59');
+  const stored = await findAttendanceOfEmployeesBetween(
+    trx,
+    [...entriesOf.keys()],
+    toSqlDateTimeSeconds(new Date(from)),
+    '9999-12-31 23:59:59',
+  );
   const latestPunches = await findLatestPunchTimes(trx, [...entriesOf.keys()]);
   const timelines = new Map<number, Slot[]>();
   for (const row of stored) {
@@ -204,7 +214,9 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     const latest = latestPunches.get(employeeId);
     if (latest === undefined || Date.parse(utcIso(latest)) <= earliest) continue;
     // From the earliest new entry, or from the start of the log's record that holds it.
-    const holding = timeline.find((slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest));
+    const holding = timeline.find(
+      (slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest),
+    );
     const start = holding ? holding.inMs : earliest;
     windows.set(employeeId, { start, records: timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) });
   }
@@ -240,7 +252,13 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     // In time order; at the same second, entries received before first, then the batch's in the order sent.
     const batchSize = entries.length;
     indexes.sort((a, b) => (timeOf[a] as number) - (timeOf[b] as number) || Number(b >= batchSize) - Number(a >= batchSize) || a - b);
-    applyTimeline(byId.get(employeeId) as BadgedAttendanceEmployee, { directionOf, indexes, timeOf: timeOf as number[] }, timeline, outcomes, maxShiftMs);
+    applyTimeline(
+      byId.get(employeeId) as BadgedAttendanceEmployee,
+      { directionOf, indexes, timeOf: timeOf as number[] },
+      timeline,
+      outcomes,
+      maxShiftMs,
+    );
     timelines.set(employeeId, timeline);
   }
 
@@ -283,8 +301,11 @@ function applyTimeline(
   for (const index of indexes) {
     const sent = directionOf[index] as Direction;
     const t = timeOf[index] as number;
-    if (pending && (t > (pending.closeBy as Slot).inMs || (t === (pending.closeBy as Slot).inMs && sent === 'in'))) withdrawPending(pending);
-    const repeated = timeline.find((slot) => Math.abs(slot.inMs - t) <= repeatMs || (slot.outMs !== null && Math.abs(slot.outMs - t) <= repeatMs));
+    if (pending && (t > (pending.closeBy as Slot).inMs || (t === (pending.closeBy as Slot).inMs && sent === 'in')))
+      withdrawPending(pending);
+    const repeated = timeline.find(
+      (slot) => Math.abs(slot.inMs - t) <= repeatMs || (slot.outMs !== null && Math.abs(slot.outMs - t) <= repeatMs),
+    );
     if (repeated) {
       const punch = Math.abs(repeated.inMs - t) <= repeatMs ? repeated.inMs : (repeated.outMs as number);
       const message = `The employee punched at ${new Date(punch).toISOString()} (${describe(repeated)}), within ${REPEATED_PUNCH_SECONDS} seconds: taken as the same punch`;
@@ -300,11 +321,23 @@ function applyTimeline(
         continue;
       }
       if (previous && (previous.inMs === t || (previous.outMs as number) > t)) {
-        outcomes[index] = rejected('overlap', `The time falls within ${describe(previous)}, which ends at ${new Date(previous.outMs as number).toISOString()}`);
+        outcomes[index] = rejected(
+          'overlap',
+          `The time falls within ${describe(previous)}, which ends at ${new Date(previous.outMs as number).toISOString()}`,
+        );
         continue;
       }
       const next = timeline.find((slot) => slot.inMs > t);
-      const slot: Slot = { employee, stored: undefined, id: undefined, inMs: t, outMs: null, inEntry: index, outEntry: undefined, closeBy: next };
+      const slot: Slot = {
+        employee,
+        stored: undefined,
+        id: undefined,
+        inMs: t,
+        outMs: null,
+        inEntry: index,
+        outEntry: undefined,
+        closeBy: next,
+      };
       timeline.splice(next ? timeline.indexOf(next) : timeline.length, 0, slot);
       if (next) pending = slot;
       outcomes[index] = { result: 'created', action: 'opened', slot };
@@ -349,7 +382,10 @@ function distinct<T>(values: T[]): T[] {
  * same stored entry opened, then one the new record overlaps (the same shift, begun at another
  * punch). Answers the stored records left over: the derivation removes them.
  */
-function matchDerivedRecords(timelines: Map<number, Slot[]>, derivations: Map<number, Derivation>): Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> {
+function matchDerivedRecords(
+  timelines: Map<number, Slot[]>,
+  derivations: Map<number, Derivation>,
+): Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> {
   const deleted: Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> = [];
   for (const [employeeId, { employee, window, replayed }] of derivations) {
     const timeline = timelines.get(employeeId) as Slot[];
@@ -445,12 +481,22 @@ async function writeRecords(
 ): Promise<void> {
   const audits: AuditEntry[] = [];
   const events: OutboxEvent[] = [];
-  const record = (id: number, employee: BadgedAttendanceEmployee, columns: AttendanceColumns): AttendanceRecord => ({ id, ...columns, employeeDisplay: employee.display });
+  const record = (id: number, employee: BadgedAttendanceEmployee, columns: AttendanceColumns): AttendanceRecord => ({
+    id,
+    ...columns,
+    employeeDisplay: employee.display,
+  });
 
   for (const { employee, row } of deleted) {
     await deleteAttendance(trx, row.id);
     const { id: _id, derived_from_log: _derived, ...before } = row;
-    audits.push({ action: 'delete', entityType: 'attendance', entityId: row.id, employeeId: employee.id, ...attendanceChanges(before, {}) });
+    audits.push({
+      action: 'delete',
+      entityType: 'attendance',
+      entityId: row.id,
+      employeeId: employee.id,
+      ...attendanceChanges(before, {}),
+    });
     events.push(deletionEvent('attendance.deleted', row.id, context.now));
   }
 
@@ -471,8 +517,12 @@ async function writeRecords(
   }
   // Closed (or closed elsewhere) before any record opens.
   updates.sort((a, b) => Number(a.after.out_time_utc === null) - Number(b.after.out_time_utc === null));
-  for (const { slot, after } of updates) await updateAttendance(trx, slot.id as number, after, (slot.stored as BatchAttendanceRow).derived_from_log);
-  const ids = await insertAttendanceRows(trx, created.map((slot) => columnsOf(slot, context)));
+  for (const { slot, after } of updates)
+    await updateAttendance(trx, slot.id as number, after, (slot.stored as BatchAttendanceRow).derived_from_log);
+  const ids = await insertAttendanceRows(
+    trx,
+    created.map((slot) => columnsOf(slot, context)),
+  );
   created.forEach((slot, position) => {
     slot.id = ids[position];
   });
@@ -485,17 +535,35 @@ async function writeRecords(
       const change = updated.get(slot);
       if (!slot.stored) {
         const opened = columnsOf(slot, context, true);
-        audits.push({ action: 'punch_in', entityType: 'attendance', entityId: id, employeeId: employee.id, ...attendanceChanges({}, opened) });
+        audits.push({
+          action: 'punch_in',
+          entityType: 'attendance',
+          entityId: id,
+          employeeId: employee.id,
+          ...attendanceChanges({}, opened),
+        });
         events.push(attendanceEvent('attendance.punched_in', record(id, employee, opened), context.now));
         if (slot.outMs === null) continue;
         const closed = columnsOf(slot, context);
-        audits.push({ action: 'punch_out', entityType: 'attendance', entityId: id, employeeId: employee.id, ...attendanceChanges(opened, closed) });
+        audits.push({
+          action: 'punch_out',
+          entityType: 'attendance',
+          entityId: id,
+          employeeId: employee.id,
+          ...attendanceChanges(opened, closed),
+        });
         events.push(attendanceEvent('attendance.punched_out', record(id, employee, closed), context.now));
       } else if (change) {
         const { before, after } = change;
         const diff = attendanceChanges(before, after);
         const punchedOut = before.out_time_utc === null && after.out_time_utc !== null && before.in_time_utc === after.in_time_utc;
-        audits.push({ action: punchedOut ? 'punch_out' : 'update', entityType: 'attendance', entityId: id, employeeId: employee.id, ...diff });
+        audits.push({
+          action: punchedOut ? 'punch_out' : 'update',
+          entityType: 'attendance',
+          entityId: id,
+          employeeId: employee.id,
+          ...diff,
+        });
         events.push(
           punchedOut
             ? attendanceEvent('attendance.punched_out', record(id, employee, after), context.now)
@@ -515,7 +583,12 @@ function changedPunches(derivations: Map<number, Derivation>, outcomes: Outcome[
     for (const [index, punch] of replayed) {
       const outcome = outcomes[index] as Outcome;
       const now = logOutcome(outcome);
-      if (now.result !== punch.result || now.action !== punch.action || now.attendance_id !== punch.attendance_id || now.code !== punch.code) {
+      if (
+        now.result !== punch.result ||
+        now.action !== punch.action ||
+        now.attendance_id !== punch.attendance_id ||
+        now.code !== punch.code
+      ) {
         changed.push({ punch, outcome });
       }
     }
@@ -530,7 +603,11 @@ function logOutcome(outcome: Outcome): Pick<PunchLogColumns, 'result' | 'action'
     action: outcome.result === 'created' ? outcome.action : null,
     attendance_id: outcome.result === 'created' ? (outcome.slot.id as number) : null,
     code: outcome.result === 'rejected' ? outcome.code : outcome.result === 'duplicate' ? (outcome.repeated?.code ?? null) : null,
-    message: (outcome.result === 'rejected' ? outcome.message : outcome.result === 'duplicate' ? outcome.repeated?.message : undefined)?.slice(0, 500) ?? null,
+    message:
+      (outcome.result === 'rejected' ? outcome.message : outcome.result === 'duplicate' ? outcome.repeated?.message : undefined)?.slice(
+        0,
+        500,
+      ) ?? null,
   };
 }
 
@@ -565,7 +642,8 @@ function logRows(
 }
 
 function answerOf(logId: string, outcome: Outcome): EntryAnswer {
-  if (outcome.result === 'created') return { log_id: logId, result: 'created', attendance: String(outcome.slot.id), action: outcome.action };
+  if (outcome.result === 'created')
+    return { log_id: logId, result: 'created', attendance: String(outcome.slot.id), action: outcome.action };
   if (outcome.result === 'rejected') return { log_id: logId, result: 'rejected', code: outcome.code, message: outcome.message };
   return outcome.repeated ? { log_id: logId, result: 'duplicate', ...outcome.repeated } : { log_id: logId, result: 'duplicate' };
 }

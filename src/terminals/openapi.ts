@@ -1,6 +1,16 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, int64, jsonBody, jsonResponse, problems } from '../http/openapi';
+import {
+  COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
+  idempotencyKeyHeader,
+  idString,
+  int32,
+  int64,
+  jsonBody,
+  jsonResponse,
+  problems,
+} from '../http/openapi';
 import { createDeviceSchema } from './devices';
 import { DIRECTIONS, MAX_BATCH_ENTRIES, punchLogBatchSchema, punchLogListQuery, RESULTS } from './schemas';
 
@@ -55,7 +65,8 @@ const punchLogSchema = z
     message: resultMessage.nullable(),
     received_at: instant,
     first_result: z.enum(RESULTS).meta({
-      description: 'What the device was answered. It differs from `result` when a punch that arrived later but happened earlier derived the employee\'s records again (docs/terminals.md)',
+      description:
+        "What the device was answered. It differs from `result` when a punch that arrived later but happened earlier derived the employee's records again (docs/terminals.md)",
     }),
     first_action: z.enum(['opened', 'closed']).nullable(),
     first_code: resultCode.nullable(),
@@ -78,7 +89,9 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     responses: {
       201: jsonResponse(
         'The device and its token',
-        deviceSchema.extend({ token: z.string().max(2000).meta({ description: 'A bearer token valid only for /attendance/punch-logs; shown only now' }) }),
+        deviceSchema.extend({
+          token: z.string().max(2000).meta({ description: 'A bearer token valid only for /attendance/punch-logs; shown only now' }),
+        }),
         z.object({ Location: z.string() }),
       ),
       ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
@@ -117,7 +130,10 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     security,
     summary: 'Delete a terminal (admins): its token stops working at once; its punch logs stay',
     request: { params: id, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('Deleted', z.strictObject({ id: idString })),
+      ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -129,7 +145,10 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     description: `1 to ${MAX_BATCH_ENTRIES} entries; bodies up to 1 MB. Each names the employee by \`attendance_device_id\` or \`employee\` (id). \`time\`: ISO-8601 with an offset, or \`YYYY-MM-DD HH:MM:SS\` on the device's wall clock (an admin's: the employee's). \`direction\` defaults to \`auto\`: in when the employee has no open record at that time, else out. Entries are applied per employee in time order; an entry the device sent before (same \`log_id\`) is a \`duplicate\` and changes nothing. The answer is 200 with one result per entry, in the order sent, even when some are rejected; a malformed batch is 400/422 and applies nothing. A device's upload needs no Idempotency-Key (its log ids make a retry safe); an admin's takes one. See docs/terminals.md.`,
     request: { headers: idempotencyKeyHeader, body: jsonBody(punchLogBatchSchema.meta({ id: 'PunchLogBatch' })) },
     responses: {
-      200: jsonResponse('One result per entry', z.strictObject({ results: z.array(entryResultSchema).max(MAX_BATCH_ENTRIES) }).meta({ id: 'PunchLogResults' })),
+      200: jsonResponse(
+        'One result per entry',
+        z.strictObject({ results: z.array(entryResultSchema).max(MAX_BATCH_ENTRIES) }).meta({ id: 'PunchLogResults' }),
+      ),
       ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
     },
   });
@@ -141,7 +160,7 @@ export function describeTerminals(registry: OpenAPIRegistry): void {
     security,
     summary: 'The raw punch log, newest received first (admins; a device: its own)',
     description:
-      '`from`/`to` bound the punch time (ISO-8601 instants, inclusive); `device=manual` is the admins\' back-fill. Page with `page`, or by keyset with `before` = the `nextBefore` of the previous page. Entries received before and sent again are not stored twice.',
+      "`from`/`to` bound the punch time (ISO-8601 instants, inclusive); `device=manual` is the admins' back-fill. Page with `page`, or by keyset with `before` = the `nextBefore` of the previous page. Entries received before and sent again are not stored twice.",
     request: { query: punchLogListQuery },
     responses: {
       200: jsonResponse(

@@ -95,7 +95,10 @@ const WINDOWS_PER_READ = 200;
  * order, then as received: one index range of (employee_id, time_utc) each, a few hundred
  * employees per statement.
  */
-export async function findPunchesOfEmployeesFrom(db: Db, windows: Array<{ employeeId: number; from: string }>): Promise<Map<number, StoredPunch[]>> {
+export async function findPunchesOfEmployeesFrom(
+  db: Db,
+  windows: Array<{ employeeId: number; from: string }>,
+): Promise<Map<number, StoredPunch[]>> {
   const punches = new Map<number, StoredPunch[]>();
   for (let start = 0; start < windows.length; start += WINDOWS_PER_READ) {
     const rows = (await db('attendance_punch_logs')
@@ -108,7 +111,9 @@ export async function findPunchesOfEmployeesFrom(db: Db, windows: Array<{ employ
         { column: 'time_utc', order: 'asc' },
         { column: 'id', order: 'asc' },
       ])
-      .select('id', 'employee_id', 'log_id', 'time_utc', 'direction', 'result', 'action', 'attendance_id', 'code')) as Array<Record<string, unknown>>;
+      .select('id', 'employee_id', 'log_id', 'time_utc', 'direction', 'result', 'action', 'attendance_id', 'code')) as Array<
+      Record<string, unknown>
+    >;
     for (const row of rows) {
       const employeeId = Number(row.employee_id);
       const ofEmployee = punches.get(employeeId) ?? [];
@@ -194,7 +199,10 @@ export function toPunchLogResponse(row: Record<string, unknown>): Record<string,
   const optionalId = (value: unknown) => (value == null ? null : String(value));
   return {
     id: String(row.id),
-    device: deviceId === MANUAL_DEVICE_ID ? null : { type: 'AttendanceDevice', id: String(deviceId), display: (row.device_name as string | null) ?? null },
+    device:
+      deviceId === MANUAL_DEVICE_ID
+        ? null
+        : { type: 'AttendanceDevice', id: String(deviceId), display: (row.device_name as string | null) ?? null },
     uploaded_by: optionalId(row.uploaded_by_user_id),
     log_id: String(row.log_id),
     attendance_device_id: (row.attendance_device_id as string | null) ?? null,

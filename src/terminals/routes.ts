@@ -50,7 +50,12 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
         const { defaultTimezone } = await instance.settings.get();
         await sendWrite(req, res, now, async (trx) => {
           const { device, token } = await createDevice(trx, instance.signingKey, input, { now, defaultTimezone });
-          return { status: 201, headers: { Location: `${req.baseUrl}/${device.id}` }, body: { ...toDeviceResponse(device), token }, secret: true };
+          return {
+            status: 201,
+            headers: { Location: `${req.baseUrl}/${device.id}` },
+            body: { ...toDeviceResponse(device), token },
+            secret: true,
+          };
         });
       },
     })
@@ -72,44 +77,52 @@ export function terminalRoutes({ clock }: { clock: Clock }): Routes[] {
       },
     });
 
-  const punchLogs = new Routes('/attendance/punch-logs').route('/', {
-    post: async (req, res) => {
-      const uploader = uploaderOf(req);
-      const { entries } = parseBody(punchLogBatchSchema, requireJsonObject(req));
-      const instance = instanceOf(req);
-      const now = clock.now();
-      const context = { uploader, now, requestId: requestIdOf(req), ip: req.clientIp, settings: await instance.settings.get() };
-      const write = async (trx: Parameters<typeof ingestPunchLogs>[0]) => ({ status: 200, body: { results: await ingestPunchLogs(trx, entries, context) } });
-      // A device's re-upload is safe by its log ids: it needs no Idempotency-Key (and has no user
-      // to keep one for). Either way a batch that lost a conflict runs again whole (retryConflicts).
-      const forgetPages = () => forgetAttendancePages(instance);
-      if (req.device) {
-        const { body } = await retryConflicts(() => instance.db.transaction(write));
-        forgetPages();
-        sendJson(res, body);
-      } else await sendWrite(req, res, now, write, forgetPages);
+  const punchLogs = new Routes('/attendance/punch-logs').route(
+    '/',
+    {
+      post: async (req, res) => {
+        const uploader = uploaderOf(req);
+        const { entries } = parseBody(punchLogBatchSchema, requireJsonObject(req));
+        const instance = instanceOf(req);
+        const now = clock.now();
+        const context = { uploader, now, requestId: requestIdOf(req), ip: req.clientIp, settings: await instance.settings.get() };
+        const write = async (trx: Parameters<typeof ingestPunchLogs>[0]) => ({
+          status: 200,
+          body: { results: await ingestPunchLogs(trx, entries, context) },
+        });
+        // A device's re-upload is safe by its log ids: it needs no Idempotency-Key (and has no user
+        // to keep one for). Either way a batch that lost a conflict runs again whole (retryConflicts).
+        const forgetPages = () => forgetAttendancePages(instance);
+        if (req.device) {
+          const { body } = await retryConflicts(() => instance.db.transaction(write));
+          forgetPages();
+          sendJson(res, body);
+        } else await sendWrite(req, res, now, write, forgetPages);
+      },
+      get: async (req, res) => {
+        const uploader = uploaderOf(req);
+        const query = parseQuery(punchLogListQuery, req.query);
+        const ownDevice = uploader.deviceId === MANUAL_DEVICE_ID ? undefined : uploader.deviceId;
+        const asked = query.device === 'manual' ? MANUAL_DEVICE_ID : query.device;
+        if (ownDevice !== undefined && asked !== undefined && asked !== ownDevice) {
+          throw new ForbiddenError({ detail: 'A device may read only its own punch logs' });
+        }
+        const criteria = {
+          deviceId: ownDevice ?? asked,
+          employeeId: query.employee,
+          result: query.result,
+          from: query.from && toSqlDateTimeSeconds(query.from),
+          to: query.to && toSqlDateTimeSeconds(query.to),
+          beforeId: query.before,
+        };
+        const { rows, total, more } = await listPunchLogs(instanceOf(req).db, criteria, {
+          limit: query.limit,
+          offset: offsetOf(query.page, query.limit),
+        });
+        const data = rows.map(toPunchLogResponse);
+        sendJson(res, { data, total, nextPage: more ? query.page + 1 : null, nextBefore: more ? (data.at(-1)?.id ?? null) : null });
+      },
     },
-    get: async (req, res) => {
-      const uploader = uploaderOf(req);
-      const query = parseQuery(punchLogListQuery, req.query);
-      const ownDevice = uploader.deviceId === MANUAL_DEVICE_ID ? undefined : uploader.deviceId;
-      const asked = query.device === 'manual' ? MANUAL_DEVICE_ID : query.device;
-      if (ownDevice !== undefined && asked !== undefined && asked !== ownDevice) {
-        throw new ForbiddenError({ detail: "A device may read only its own punch logs" });
-      }
-      const criteria = {
-        deviceId: ownDevice ?? asked,
-        employeeId: query.employee,
-        result: query.result,
-        from: query.from && toSqlDateTimeSeconds(query.from),
-        to: query.to && toSqlDateTimeSeconds(query.to),
-        beforeId: query.before,
-      };
-      const { rows, total, more } = await listPunchLogs(instanceOf(req).db, criteria, { limit: query.limit, offset: offsetOf(query.page, query.limit) });
-      const data = rows.map(toPunchLogResponse);
-      sendJson(res, { data, total, nextPage: more ? query.page + 1 : null, nextBefore: more ? (data.at(-1)?.id ?? null) : null });
-    },
-  },
     // Terminals upload with their device token; only this route accepts one.
     { bodyLimitBytes: PUNCH_LOG_BODY_LIMIT_BYTES, deviceToken: true, heavy: true },
   );

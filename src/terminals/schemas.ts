@@ -48,7 +48,11 @@ export const punchLogEntrySchema = z
   })
   .superRefine((entry, context) => {
     if ((entry.attendance_device_id === undefined) === (entry.employee === undefined)) {
-      context.addIssue({ code: 'custom', path: ['attendance_device_id'], message: 'send exactly one of attendance_device_id and employee' });
+      context.addIssue({
+        code: 'custom',
+        path: ['attendance_device_id'],
+        message: 'send exactly one of attendance_device_id and employee',
+      });
     }
   })
   // The refinement above, as the document says it to validating tools (Prism, ajv).
@@ -71,14 +75,17 @@ export function entryTime(entry: PunchLogEntry): TimeInput {
   return timeInput.parse(entry.time);
 }
 
-const instantQuery = z.string().max(40, { error: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' }).transform((value, context) => {
-  const instant = parseIsoInstant(value);
-  if (!instant) {
-    context.addIssue({ code: 'custom', message: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' });
-    return z.NEVER;
-  }
-  return instant;
-});
+const instantQuery = z
+  .string()
+  .max(40, { error: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' })
+  .transform((value, context) => {
+    const instant = parseIsoInstant(value);
+    if (!instant) {
+      context.addIssue({ code: 'custom', message: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' });
+      return z.NEVER;
+    }
+    return instant;
+  });
 
 export const punchLogListQuery = z
   .strictObject({

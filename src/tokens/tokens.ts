@@ -26,10 +26,7 @@ export function signingKeyFrom(secret: string): KeyObject {
   return createSecretKey(Buffer.from(secret, 'utf8'));
 }
 
-export function signAccessToken(
-  key: KeyObject,
-  token: { userId: number; tokenId: string; issuedAt: Date; expiresAt: Date },
-): string {
+export function signAccessToken(key: KeyObject, token: { userId: number; tokenId: string; issuedAt: Date; expiresAt: Date }): string {
   return signToken(key, { subject: String(token.userId), ...token });
 }
 

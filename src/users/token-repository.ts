@@ -141,16 +141,24 @@ export async function countTokensOfUser(db: Db, userId: number): Promise<number>
 
 /** Revokes one token; false if there is no such token or it was already revoked. */
 export async function revokeToken(db: Db, tokenId: string, now: Date): Promise<boolean> {
-  const changed = await db('api_tokens').where({ id: tokenId }).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
+  const changed = await db('api_tokens')
+    .where({ id: tokenId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now) });
   return changed > 0;
 }
 
 export async function revokeTokensOfUser(db: Db, userId: number, now: Date): Promise<number> {
-  return db('api_tokens').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: toSqlDateTime(now) });
+  return db('api_tokens')
+    .where({ user_id: userId })
+    .whereNull('revoked_at')
+    .update({ revoked_at: toSqlDateTime(now) });
 }
 
 export async function touchToken(db: Db, tokenId: string, now: Date): Promise<void> {
-  await db('api_tokens').where({ id: tokenId }).update({ last_used_at: toSqlDateTime(now) });
+  await db('api_tokens')
+    .where({ id: tokenId })
+    .update({ last_used_at: toSqlDateTime(now) });
 }
 
 /** The user a token belongs to; undefined for an unknown id. */

@@ -75,9 +75,13 @@ export async function findLoginUser(db: Db, username: string): Promise<LoginUser
 }
 
 export async function setPasswordHash(db: Db, userId: number, passwordHash: string, now: Date): Promise<void> {
-  await db('users').where({ id: userId }).update({ password_hash: passwordHash, updated_at: toSqlDateTime(now) });
+  await db('users')
+    .where({ id: userId })
+    .update({ password_hash: passwordHash, updated_at: toSqlDateTime(now) });
 }
 
 export async function setUserDisabled(db: Db, userId: number, disabled: boolean, now: Date): Promise<void> {
-  await db('users').where({ id: userId }).update({ disabled, updated_at: toSqlDateTime(now) });
+  await db('users')
+    .where({ id: userId })
+    .update({ disabled, updated_at: toSqlDateTime(now) });
 }

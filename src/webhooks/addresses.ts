@@ -42,7 +42,11 @@ const IPV4_CARRIERS: ReadonlyArray<{ range: [ipaddr.IPv6, number]; name: string;
   },
   { range: ipaddr.IPv6.parseCIDR('2002::/16'), name: 'a 6to4 address', embedded: (b) => [b.slice(2, 6)] },
   // Teredo: the server's address, and the client's (stored inverted).
-  { range: ipaddr.IPv6.parseCIDR('2001::/32'), name: 'a Teredo address', embedded: (b) => [b.slice(4, 8), b.slice(12).map((byte) => byte ^ 0xff)] },
+  {
+    range: ipaddr.IPv6.parseCIDR('2001::/32'),
+    name: 'a Teredo address',
+    embedded: (b) => [b.slice(4, 8), b.slice(12).map((byte) => byte ^ 0xff)],
+  },
 ];
 
 /** Why an IP address may not receive webhooks, or undefined when it may. */
@@ -116,7 +120,9 @@ export function checkUrlShape(text: string, policy: UrlPolicy): URL {
     throw new RefusedUrlError('must be an absolute URL such as https://example.com/hooks');
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
-    throw new RefusedUrlError(policy.allowHttp ? 'must be an https:// or http:// URL' : 'must be an https:// URL (http:// only with WEBHOOK_ALLOW_HTTP=1)');
+    throw new RefusedUrlError(
+      policy.allowHttp ? 'must be an https:// or http:// URL' : 'must be an https:// URL (http:// only with WEBHOOK_ALLOW_HTTP=1)',
+    );
   }
   if (url.username !== '' || url.password !== '') throw new RefusedUrlError('must not carry a user name or password');
   if (url.hash !== '') throw new RefusedUrlError('must not have a #fragment');
@@ -137,7 +143,9 @@ export async function resolveAllowedAddresses(url: URL, policy: UrlPolicy, resol
     addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
     if (!policy.allowPrivate && isLocalhostName(host)) {
-      throw new RefusedUrlError(`host ${host} is a loopback name; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE=1 allows it)`);
+      throw new RefusedUrlError(
+        `host ${host} is a loopback name; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE=1 allows it)`,
+      );
     }
     try {
       addresses = await resolve(host);

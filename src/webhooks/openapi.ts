@@ -1,6 +1,16 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, idString, int32, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
+import {
+  COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
+  idempotencyKeyHeader,
+  idString,
+  int32,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+} from '../http/openapi';
 import { paginationFields } from '../http/pagination';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
 import { MAX_LISTED_ATTEMPTS } from './repository';
@@ -15,10 +25,16 @@ const webhookSchema = z
     events: z.array(z.enum([...EVENT_TYPES, ALL_EVENTS])).max(EVENT_TYPES.length + 1),
     description: z.string().max(500).nullable(),
     active: z.boolean().meta({ description: 'Off: no new deliveries are queued for it, pending ones wait' }),
-    include_personal: z.boolean().meta({ description: "Employee events carry the personal fields (else they are left out and named in restricted_fields)" }),
+    include_personal: z
+      .boolean()
+      .meta({ description: 'Employee events carry the personal fields (else they are left out and named in restricted_fields)' }),
     created_at: instant,
     failing_since: instant.nullable().meta({ description: 'When its deliveries started failing (null while they go through)' }),
-    disabled_reason: z.string().max(500).nullable().meta({ description: 'Why the server turned it off (failing for 3 days); null otherwise' }),
+    disabled_reason: z
+      .string()
+      .max(500)
+      .nullable()
+      .meta({ description: 'Why the server turned it off (failing for 3 days); null otherwise' }),
   })
   .meta({ id: 'Webhook', description: 'A webhook subscription (never its secret)' });
 
@@ -34,12 +50,17 @@ const withSecret = webhookSchema
 const deliverySchema = z
   .strictObject({
     id: idString,
-    event_id: z.string().max(40).meta({ description: 'The event (the webhook-id header), the same on every attempt', example: 'evt_3f1c0d0e5b3a4a4c9d7e2b1a0c9f8e7d' }),
+    event_id: z.string().max(40).meta({
+      description: 'The event (the webhook-id header), the same on every attempt',
+      example: 'evt_3f1c0d0e5b3a4a4c9d7e2b1a0c9f8e7d',
+    }),
     type: z.enum(EVENT_TYPES),
     status: z.enum(['pending', 'delivered', 'failed']),
     attempts: int32(0, 100_000),
     next_attempt_at: instant.nullable().meta({ description: 'When it is tried next; null unless pending' }),
-    last_status: int32(100, 599).nullable().meta({ description: "The receiver's HTTP status at the last attempt; null if it did not answer" }),
+    last_status: int32(100, 599)
+      .nullable()
+      .meta({ description: "The receiver's HTTP status at the last attempt; null if it did not answer" }),
     last_error: z.string().max(500).nullable().meta({ description: 'Why the last attempt failed, with a short excerpt of the answer' }),
     created_at: instant,
   })
@@ -51,7 +72,9 @@ const attemptSchema = z
     attempted_at: instant.meta({ description: 'When the attempt started' }),
     duration_ms: int32(0, 600_000).meta({ description: 'How long it took: resolving the host, connecting, sending and the answer' }),
     delivered: z.boolean().meta({ description: 'The receiver answered 2xx' }),
-    status: int32(100, 599).nullable().meta({ description: "The receiver's HTTP status; null if it did not answer (refused, unreachable, timed out)" }),
+    status: int32(100, 599)
+      .nullable()
+      .meta({ description: "The receiver's HTTP status; null if it did not answer (refused, unreachable, timed out)" }),
     error: z.string().max(500).nullable().meta({ description: 'Why it failed, with a short excerpt of the answer; null when delivered' }),
   })
   .meta({ id: 'WebhookAttempt' });
@@ -96,7 +119,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
     security,
     summary: 'The subscriptions (admins)',
     request: { query: z.strictObject(paginationFields({ defaultLimit: 50, maxLimit: 200 })) },
-    responses: { 200: jsonResponse('A page of subscriptions', pageSchema(webhookSchema, 'WebhookPage')), ...problems(400, 401, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('A page of subscriptions', pageSchema(webhookSchema, 'WebhookPage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -127,7 +153,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
     security,
     summary: 'Delete a subscription and its deliveries (admins)',
     request: { params: webhookId, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('Deleted', z.strictObject({ id: idString })), ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('Deleted', z.strictObject({ id: idString })),
+      ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -153,7 +182,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
         status: z.enum(['pending', 'delivered', 'failed']).optional(),
       }),
     },
-    responses: { 200: jsonResponse('A page of deliveries', pageSchema(deliverySchema, 'WebhookDeliveryPage')), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('A page of deliveries', pageSchema(deliverySchema, 'WebhookDeliveryPage')),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'get',
@@ -163,7 +195,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
     security,
     summary: 'One delivery with every attempt: when, how long, the status and why it failed (admins)',
     request: { params: z.object({ id: idString, delivery: idString }) },
-    responses: { 200: jsonResponse('The delivery and its attempts', deliveryWithAttemptsSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    responses: {
+      200: jsonResponse('The delivery and its attempts', deliveryWithAttemptsSchema),
+      ...problems(401, 404, ...COMMON_PROBLEMS),
+    },
   });
   registry.registerPath({
     method: 'post',
@@ -200,7 +235,10 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
   const deleted = z.strictObject({ id: idString });
   const changedFields = {
     always: z.array(z.string()).meta({ description: 'The fields the write changed (personal ones by name only, unless include_personal)' }),
-    sometimes: z.array(z.string()).optional().meta({ description: 'The fields a correction changed; absent for a record added whole (POST /attendance)' }),
+    sometimes: z
+      .array(z.string())
+      .optional()
+      .meta({ description: 'The fields a correction changed; absent for a record added whole (POST /attendance)' }),
   };
   const bodies: Record<string, z.ZodType> = {
     'employee.created': envelope('employee.created', employeeSchema, 'never'),
@@ -220,7 +258,8 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
       operationId: `receive${type.replace(/(^|[._])(\w)/g, (_, __, letter: string) => letter.toUpperCase())}`,
       tags: ['Webhooks'],
       summary: `${type}: sent to subscriptions listing it or "*"`,
-      description: 'Signed as the Standard Webhooks specification says (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.',
+      description:
+        'Signed as the Standard Webhooks specification says (docs/webhooks.md). Answer 2xx within 10 s; anything else is retried.',
       request: { headers, body: jsonBody(body) },
       responses: { 200: { description: 'Received (any 2xx)' } },
     });

@@ -105,7 +105,9 @@ export async function updateSubscription(db: Db, id: number, values: Partial<Sub
 
 /** Deletes a subscription, its deliveries and their attempts (their events go with the last delivery, see purge). */
 export async function deleteSubscription(db: Db, id: number): Promise<boolean> {
-  await db('webhook_attempts').whereIn('delivery_id', db('webhook_deliveries').where({ webhook_id: id }).select('id')).delete();
+  await db('webhook_attempts')
+    .whereIn('delivery_id', db('webhook_deliveries').where({ webhook_id: id }).select('id'))
+    .delete();
   await db('webhook_deliveries').where({ webhook_id: id }).delete();
   return (await db('webhooks').where({ id }).delete()) > 0;
 }
@@ -152,7 +154,17 @@ export async function listDeliveries(
       .orderBy('d.id', 'desc')
       .limit(criteria.limit)
       .offset(criteria.offset)
-      .select('d.id', 'e.event_id', 'e.type', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.last_status', 'd.last_error', 'd.created_at'),
+      .select(
+        'd.id',
+        'e.event_id',
+        'e.type',
+        'd.status',
+        'd.attempts',
+        'd.next_attempt_at',
+        'd.last_status',
+        'd.last_error',
+        'd.created_at',
+      ),
     where(db('webhook_deliveries as d')).count({ n: '*' }).first(),
   ]);
   return {
@@ -165,9 +177,17 @@ export async function findDelivery(db: Db, webhookId: number, id: number): Promi
   const row = (await db('webhook_deliveries as d')
     .join('webhook_events as e', 'e.id', 'd.event_id')
     .where({ 'd.id': id, 'd.webhook_id': webhookId })
-    .first('d.id', 'e.event_id', 'e.type', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.last_status', 'd.last_error', 'd.created_at')) as
-    | DeliveryRow
-    | undefined;
+    .first(
+      'd.id',
+      'e.event_id',
+      'e.type',
+      'd.status',
+      'd.attempts',
+      'd.next_attempt_at',
+      'd.last_status',
+      'd.last_error',
+      'd.created_at',
+    )) as DeliveryRow | undefined;
   return row && { ...row, id: Number(row.id), attempts: Number(row.attempts) };
 }
 
@@ -280,7 +300,11 @@ export async function claimDueDeliveries(
 }
 
 /** The first `limit` candidates, oldest first, taking no more of a subscription than it has room for. */
-function pickWithinBounds(candidates: Array<{ id: number; webhook_id: number }>, limit: number, roomPerWebhook?: (webhookId: number) => number): number[] {
+function pickWithinBounds(
+  candidates: Array<{ id: number; webhook_id: number }>,
+  limit: number,
+  roomPerWebhook?: (webhookId: number) => number,
+): number[] {
   const taken = new Map<number, number>();
   const picked: number[] = [];
   for (const { id, webhook_id } of candidates) {
@@ -368,7 +392,10 @@ export async function markSubscriptionHealthy(db: Db, webhookId: number): Promis
 
 /** A delivery failed: since when the subscription has been failing (set now if it was not). */
 export async function markSubscriptionFailing(db: Db, webhookId: number, now: Date): Promise<string | undefined> {
-  await db('webhooks').where({ id: webhookId }).whereNull('failing_since').update({ failing_since: toSqlDateTime(now) });
+  await db('webhooks')
+    .where({ id: webhookId })
+    .whereNull('failing_since')
+    .update({ failing_since: toSqlDateTime(now) });
   const row: { failing_since: string | null } | undefined = await db('webhooks').where({ id: webhookId }).first('failing_since');
   return row?.failing_since ?? undefined;
 }
@@ -376,7 +403,9 @@ export async function markSubscriptionFailing(db: Db, webhookId: number, now: Da
 /** Disables a subscription that kept failing, and gives up its pending deliveries, saying why. */
 export async function disableFailingSubscription(db: Db, webhookId: number, reason: string, now: Date): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('webhooks').where({ id: webhookId }).update({ active: false, disabled_reason: reason, updated_at: toSqlDateTime(now) });
+    await trx('webhooks')
+      .where({ id: webhookId })
+      .update({ active: false, disabled_reason: reason, updated_at: toSqlDateTime(now) });
     await trx('webhook_deliveries')
       .where({ webhook_id: webhookId, status: 'pending' })
       .update({ status: 'failed', last_error: reason.slice(0, 500), lease_owner: null, lease_until: null });
@@ -385,9 +414,10 @@ export async function disableFailingSubscription(db: Db, webhookId: number, reas
 
 /** Pending deliveries and the creation time of the oldest, for the metrics. */
 export async function deliveryBacklog(db: Db): Promise<{ pending: number; oldest: string | null }> {
-  const row = (await db('webhook_deliveries').where({ status: 'pending' }).first(db.raw('count(*) as pending'), db.raw('min(created_at) as oldest'))) as
-    | { pending: number | string; oldest: string | null }
-    | undefined;
+  const row = (await db('webhook_deliveries')
+    .where({ status: 'pending' })
+    .first(db.raw('count(*) as pending'), db.raw('min(created_at) as oldest'))) as
+    { pending: number | string; oldest: string | null } | undefined;
   return { pending: Number(row?.pending ?? 0), oldest: row?.oldest ?? null };
 }
 
@@ -417,6 +447,12 @@ export async function purgeDeliveries(db: Db, before: Date, limit: number): Prom
     .whereNotExists(db('webhook_deliveries as d').select(db.raw('1')).whereRaw('d.event_id = e.id'))
     .limit(limit)
     .select('e.id');
-  if (events.length > 0) await db('webhook_events').whereIn('id', events.map((row) => Number(row.id))).delete();
+  if (events.length > 0)
+    await db('webhook_events')
+      .whereIn(
+        'id',
+        events.map((row) => Number(row.id)),
+      )
+      .delete();
   return ids.length + events.length;
 }

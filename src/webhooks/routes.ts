@@ -14,7 +14,16 @@ import { sendWrite } from '../http/write';
 import type { Db } from '../db/connect';
 import type { UrlPolicy } from './addresses';
 import { RETRY_WINDOW_MS } from './outbox';
-import { deleteSubscription, findDelivery, findSubscription, listAttempts, listDeliveries, listSubscriptions, requeueDelivery, type Subscription } from './repository';
+import {
+  deleteSubscription,
+  findDelivery,
+  findSubscription,
+  listAttempts,
+  listDeliveries,
+  listSubscriptions,
+  requeueDelivery,
+  type Subscription,
+} from './repository';
 import {
   changeWebhook,
   checkWebhookUrl,
@@ -61,7 +70,10 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
       get: async (req, res) => {
         requireAdmin(req);
         const query = parseQuery(listQuery, req.query);
-        const { rows, total } = await listSubscriptions(instanceOf(req).db, { limit: query.limit, offset: offsetOf(query.page, query.limit) });
+        const { rows, total } = await listSubscriptions(instanceOf(req).db, {
+          limit: query.limit,
+          offset: offsetOf(query.page, query.limit),
+        });
         sendJson(res, toPage(rows.map(toWebhookResponse), total, query.page, query.limit));
       },
       post: async (req, res) => {
@@ -71,7 +83,12 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         const now = clock.now();
         await sendWrite(req, res, now, async (trx) => {
           const { subscription, secret } = await createWebhook(trx, input, now);
-          return { status: 201, headers: { Location: `${req.baseUrl}/${subscription.id}` }, body: { ...toWebhookResponse(subscription), secret }, secret: true };
+          return {
+            status: 201,
+            headers: { Location: `${req.baseUrl}/${subscription.id}` },
+            body: { ...toWebhookResponse(subscription), secret },
+            secret: true,
+          };
         });
       },
     })
@@ -110,16 +127,24 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
         });
       },
     })
-    .route('/:id/deliveries', {
-      get: async (req, res) => {
-        requireAdmin(req);
-        const query = parseQuery(deliveriesQuery, req.query);
-        const { db } = instanceOf(req);
-        const subscription = await subscriptionOf(db, req);
-        const { rows, total } = await listDeliveries(db, subscription.id, { status: query.status, limit: query.limit, offset: offsetOf(query.page, query.limit) });
-        sendJson(res, toPage(rows.map(toDeliveryResponse), total, query.page, query.limit));
+    .route(
+      '/:id/deliveries',
+      {
+        get: async (req, res) => {
+          requireAdmin(req);
+          const query = parseQuery(deliveriesQuery, req.query);
+          const { db } = instanceOf(req);
+          const subscription = await subscriptionOf(db, req);
+          const { rows, total } = await listDeliveries(db, subscription.id, {
+            status: query.status,
+            limit: query.limit,
+            offset: offsetOf(query.page, query.limit),
+          });
+          sendJson(res, toPage(rows.map(toDeliveryResponse), total, query.page, query.limit));
+        },
       },
-    }, { heavy: true })
+      { heavy: true },
+    )
     .route('/:id/deliveries/:delivery', {
       get: async (req, res) => {
         requireAdmin(req);
@@ -141,7 +166,10 @@ export function webhookRoutes({ clock, config }: { clock: Clock; config: Pick<Co
           const delivery = await findDelivery(trx, subscription.id, deliveryId);
           if (!delivery) throw new NotFoundError({ detail: 'No such delivery' });
           if (!subscription.active) {
-            throw new ConflictError({ code: 'webhook_inactive', detail: 'The webhook is not active: turn it on (PATCH {"active": true}) first' });
+            throw new ConflictError({
+              code: 'webhook_inactive',
+              detail: 'The webhook is not active: turn it on (PATCH {"active": true}) first',
+            });
           }
           await requeueDelivery(trx, delivery.id, now, new Date(now.getTime() + RETRY_WINDOW_MS));
           const requeued = await findDelivery(trx, subscription.id, deliveryId);

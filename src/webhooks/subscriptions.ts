@@ -4,7 +4,14 @@ import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { ValidationError } from '../errors';
 import { checkUrlShape, RefusedUrlError, type Resolve, resolveAllowedAddresses, systemResolve, type UrlPolicy } from './addresses';
 import { ALL_EVENTS, EVENT_TYPES } from './events';
-import { type AttemptRow, type DeliveryRow, insertSubscription, type Subscription, type SubscriptionColumns, updateSubscription } from './repository';
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  insertSubscription,
+  type Subscription,
+  type SubscriptionColumns,
+  updateSubscription,
+} from './repository';
 import { newSigningSecret } from './signing';
 
 /** How long the secret replaced by a rotation still signs (both are sent meanwhile). */
@@ -137,7 +144,8 @@ export async function createWebhook(db: Db, input: CreateWebhookInput, now: Date
 export async function changeWebhook(db: Db, existing: Subscription, input: UpdateWebhookInput, now: Date): Promise<Subscription> {
   const changes: Partial<SubscriptionColumns> = {};
   for (const field of ['url', 'events', 'description', 'active', 'include_personal'] as const) {
-    if (input[field] !== undefined && JSON.stringify(input[field]) !== JSON.stringify(existing[field])) Object.assign(changes, { [field]: input[field] });
+    if (input[field] !== undefined && JSON.stringify(input[field]) !== JSON.stringify(existing[field]))
+      Object.assign(changes, { [field]: input[field] });
   }
   if (changes.active === true) Object.assign(changes, { disabled_reason: null, failing_since: null });
   if (Object.keys(changes).length === 0) return existing;
@@ -147,7 +155,11 @@ export async function changeWebhook(db: Db, existing: Subscription, input: Updat
 }
 
 /** A new secret; the one it replaces keeps signing (alongside) for 24 hours. */
-export async function rotateWebhookSecret(db: Db, existing: Subscription, now: Date): Promise<{ subscription: Subscription; secret: string }> {
+export async function rotateWebhookSecret(
+  db: Db,
+  existing: Subscription,
+  now: Date,
+): Promise<{ subscription: Subscription; secret: string }> {
   const changes = {
     secret: newSigningSecret(),
     previous_secret: existing.secret,

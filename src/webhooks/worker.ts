@@ -195,7 +195,11 @@ export class DeliveryWorker {
       const key = name ?? '';
       const now = this.options.clock.now().getTime();
       if ((this.nextLook.get(key) ?? 0) > now) continue;
-      const room = Math.min(this.batchSize, this.concurrency.perInstance - (this.instanceLoad.get(key) ?? 0), this.concurrency.total - this.inFlight.size);
+      const room = Math.min(
+        this.batchSize,
+        this.concurrency.perInstance - (this.instanceLoad.get(key) ?? 0),
+        this.concurrency.total - this.inFlight.size,
+      );
       if (room <= 0) continue;
       let lease;
       try {
@@ -269,7 +273,9 @@ export class DeliveryWorker {
     });
     if (claimed.length === 0) return [];
     const subscriptions = await findSubscriptions(db, [...new Set(claimed.map((delivery) => delivery.webhookId))]);
-    return claimed.map((delivery) => this.track(key, delivery.webhookId, this.attempt(name, instance, delivery, subscriptions.get(delivery.webhookId), owner)));
+    return claimed.map((delivery) =>
+      this.track(key, delivery.webhookId, this.attempt(name, instance, delivery, subscriptions.get(delivery.webhookId), owner)),
+    );
   }
 
   /** Counts an attempt against the bounds until it ends, then wakes the loop for what became due. */
@@ -302,7 +308,13 @@ export class DeliveryWorker {
    * waited for (in cloud mode a held instance keeps a connection slot): it is acquired again to
    * record the outcome.
    */
-  private async attempt(name: string | undefined, claimedFrom: Instance, delivery: ClaimedDelivery, subscription: Subscription | undefined, owner: string): Promise<void> {
+  private async attempt(
+    name: string | undefined,
+    claimedFrom: Instance,
+    delivery: ClaimedDelivery,
+    subscription: Subscription | undefined,
+    owner: string,
+  ): Promise<void> {
     const lease = { id: delivery.id, owner };
     const startedAt = this.options.clock.now();
     const started = performance.now();
@@ -310,7 +322,14 @@ export class DeliveryWorker {
       await this.withInstance(name, async (db) => {
         const now = this.options.clock.now();
         const attempt = { number: delivery.attempts + 1, startedAt, durationMs: 0 };
-        await recordAttempt(db, lease, { status: 'failed', lastStatus: null, lastError: 'the subscription was deleted', nextAttemptAt: now, now, attempt });
+        await recordAttempt(db, lease, {
+          status: 'failed',
+          lastStatus: null,
+          lastError: 'the subscription was deleted',
+          nextAttemptAt: now,
+          now,
+          attempt,
+        });
       });
       return;
     }
@@ -319,7 +338,11 @@ export class DeliveryWorker {
     // clock schedules the attempts.
     const sentAt = new Date();
     const secrets = [subscription.secret];
-    if (subscription.previous_secret && subscription.previous_secret_expires_at && fromSqlDateTime(subscription.previous_secret_expires_at) > this.options.clock.now()) {
+    if (
+      subscription.previous_secret &&
+      subscription.previous_secret_expires_at &&
+      fromSqlDateTime(subscription.previous_secret_expires_at) > this.options.clock.now()
+    ) {
       secrets.push(subscription.previous_secret);
     }
     const headers = {
@@ -331,7 +354,13 @@ export class DeliveryWorker {
     };
     const result = await sendWebhook(
       { url: subscription.url, headers, body },
-      { policy: this.options.policy, resolve: this.resolve, timeoutMs: this.options.timeoutMs, agents: this.agents, signal: this.stopping.signal },
+      {
+        policy: this.options.policy,
+        resolve: this.resolve,
+        timeoutMs: this.options.timeoutMs,
+        agents: this.agents,
+        signal: this.stopping.signal,
+      },
     );
     const attempt = { number: delivery.attempts + 1, startedAt, durationMs: performance.now() - started };
     await this.withInstance(name, (db) => this.recordOutcome(db, delivery, subscription, lease, result, attempt));
@@ -370,7 +399,14 @@ export class DeliveryWorker {
     }
     const giveUp = now >= fromSqlDateTime(delivery.giveUpAt);
     const retryAt = new Date(Math.min(now.getTime() + retryDelayMs(delivery.attempts + 1), fromSqlDateTime(delivery.giveUpAt).getTime()));
-    await recordAttempt(db, lease, { status: giveUp ? 'failed' : 'pending', lastStatus: result.status, lastError: result.error, nextAttemptAt: retryAt, now, attempt });
+    await recordAttempt(db, lease, {
+      status: giveUp ? 'failed' : 'pending',
+      lastStatus: result.status,
+      lastError: result.error,
+      nextAttemptAt: retryAt,
+      now,
+      attempt,
+    });
     if (giveUp) this.options.metrics?.givenUp();
     else await postponeFollowers(db, delivery, retryAt);
     this.options.metrics?.attemptFailed();

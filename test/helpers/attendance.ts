@@ -47,7 +47,8 @@ export function asUser(t: TestApp, user: TestUser) {
   const auth = (test: request.Test) => test.auth(user.token, { type: 'bearer' });
   return {
     get: (path: string) => auth(request(t.app).get(t.api(path))),
-    post: (path: string, body?: object) => (body === undefined ? auth(request(t.app).post(t.api(path))) : auth(request(t.app).post(t.api(path))).send(body)),
+    post: (path: string, body?: object) =>
+      body === undefined ? auth(request(t.app).post(t.api(path))) : auth(request(t.app).post(t.api(path))).send(body),
     put: (path: string, body: object) => auth(request(t.app).put(t.api(path))).send(body),
     patch: (path: string, body: object) => auth(request(t.app).patch(t.api(path))).send(body),
     delete: (path: string) => auth(request(t.app).delete(t.api(path))),

@@ -60,7 +60,10 @@ export async function createTestControlDatabase(dialect: TestDialect): Promise<T
     config = { client: 'mysql', url };
     removeAll = async () => {
       const schemas = await schemasLike(serverUrl, name);
-      await onServer(serverUrl, schemas.map((schema) => `DROP DATABASE IF EXISTS \`${schema}\``));
+      await onServer(
+        serverUrl,
+        schemas.map((schema) => `DROP DATABASE IF EXISTS \`${schema}\``),
+      );
     };
   }
   const db = openDatabase(config, { poolMax: 2 });
@@ -130,7 +133,13 @@ export async function startCloudTestApp(
     listStatementTimeoutMs: config.listQueryTimeoutMs,
     ...options.directory,
   });
-  const app = createApp({ config, logger: createLogger(config), clock, instances: directory, rateLimitStore: options.rateLimitsInControl ? { kind: 'database', db: control.db } : { kind: 'memory' } });
+  const app = createApp({
+    config,
+    logger: createLogger(config),
+    clock,
+    instances: directory,
+    rateLimitStore: options.rateLimitsInControl ? { kind: 'database', db: control.db } : { kind: 'memory' },
+  });
   const responses = checkResponsesAgainstDocument(app, `${config.cloudBasePath}/:instance`, 'cloud');
   const server = createServer(app, responses.listener);
   return {
@@ -161,10 +170,11 @@ export async function startCloudTestApp(
 }
 
 async function schemasLike(serverUrl: string, prefix: string): Promise<string[]> {
-  const [rows] = await query(serverUrl, 'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?', [
-    prefix,
-    `${prefix}\\_%`,
-  ]);
+  const [rows] = await query(
+    serverUrl,
+    'SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ? OR SCHEMA_NAME LIKE ?',
+    [prefix, `${prefix}\\_%`],
+  );
   return (rows as Array<{ name: string }>).map((row) => row.name);
 }
 

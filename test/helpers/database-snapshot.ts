@@ -15,7 +15,9 @@ export async function tablesOf(db: Db): Promise<string[]> {
   const names =
     dialectOf(db) === 'mysql'
       ? ((await db.raw('SHOW TABLES'))[0] as Array<Record<string, string>>).map((row) => Object.values(row)[0]!)
-      : ((await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as Array<{ name: string }>).map((row) => row.name);
+      : ((await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")) as Array<{ name: string }>).map(
+          (row) => row.name,
+        );
   return names.filter((name) => !IGNORED_TABLES.has(name)).sort();
 }
 

@@ -137,7 +137,9 @@ export interface Org {
 export async function createOrg(t: TestApp): Promise<Org> {
   const admin = await createUser(t, 'admin');
   const manager = await createUser(t, 'manager', { employee: { first_name: 'Mona', last_name: unique('Manager') } });
-  const report = await createUser(t, 'employee', { employee: { supervisor_id: manager.employeeId, first_name: 'Rita', last_name: unique('Report') } });
+  const report = await createUser(t, 'employee', {
+    employee: { supervisor_id: manager.employeeId, first_name: 'Rita', last_name: unique('Report') },
+  });
   const reportWithoutUser = await createEmployee(t, { supervisor_id: manager.employeeId, first_name: 'Ron' });
   const otherManager = await createUser(t, 'manager');
   const otherReport = await createUser(t, 'employee', { employee: { supervisor_id: otherManager.employeeId } });

@@ -150,8 +150,10 @@ function plausibleValueFor(name: string, unresolved: Schema, doc: OpenApiDocumen
   if (schema.enum) options.push(fc.constantFrom(...schema.enum));
   else {
     if (types.includes('string')) options.push(plausibleString(name, schema, targets));
-    if (types.includes('integer')) options.push(fc.integer({ min: (schema.minimum ?? -10) - 2, max: Math.min(schema.maximum ?? 1000, 2 ** 31) + 2 }));
-    if (types.includes('number')) options.push(fc.double({ min: (schema.minimum ?? -1000) - 1, max: (schema.maximum ?? 1000) + 1, noNaN: true }));
+    if (types.includes('integer'))
+      options.push(fc.integer({ min: (schema.minimum ?? -10) - 2, max: Math.min(schema.maximum ?? 1000, 2 ** 31) + 2 }));
+    if (types.includes('number'))
+      options.push(fc.double({ min: (schema.minimum ?? -1000) - 1, max: (schema.maximum ?? 1000) + 1, noNaN: true }));
     if (types.includes('boolean')) options.push(fc.boolean());
     if (types.includes('array')) options.push(fc.array(valueFor(name, schema.items ?? {}, doc, targets), { maxLength: 4 }));
     if (types.includes('object')) options.push(objectFor(schema, doc, targets));
@@ -165,10 +167,15 @@ function plausibleString(name: string, schema: Schema, targets: FuzzTargets): fc
   if (schema.pattern === '^[A-Za-z]{2}$') return fc.constantFrom(...(targets.lookupKeys['/countries'] ?? ['DE']), 'de', 'XX', 'ZZ');
   if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
   // fc.emailAddress() covers all of RFC 5322, most of which the server's stricter rule refuses.
-  if (schema.format === 'email') return fc.oneof({ weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}\.[a-z]{1,10}@example\.(com|org)$/) }, { weight: 1, arbitrary: fc.emailAddress() });
+  if (schema.format === 'email')
+    return fc.oneof(
+      { weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}\.[a-z]{1,10}@example\.(com|org)$/) },
+      { weight: 1, arbitrary: fc.emailAddress() },
+    );
   if (name === 'timezone') return fc.constantFrom('UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Pacific/Kiritimati');
   if (name === 'username') return fc.constantFrom(...targets.usernames);
-  if (DATE_ONLY_FIELDS.test(name)) return fc.oneof({ weight: 4, arbitrary: pastDate.map((d) => d.toISOString().slice(0, 10)) }, { weight: 1, arbitrary: timeString });
+  if (DATE_ONLY_FIELDS.test(name))
+    return fc.oneof({ weight: 4, arbitrary: pastDate.map((d) => d.toISOString().slice(0, 10)) }, { weight: 1, arbitrary: timeString });
   if (TIME_FIELDS.test(name)) return timeString;
   return fc.string({ minLength: 1, maxLength: Math.min(schema.maxLength ?? 40, 40) + 2 });
 }
@@ -203,11 +210,20 @@ function objectFor(schema: Schema, doc: OpenApiDocument, targets: FuzzTargets): 
     .map(([values, keep]) => Object.fromEntries(Object.entries(values).filter(([key], i) => required.includes(key) || i % 5 < keep)));
   const complete = fc.record(model, { requiredKeys: required });
   const anySubset = fc.record(model, { requiredKeys: [] });
-  const withUnknownKey = fc.tuple(anySubset, fc.constantFrom('unknown', 'id', '__proto__', 'constructor', 'created_at'), hostileValue).map(([value, key, extra]) => {
-    // A JSON text with the key, even __proto__, as a client would send it.
-    return JSON.parse(`${JSON.stringify(value).slice(0, -1)}${Object.keys(value).length > 0 ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(extra ?? null)}}`) as Record<string, unknown>;
-  });
-  return fc.oneof({ weight: 4, arbitrary: plausible }, { weight: 3, arbitrary: complete }, { weight: 2, arbitrary: anySubset }, { weight: 1, arbitrary: withUnknownKey });
+  const withUnknownKey = fc
+    .tuple(anySubset, fc.constantFrom('unknown', 'id', '__proto__', 'constructor', 'created_at'), hostileValue)
+    .map(([value, key, extra]) => {
+      // A JSON text with the key, even __proto__, as a client would send it.
+      return JSON.parse(
+        `${JSON.stringify(value).slice(0, -1)}${Object.keys(value).length > 0 ? ',' : ''}${JSON.stringify(key)}:${JSON.stringify(extra ?? null)}}`,
+      ) as Record<string, unknown>;
+    });
+  return fc.oneof(
+    { weight: 4, arbitrary: plausible },
+    { weight: 3, arbitrary: complete },
+    { weight: 2, arbitrary: anySubset },
+    { weight: 1, arbitrary: withUnknownKey },
+  );
 }
 
 function resolve(schema: Schema, doc: OpenApiDocument): Schema {
@@ -219,7 +235,23 @@ function resolve(schema: Schema, doc: OpenApiDocument): Schema {
 /** Bodies no schema describes: broken JSON, the wrong top-level type, too large, not JSON at all. */
 function malformedBody(bodyLimitBytes: number): fc.Arbitrary<string> {
   return fc.oneof(
-    fc.constantFrom('', '{', '{"a":', '[', 'nul', '{"a":1}}', "{'a':1}", '{"a":NaN}', '\uFEFF{}', '{"a":"\\ud800"}', 'null', '[]', '"x"', '42', 'true'),
+    fc.constantFrom(
+      '',
+      '{',
+      '{"a":',
+      '[',
+      'nul',
+      '{"a":1}}',
+      "{'a':1}",
+      '{"a":NaN}',
+      '\uFEFF{}',
+      '{"a":"\\ud800"}',
+      'null',
+      '[]',
+      '"x"',
+      '42',
+      'true',
+    ),
     fc.constantFrom('{"__proto__":{"role":"admin"}}', '{"constructor":{"prototype":{"role":"admin"}}}', '{"a":1,"a":2}'),
     fc.constantFrom(`${'['.repeat(5000)}${']'.repeat(5000)}`, `{"x":"${'a'.repeat(bodyLimitBytes)}"}`),
     fc.string({ unit: 'binary', maxLength: 200 }),
@@ -242,16 +274,23 @@ const CONTENT_TYPES = [
 function pathParameterValue(parameter: Parameter, operationPath: string, targets: FuzzTargets): fc.Arbitrary<string> {
   const lookup = operationPath.split('/')[1] ?? '';
   const known =
-    parameter.name === 'file' ? ['swagger-ui.css', 'swagger-ui-bundle.js', 'index.html', 'favicon-32x32.png']
-    : parameter.name === 'date' ? ['2026-11-22', '2026-11-21', '2024-02-29']
-    : operationPath.startsWith('/tokens') ? targets.tokenIds
-    : operationPath.startsWith('/attendance') ? targets.attendanceIds
-    : operationPath.startsWith('/employee') ? targets.employeeIds
-    : (targets.lookupKeys[`/${lookup}`] ?? []);
+    parameter.name === 'file'
+      ? ['swagger-ui.css', 'swagger-ui-bundle.js', 'index.html', 'favicon-32x32.png']
+      : parameter.name === 'date'
+        ? ['2026-11-22', '2026-11-21', '2024-02-29']
+        : operationPath.startsWith('/tokens')
+          ? targets.tokenIds
+          : operationPath.startsWith('/attendance')
+            ? targets.attendanceIds
+            : operationPath.startsWith('/employee')
+              ? targets.employeeIds
+              : (targets.lookupKeys[`/${lookup}`] ?? []);
   const options: Array<fc.Arbitrary<string>> = [fc.integer({ min: -3, max: 5000 }).map(String), hostileString.map(percentEncode)];
   if (known.length > 0) options.unshift(fc.constantFrom(...known));
   // Raw text no client library would encode: broken escapes, encoded slashes and dots.
-  options.push(fc.constantFrom('%', '%zz', '%E0%A4%A', '%2e%2e', '..%2F..%2F', '1%00', '%C0%AE', '1;x=2', '1.0', '+1', '1e3', percentEncode('０１')));
+  options.push(
+    fc.constantFrom('%', '%zz', '%E0%A4%A', '%2e%2e', '..%2F..%2F', '1%00', '%C0%AE', '1;x=2', '1.0', '+1', '1e3', percentEncode('０１')),
+  );
   return fc.oneof({ weight: 3, arbitrary: options[0]! }, ...options.slice(1));
 }
 
@@ -259,9 +298,17 @@ function queryString(parameters: Parameter[], doc: OpenApiDocument, targets: Fuz
   const documented = parameters.map((parameter) =>
     fc.option(
       fc.oneof(
-        { weight: 8, arbitrary: valueFor(parameter.name, parameter.schema, doc, targets).map((value) => [[parameter.name, asQueryValue(value)]]) },
+        {
+          weight: 8,
+          arbitrary: valueFor(parameter.name, parameter.schema, doc, targets).map((value) => [[parameter.name, asQueryValue(value)]]),
+        },
         // Repeated parameters arrive as arrays.
-        { weight: 1, arbitrary: fc.array(hostileString, { minLength: 2, maxLength: 3 }).map((values) => values.map((value) => [parameter.name, value])) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .array(hostileString, { minLength: 2, maxLength: 3 })
+            .map((values) => values.map((value) => [parameter.name, value])),
+        },
       ),
       { freq: 2 },
     ),
@@ -279,7 +326,13 @@ function queryString(parameters: Parameter[], doc: OpenApiDocument, targets: Fuz
 
 /** encodeURIComponent that also takes lone surrogates (sent as U+FFFD, as a UTF-8 encoder would). */
 function percentEncode(text: string): string {
-  return [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  return [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9\-_.~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 }
 
 function asQueryValue(value: unknown): string {
@@ -292,7 +345,10 @@ const idempotencyKey = rarely(fc.oneof(fc.uuid(), hostileString, fc.constantFrom
 
 const extraHeaders = fc.record(
   {
-    'X-Request-Id': fc.oneof(fc.uuid(), hostileString.map((value) => value.replace(/[^\x20-\x7e]/g, ''))),
+    'X-Request-Id': fc.oneof(
+      fc.uuid(),
+      hostileString.map((value) => value.replace(/[^\x20-\x7e]/g, '')),
+    ),
     'X-Forwarded-For': fc.constantFrom('203.0.113.9', '1.1.1.1, 2.2.2.2', 'garbage', '::1'),
     Accept: fc.constantFrom('application/json', 'text/html', 'application/xml', '*/*', 'application/problem+json'),
     'Accept-Encoding': fc.constantFrom('gzip', 'br', 'identity', 'x-unknown'),
@@ -322,23 +378,42 @@ function requestsFor(
   const jsonSchema = operation.requestBody?.content['application/json']?.schema;
   const body: fc.Arbitrary<{ text?: string; contentType?: string }> = jsonSchema
     ? fc.oneof(
-        { weight: 6, arbitrary: objectFor(resolve(jsonSchema, doc), doc, targets).map((value) => ({ text: JSON.stringify(value), contentType: 'application/json' })) },
+        {
+          weight: 6,
+          arbitrary: objectFor(resolve(jsonSchema, doc), doc, targets).map((value) => ({
+            text: JSON.stringify(value),
+            contentType: 'application/json',
+          })),
+        },
         { weight: 2, arbitrary: malformedBody(bodyLimitBytes).map((text) => ({ text, contentType: 'application/json' })) },
         {
           weight: 1,
-          arbitrary: fc.tuple(objectFor(resolve(jsonSchema, doc), doc, targets), fc.constantFrom(...CONTENT_TYPES)).map(([value, contentType]) => ({
-            text: contentType.includes('urlencoded') ? new URLSearchParams(Object.entries(value).map(([key, field]): [string, string] => [key, asQueryValue(field)])).toString() : JSON.stringify(value),
-            contentType,
-          })),
+          arbitrary: fc
+            .tuple(objectFor(resolve(jsonSchema, doc), doc, targets), fc.constantFrom(...CONTENT_TYPES))
+            .map(([value, contentType]) => ({
+              text: contentType.includes('urlencoded')
+                ? new URLSearchParams(Object.entries(value).map(([key, field]): [string, string] => [key, asQueryValue(field)])).toString()
+                : JSON.stringify(value),
+              contentType,
+            })),
         },
         { weight: 1, arbitrary: fc.constant({}) },
       )
-    : fc.oneof({ weight: 6, arbitrary: fc.constant({}) }, { weight: 1, arbitrary: malformedBody(bodyLimitBytes).map((text) => ({ text, contentType: 'application/json' })) });
+    : fc.oneof(
+        { weight: 6, arbitrary: fc.constant({}) },
+        { weight: 1, arbitrary: malformedBody(bodyLimitBytes).map((text) => ({ text, contentType: 'application/json' })) },
+      );
   return fc.tuple(path, query, body, idempotencyKey, extraHeaders).map(([builtPath, builtQuery, builtBody, key, headers]) => {
     const requestHeaders: Record<string, string> = { ...headers };
     if (builtBody.contentType) requestHeaders['Content-Type'] = builtBody.contentType;
     if (key !== null) requestHeaders['Idempotency-Key'] = key.replace(/[^\x20-\x7e]/g, '?');
-    return describable({ operation: `${method.toUpperCase()} ${operationPath}`, method: method.toUpperCase(), path: builtPath + builtQuery, headers: requestHeaders, body: builtBody.text });
+    return describable({
+      operation: `${method.toUpperCase()} ${operationPath}`,
+      method: method.toUpperCase(),
+      path: builtPath + builtQuery,
+      headers: requestHeaders,
+      body: builtBody.text,
+    });
   });
 }
 
@@ -354,7 +429,19 @@ function strayRequests(paths: string[]): fc.Arbitrary<FuzzRequest> {
   const method = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'FOO');
   const path = fc.oneof(
     fc.constantFrom(...paths).map((documented) => documented.replace(/\{\w+\}/g, '1')),
-    fc.constantFrom('/', '//employees', '/employees/', '/employees/me/', '/EMPLOYEES', '/employees/1/../me', '/employees/%2e%2e/me', '/employees;x', '/admin', '/.env', '/.git/config'),
+    fc.constantFrom(
+      '/',
+      '//employees',
+      '/employees/',
+      '/employees/me/',
+      '/EMPLOYEES',
+      '/employees/1/../me',
+      '/employees/%2e%2e/me',
+      '/employees;x',
+      '/admin',
+      '/.env',
+      '/.git/config',
+    ),
     fc.webPath(),
   );
   return fc.tuple(method, path, extraHeaders).map(([m, p, headers]) => describable({ operation: 'stray', method: m, path: p, headers }));

@@ -43,7 +43,6 @@ export function clusterTestDatabase(
   return { config, url: config.url, open: () => openDatabase(config), drop: database.drop };
 }
 
-
 /**
  * One listening test app per node of `nodes`, each with its connections preferring that node, and
  * the origin to send it requests: requests sent to different apps run on different nodes.

@@ -48,7 +48,14 @@ const escape = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '
  * preflights are not checked.
  */
 export function checkAgainstDocument(
-  response: { method: string; route: string | undefined; basePattern: RegExp; status: number; contentType: string | undefined; body: string | undefined },
+  response: {
+    method: string;
+    route: string | undefined;
+    basePattern: RegExp;
+    status: number;
+    contentType: string | undefined;
+    body: string | undefined;
+  },
   deployment: 'self-hosted' | 'cloud' = 'self-hosted',
 ): string | undefined {
   const checker = checkerFor(deployment);
@@ -64,7 +71,9 @@ export function checkAgainstDocument(
     // The path's other methods are answered 405, unless a check that comes before routing (the
     // token, the settings gate, a rate limit, the body) refuses the request first.
     const refused = response.status >= 400 && response.status < 500;
-    return refused ? validateBody(checker, where, '/components/schemas/Problem', response.body) : `${where}: the method is not in the document`;
+    return refused
+      ? validateBody(checker, where, '/components/schemas/Problem', response.body)
+      : `${where}: the method is not in the document`;
   }
   const documented = operation.responses?.[String(response.status)];
   if (!documented) return `${where}: the status is not in the document`;
@@ -74,7 +83,12 @@ export function checkAgainstDocument(
   if (!mediaType && !response.body) return undefined;
   if (!documented.content[mediaType]) return `${where}: ${mediaType || 'no content type'} is not in the document`;
   if (response.method === 'HEAD' || !mediaType.includes('json')) return undefined;
-  return validateBody(checker, where, `/paths/${escape(path)}/${method}/responses/${response.status}/content/${escape(mediaType)}/schema`, response.body);
+  return validateBody(
+    checker,
+    where,
+    `/paths/${escape(path)}/${method}/responses/${response.status}/content/${escape(mediaType)}/schema`,
+    response.body,
+  );
 }
 
 function validateBody(checker: Checker, where: string, pointer: string, body: string | undefined): string | undefined {
@@ -141,7 +155,12 @@ export function checkResponsesAgainstDocument(
  * The document's verdict on a request body, as a validating proxy (Prism) gives it: what is wrong
  * with `body` for the operation's JSON request schema, or undefined when it is accepted.
  */
-export function checkRequestBody(path: string, method: string, body: unknown, deployment: 'self-hosted' | 'cloud' = 'self-hosted'): string | undefined {
+export function checkRequestBody(
+  path: string,
+  method: string,
+  body: unknown,
+  deployment: 'self-hosted' | 'cloud' = 'self-hosted',
+): string | undefined {
   const checker = checkerFor(deployment);
   const validate = checker.validatorFor(`/paths/${escape(path)}/${method}/requestBody/content/application~1json/schema`);
   return validate(body) ? undefined : checker.ajv.errorsText(validate.errors);

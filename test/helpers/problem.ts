@@ -1,5 +1,11 @@
 /** Text that must never reach a client (docs/api.md, "Errors"): SQL, driver messages, stacks, paths. */
-const LEAKS = [/select |insert |update |delete from/i, /sqlite|mysql|mariadb|knex/i, /\bat .*\(.*:\d+:\d+\)/, /node_modules|\/src\/|\.ts:\d+/, /ER_[A-Z_]+|SQLITE_[A-Z_]+/];
+const LEAKS = [
+  /select |insert |update |delete from/i,
+  /sqlite|mysql|mariadb|knex/i,
+  /\bat .*\(.*:\d+:\d+\)/,
+  /node_modules|\/src\/|\.ts:\d+/,
+  /ER_[A-Z_]+|SQLITE_[A-Z_]+/,
+];
 
 /** What the checks read of a response: supertest's, or a raw node:http one. */
 interface ResponseLike {
@@ -24,7 +30,12 @@ export function expectAnyProblem(res: ResponseLike): Record<string, any> {
   const { status } = res;
   expect(res.headers['content-type']).toBe('application/problem+json; charset=utf-8');
   const body = JSON.parse(res.text) as Record<string, any>;
-  expect(body).toMatchObject({ type: `urn:hrm:problem:${body.code}`, status, code: expect.stringMatching(/^[a-z_]+$/), request_id: res.headers['x-request-id'] });
+  expect(body).toMatchObject({
+    type: `urn:hrm:problem:${body.code}`,
+    status,
+    code: expect.stringMatching(/^[a-z_]+$/),
+    request_id: res.headers['x-request-id'],
+  });
   expect(typeof body.title).toBe('string');
   expect(typeof body.detail).toBe('string');
   expect(body.error).toEqual([[{ code: status, message: expect.stringContaining(body.title) }]]);

@@ -7,7 +7,13 @@ const url = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
  * fails instead: CI must not skip the shared-store tests silently.
  */
 export async function connectTestRedis(): Promise<Redis | undefined> {
-  const client = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000, retryStrategy: () => null });
+  const client = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    retryStrategy: () => null,
+  });
   try {
     await client.connect();
     await client.ping();

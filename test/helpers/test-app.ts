@@ -51,13 +51,27 @@ export async function startTestApp(dialect: TestDialect, options: TestAppOptions
   const database = options.database ?? (await createTestDatabase(dialect));
   const clock = new TestClock();
   // Rate limits are off unless a test turns them on: most tests send many requests from one address.
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_IP: '0', ...options.env });
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_TOKEN: '0',
+    RATE_LIMIT_PER_IP: '0',
+    ...options.env,
+  });
   // As main.ts opens it.
   const db = database.open({ listStatementTimeoutMs: config.listQueryTimeoutMs });
   const instance = await openInstance(db, { clock: options.clock ?? clock, jwtSecret: config.jwtSecret });
   const logger = createLogger(config, options.logDestination);
-  const rateLimitStore: RateLimitStore = options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
-  const app = createApp({ config, logger, clock: options.clock ?? clock, instances: singleInstance(instance), rateLimitStore, metrics: options.metrics });
+  const rateLimitStore: RateLimitStore =
+    options.rateLimitStore ?? (config.rateLimit.store === 'database' ? { kind: 'database', db } : { kind: 'memory' });
+  const app = createApp({
+    config,
+    logger,
+    clock: options.clock ?? clock,
+    instances: singleInstance(instance),
+    rateLimitStore,
+    metrics: options.metrics,
+  });
   const responses = checkResponsesAgainstDocument(app, config.basePath);
   const server = createServer(app, responses.listener);
   for (const route of servedRoutes(app)) options.onRoute?.({ method: route.methods, url: `${config.basePath}${route.path}` });

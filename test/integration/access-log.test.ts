@@ -70,7 +70,7 @@ describe.each(testDialects())('the access log on %s', (dialect) => {
       for (const value of Object.values(personal)) expect(all).not.toContain(value);
     };
 
-    it('logs the error without the SQL values (the driver\'s query text and Knex\'s message)', async () => {
+    it("logs the error without the SQL values (the driver's query text and Knex's message)", async () => {
       await t.db.schema.alterTable('employees', (table) => table.renameColumn('work_phone', 'renamed_work_phone'));
       let res;
       try {

@@ -67,15 +67,19 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
 
     expect(statusesOf(responses)).toEqual([200, ...Array<number>(19).fill(409)]);
     for (const res of responses.filter((r) => r.status === 409)) expectProblem(res, 409, 'not_punched_in');
-    expect(await attendanceRowsOf(t, employeeId)).toEqual([expect.objectContaining({ out_time_utc: '2026-11-20 12:00:00', open_employee_id: null })]);
+    expect(await attendanceRowsOf(t, employeeId)).toEqual([
+      expect.objectContaining({ out_time_utc: '2026-11-20 12:00:00', open_employee_id: null }),
+    ]);
   });
 
   it('creates one of 10 simultaneous overlapping records and answers the others 409 overlap', async () => {
     const employeeId = await createEmployee(t);
 
     const { responses } = await together(
-      Array.from({ length: 10 }, (_, index) => () =>
-        post('/attendance', { employee: employeeId, in_time: `2026-11-19 08:0${index}:00`, out_time: `2026-11-19 16:0${index}:00` }),
+      Array.from(
+        { length: 10 },
+        (_, index) => () =>
+          post('/attendance', { employee: employeeId, in_time: `2026-11-19 08:0${index}:00`, out_time: `2026-11-19 16:0${index}:00` }),
       ),
     );
 
@@ -93,7 +97,9 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
     }
 
     const { responses } = await together(
-      ids.map((id, index) => () => patch(`/attendance/${id}`, { in_time: `2026-11-19 09:0${index}:00`, out_time: `2026-11-19 17:0${index}:00` })),
+      ids.map(
+        (id, index) => () => patch(`/attendance/${id}`, { in_time: `2026-11-19 09:0${index}:00`, out_time: `2026-11-19 17:0${index}:00` }),
+      ),
     );
 
     expect(statusesOf(responses)).toEqual([200, ...Array<number>(9).fill(409)]);
@@ -133,7 +139,10 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
     const employeeId = await createEmployee(t);
 
     const { responses } = await together(
-      Array.from({ length: 10 }, () => () => post('/attendance/punch-in', { employee: employeeId }).set('Idempotency-Key', 'terminal-retry-1')),
+      Array.from(
+        { length: 10 },
+        () => () => post('/attendance/punch-in', { employee: employeeId }).set('Idempotency-Key', 'terminal-retry-1'),
+      ),
     );
 
     const firsts = responses.filter((res) => res.status === 201 && res.headers['idempotent-replayed'] === undefined);
@@ -157,7 +166,7 @@ describe.each(testDialects())('attendance under concurrent requests on %s', (dia
     expect(await attendanceRowsOf(t, employeeId)).toHaveLength(1);
   });
 
-  it('orders one server\'s attendance writes by the row lock alone: attendance_version, the cluster\'s write, is left alone', async () => {
+  it("orders one server's attendance writes by the row lock alone: attendance_version, the cluster's write, is left alone", async () => {
     const employeeId = await createEmployee(t);
     expect(await t.db.transaction((trx) => certifiesWrites(trx))).toBe(false);
 

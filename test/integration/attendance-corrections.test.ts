@@ -12,7 +12,12 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   const auditOf = async (id: number | string) =>
-    (await t.db('audit_log').where({ entity_type: 'attendance', entity_id: Number(id) }).orderBy('id')).map((row) => ({
+    (
+      await t
+        .db('audit_log')
+        .where({ entity_type: 'attendance', entity_id: Number(id) })
+        .orderBy('id')
+    ).map((row) => ({
       action: row.action,
       actor: row.actor_username,
       employee: row.employee_id,
@@ -91,7 +96,7 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       expect(await attendanceRowsOf(t, org.otherReport.employeeId)).toEqual([]);
     });
 
-    it('answers an employee 403 for their own records and 404 for anyone else\'s', async () => {
+    it("answers an employee 403 for their own records and 404 for anyone else's", async () => {
       const body = (employee: number | null) => ({ employee, in_time: '2026-11-17 09:00:00', out_time: '2026-11-17 17:00:00' });
 
       expectProblem(await asUser(t, org.report).post('/attendance', body(org.report.employeeId)), 403, 'forbidden');
@@ -111,9 +116,21 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
         out_latitude: 12,
         hours: 8,
       });
-      const rules = await asUser(t, org.admin).post('/attendance', { employee: employeeId, in_time: '2026-11-17 09:00:00', out_time: '2026-11-17 08:00:00' });
-      const tooLong = await asUser(t, org.admin).post('/attendance', { employee: employeeId, in_time: '2026-11-17 09:00:00', out_time: '2026-11-18 09:00:01' });
-      const future = await asUser(t, org.admin).post('/attendance', { employee: employeeId, in_time: '2026-11-20 11:00:00', out_time: '2026-11-20 12:05:01' });
+      const rules = await asUser(t, org.admin).post('/attendance', {
+        employee: employeeId,
+        in_time: '2026-11-17 09:00:00',
+        out_time: '2026-11-17 08:00:00',
+      });
+      const tooLong = await asUser(t, org.admin).post('/attendance', {
+        employee: employeeId,
+        in_time: '2026-11-17 09:00:00',
+        out_time: '2026-11-18 09:00:01',
+      });
+      const future = await asUser(t, org.admin).post('/attendance', {
+        employee: employeeId,
+        in_time: '2026-11-20 11:00:00',
+        out_time: '2026-11-20 12:05:01',
+      });
 
       expect(expectProblem(missing, 422, 'validation_failed').errors).toEqual([
         { field: 'employee', message: 'is required' },
@@ -122,12 +139,17 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       ]);
       expect(expectProblem(invalid, 422, 'validation_failed').errors).toEqual([
         { field: 'id', message: 'must not be sent when creating an attendance record' },
-        { field: 'out_time', message: 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00' },
+        {
+          field: 'out_time',
+          message: 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00',
+        },
         { field: 'hours', message: 'is not a known field' },
         { field: 'out_longitude', message: 'is required with out_latitude' },
       ]);
       expect(expectProblem(rules, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be after in_time' }]);
-      expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' }]);
+      expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([
+        { field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' },
+      ]);
       expect(expectProblem(future, 422, 'validation_failed').errors).toEqual([
         { field: 'out_time', message: 'must not be more than 300 seconds in the future (punch_future_tolerance_seconds)' },
       ]);
@@ -138,8 +160,16 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       const employeeId = await createEmployee(t);
       await insertAttendanceRow(t, employeeId, { in: '2026-11-17T09:00:00Z', out: '2026-11-17T17:00:00Z' });
 
-      const overlapping = await asUser(t, org.admin).post('/attendance', { employee: employeeId, in_time: '2026-11-17 16:00:00', out_time: '2026-11-17 18:00:00' });
-      const notJson = await request(t.app).post(t.api('/attendance')).auth(org.admin.token, { type: 'bearer' }).type('form').send('employee=1');
+      const overlapping = await asUser(t, org.admin).post('/attendance', {
+        employee: employeeId,
+        in_time: '2026-11-17 16:00:00',
+        out_time: '2026-11-17 18:00:00',
+      });
+      const notJson = await request(t.app)
+        .post(t.api('/attendance'))
+        .auth(org.admin.token, { type: 'bearer' })
+        .type('form')
+        .send('employee=1');
 
       expectProblem(overlapping, 409, 'overlap');
       expectProblem(notJson, 415, 'unsupported_media_type');
@@ -166,7 +196,12 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
   describe('PUT and PATCH /attendance/{id}', () => {
     it("change only the sent fields, read wall-clock times in the record's zone, and are audited", async () => {
       const employeeId = await createEmployee(t, { timezone: 'Asia/Kolkata' });
-      const id = await insertAttendanceRow(t, employeeId, { in: '2026-11-17T03:30:00Z', out: '2026-11-17T11:30:00Z', timezone: 'Asia/Kolkata', note: 'kept' });
+      const id = await insertAttendanceRow(t, employeeId, {
+        in: '2026-11-17T03:30:00Z',
+        out: '2026-11-17T11:30:00Z',
+        timezone: 'Asia/Kolkata',
+        note: 'kept',
+      });
 
       const res = await asUser(t, org.admin).patch(`/attendance/${id}`, { out_time: '2026-11-17 18:30:00', out_note: 'left late' });
 
@@ -199,7 +234,14 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       const res = await asUser(t, org.admin).put(`/attendance/${id}`, { ...read, in_time: '2026-11-16 08:00:00', note: 'early' });
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...read, in_time: '2026-11-16 08:00:00', in_time_utc: '2026-11-16T08:00:00Z', note: 'early', hours: 9, updated_at: '2026-11-20T12:00:00.000Z' });
+      expect(res.body).toEqual({
+        ...read,
+        in_time: '2026-11-16 08:00:00',
+        in_time_utc: '2026-11-16T08:00:00Z',
+        note: 'early',
+        hours: 9,
+        updated_at: '2026-11-20T12:00:00.000Z',
+      });
     });
 
     it('answer 422 for an id or employee that differs from the record, writing nothing', async () => {
@@ -220,7 +262,10 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       const report = await reportOf(org.manager);
       const reportRecord = await insertAttendanceRow(t, report, { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
       const ownRecord = await insertAttendanceRow(t, org.manager.employeeId, { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
-      const othersRecord = await insertAttendanceRow(t, org.otherReport.employeeId, { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
+      const othersRecord = await insertAttendanceRow(t, org.otherReport.employeeId, {
+        in: '2026-11-16T09:00:00Z',
+        out: '2026-11-16T17:00:00Z',
+      });
       const fix = { out_time: '2026-11-16 16:00:00' };
 
       const onReport = await asUser(t, org.manager).patch(`/attendance/${reportRecord}`, fix);
@@ -272,7 +317,7 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       expect(await attendanceRowsOf(t, employeeId)).toEqual(before);
     });
 
-    it('apply the time rules only when times are sent: a note can be fixed on a record longer than today\'s max_shift_hours', async () => {
+    it("apply the time rules only when times are sent: a note can be fixed on a record longer than today's max_shift_hours", async () => {
       const employeeId = await createEmployee(t);
       const id = await insertAttendanceRow(t, employeeId, { in: '2026-11-10T08:00:00Z', out: '2026-11-11T12:00:00Z' });
 
@@ -280,7 +325,9 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       const times = await asUser(t, org.admin).patch(`/attendance/${id}`, { in_time: '2026-11-10 07:00:00' });
 
       expect(note.body).toMatchObject({ note: 'double shift, approved', hours: 28 });
-      expect(expectProblem(times, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' }]);
+      expect(expectProblem(times, 422, 'validation_failed').errors).toEqual([
+        { field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' },
+      ]);
     });
 
     it('write no audit row when nothing changes, and answer 404 for a missing id without creating it', async () => {
@@ -290,7 +337,11 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       const before = await count();
 
       const same = await asUser(t, org.admin).put(`/attendance/${id}`, { note: 'same', out_time: '2026-11-16 17:00:00' });
-      const missing = await asUser(t, org.admin).put('/attendance/999999', { employee: employeeId, in_time: '2026-11-15 09:00:00', out_time: '2026-11-15 10:00:00' });
+      const missing = await asUser(t, org.admin).put('/attendance/999999', {
+        employee: employeeId,
+        in_time: '2026-11-15 09:00:00',
+        out_time: '2026-11-15 10:00:00',
+      });
 
       expect(same.status).toBe(200);
       expect(same.body.updated_at).toBe(same.body.created_at);
@@ -317,14 +368,24 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
           actor: org.admin.username,
           employee: employeeId,
           fields: ['in_time', 'out_time', 'note'],
-          changes: { in_time: { from: '2026-11-16T09:00:00Z', to: null }, out_time: { from: '2026-11-16T17:00:00Z', to: null }, note: { from: 'gone', to: null } },
+          changes: {
+            in_time: { from: '2026-11-16T09:00:00Z', to: null },
+            out_time: { from: '2026-11-16T17:00:00Z', to: null },
+            note: { from: 'gone', to: null },
+          },
         },
       ]);
     });
 
     it("answers a manager 403 on a report's record and 404 on an invisible one; an employee 403 on their own", async () => {
-      const reportRecord = await insertAttendanceRow(t, await reportOf(org.manager), { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
-      const othersRecord = await insertAttendanceRow(t, await reportOf(org.otherManager), { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
+      const reportRecord = await insertAttendanceRow(t, await reportOf(org.manager), {
+        in: '2026-11-16T09:00:00Z',
+        out: '2026-11-16T17:00:00Z',
+      });
+      const othersRecord = await insertAttendanceRow(t, await reportOf(org.otherManager), {
+        in: '2026-11-16T09:00:00Z',
+        out: '2026-11-16T17:00:00Z',
+      });
       const employee = await createUser(t, 'employee');
       const ownRecord = await insertAttendanceRow(t, employee.employeeId, { in: '2026-11-16T09:00:00Z', out: '2026-11-16T17:00:00Z' });
 
@@ -332,7 +393,9 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
       expectProblem(await asUser(t, org.manager).delete(`/attendance/${othersRecord}`), 404, 'not_found');
       expectProblem(await asUser(t, employee).delete(`/attendance/${ownRecord}`), 403, 'forbidden');
       expectProblem(await asUser(t, org.admin).delete('/attendance/999999'), 404, 'not_found');
-      expect(Number((await t.db('attendance').whereIn('id', [reportRecord, othersRecord, ownRecord]).count({ n: '*' }).first())?.n)).toBe(3);
+      expect(Number((await t.db('attendance').whereIn('id', [reportRecord, othersRecord, ownRecord]).count({ n: '*' }).first())?.n)).toBe(
+        3,
+      );
     });
   });
 
@@ -345,7 +408,10 @@ describe.each(testDialects())('creating, correcting and deleting attendance reco
     const tail = await runHrm(t, ['audit', 'tail', '--employee', String(employeeId)]);
 
     expect(tail.code).toBe(0);
-    const entries = tail.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    const entries = tail.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(entries.map((entry) => [entry.action, entry.entity_type, entry.entity_id, entry.employee_id])).toEqual([
       ['punch_in', 'attendance', Number(opened.body.id), employeeId],
       ['punch_out', 'attendance', Number(opened.body.id), employeeId],

@@ -33,10 +33,14 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
       };
     });
     for (let n = 0; n < rows.length; n += 200) await t.db('attendance').insert(rows.slice(n, n + 200));
-    const stored: Array<{ id: number }> = await t.db('attendance').where({ employee_id: employeeId }).orderBy([
-      { column: 'in_time_utc', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ]).select('id');
+    const stored: Array<{ id: number }> = await t
+      .db('attendance')
+      .where({ employee_id: employeeId })
+      .orderBy([
+        { column: 'in_time_utc', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .select('id');
     newestFirst = stored.map((row) => Number(row.id));
   });
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
@@ -57,7 +61,10 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
   it.each(['/attendance', '/employees/{id}/attendance', '/employee/{id}/attendance'])(
     'serves %s page after page exactly as the records are ordered, deep pages from their first record (no OFFSET)',
     async (path) => {
-      const list = (page: number) => asUser(t, admin).get(`${path.replace('{id}', String(employeeId))}?limit=200&page=${page}${path === '/attendance' ? `&employee=${employeeId}` : ''}`);
+      const list = (page: number) =>
+        asUser(t, admin).get(
+          `${path.replace('{id}', String(employeeId))}?limit=200&page=${page}${path === '/attendance' ? `&employee=${employeeId}` : ''}`,
+        );
       const served: number[] = [];
       const deepSql: string[] = [];
       for (let page = 1; page <= 7; page++) {
@@ -93,7 +100,10 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
 
     expect(idsOf(again)).toEqual(newestFirst.slice(1099, 1199));
     expect(again.body.total).toBe(1301);
-    await t.db('attendance').where({ id: Number(punch.body.id) }).delete();
+    await t
+      .db('attendance')
+      .where({ id: Number(punch.body.id) })
+      .delete();
   });
 
   it("reads each employee's own records through the page query prepared for their shape", async () => {
@@ -111,8 +121,12 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
       created_at: now,
       updated_at: now,
     });
-    await t.db('attendance').insert(['2026-01-02 08:00:00', '2026-01-03 08:00:00', '2026-01-04 08:00:00', '2026-03-01 08:00:00'].map(record));
-    const otherIds: number[] = (await t.db('attendance').where({ employee_id: other }).orderBy('in_time_utc', 'desc').select('id')).map((row: { id: number }) => Number(row.id));
+    await t
+      .db('attendance')
+      .insert(['2026-01-02 08:00:00', '2026-01-03 08:00:00', '2026-01-04 08:00:00', '2026-03-01 08:00:00'].map(record));
+    const otherIds: number[] = (await t.db('attendance').where({ employee_id: other }).orderBy('in_time_utc', 'desc').select('id')).map(
+      (row: { id: number }) => Number(row.id),
+    );
     const month = (id: number, query = '') => asUser(t, admin).get(`/employees/${id}/attendance?from=2026-01-01&to=2026-01-31${query}`);
     try {
       const first = await month(employeeId, '&limit=2');
@@ -121,7 +135,8 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
       const all = await month(other);
       const outside = await asUser(t, admin).get(`/employees/${other}/attendance?from=2026-02-01&to=2026-02-28`);
 
-      const january: Array<{ id: number }> = await t.db('attendance')
+      const january: Array<{ id: number }> = await t
+        .db('attendance')
         .where({ employee_id: employeeId })
         .andWhere('in_time_local', '<', '2026-02-01 00:00:00')
         .orderBy([
@@ -144,19 +159,31 @@ describe.each(testDialects())('deep pages of attendance on %s', (dialect) => {
   });
 
   it.each(['a device', 'an admin'])(
-    "forgets where deep pages start when a terminal batch uploaded with %s token adds a record",
+    'forgets where deep pages start when a terminal batch uploaded with %s token adds a record',
     async (uploader) => {
       const page = (n: number) => asUser(t, admin).get(`/employees/${employeeId}/attendance?limit=200&page=${n}`);
       // Page 5 teaches the server where page 6 starts; page 6 is then read from that record.
       await page(5);
       expect(idsOf(await page(6))).toEqual(newestFirst.slice(1000, 1200));
       const token =
-        uploader === 'a device' ? (await asUser(t, admin).post('/attendance/devices', { name: 'Paging door', timezone: 'UTC' })).body.token : admin.token;
-      const entry = { log_id: `paging-${uploader.replace(' ', '-')}`, employee: String(employeeId), time: '2026-11-20T11:00:00Z', direction: 'in' };
+        uploader === 'a device'
+          ? (await asUser(t, admin).post('/attendance/devices', { name: 'Paging door', timezone: 'UTC' })).body.token
+          : admin.token;
+      const entry = {
+        log_id: `paging-${uploader.replace(' ', '-')}`,
+        employee: String(employeeId),
+        time: '2026-11-20T11:00:00Z',
+        direction: 'in',
+      };
       try {
-        const upload = await request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries: [entry] });
+        const upload = await request(t.app)
+          .post(t.api('/attendance/punch-logs'))
+          .auth(token, { type: 'bearer' })
+          .send({ entries: [entry] });
         expect(upload.status).toBe(200);
-        expect(upload.body.results).toEqual([{ log_id: entry.log_id, result: 'created', attendance: expect.any(String), action: 'opened' }]);
+        expect(upload.body.results).toEqual([
+          { log_id: entry.log_id, result: 'created', attendance: expect.any(String), action: 'opened' },
+        ]);
 
         // The new record is the newest: every page moves by one, page 6 included.
         const after = await page(6);

@@ -53,7 +53,11 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       });
       expect((await asUser(t, user).get(`/attendance/${res.body.id}`)).body).toEqual(res.body);
       const [row] = await attendanceRowsOf(t, user.employeeId);
-      expect(row).toMatchObject({ in_time_utc: '2026-11-20 01:02:03', in_time_local: '2026-11-20 10:02:03', open_employee_id: user.employeeId });
+      expect(row).toMatchObject({
+        in_time_utc: '2026-11-20 01:02:03',
+        in_time_local: '2026-11-20 10:02:03',
+        open_employee_id: user.employeeId,
+      });
     });
 
     it('accepts a bare POST without body or Content-Type', async () => {
@@ -73,7 +77,11 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       const offset = await punchIn(newYork, { in_time: '2026-11-20T01:00:00+01:00' });
 
       expect(wall.body).toMatchObject({ in_time: '2026-11-19 22:30:00', in_time_utc: '2026-11-19T21:30:00Z', timezone: 'Europe/Berlin' });
-      expect(offset.body).toMatchObject({ in_time: '2026-11-19 19:00:00', in_time_utc: '2026-11-20T00:00:00Z', timezone: 'America/New_York' });
+      expect(offset.body).toMatchObject({
+        in_time: '2026-11-19 19:00:00',
+        in_time_utc: '2026-11-20T00:00:00Z',
+        timezone: 'America/New_York',
+      });
     });
 
     it('lets an admin punch anyone in, and a manager themselves and their direct reports', async () => {
@@ -91,7 +99,7 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       expect(managerReport.body.employee.id).toBe(String(report));
     });
 
-    it("answers 404, as for a missing employee, when the caller may not see the employee, and writes nothing", async () => {
+    it('answers 404, as for a missing employee, when the caller may not see the employee, and writes nothing', async () => {
       const managerOnOthersReport = await punchIn(org.manager, { employee: org.otherReport.employeeId });
       const employeeOnColleague = await punchIn(org.report, { employee: { type: 'Employee', id: String(org.reportWithoutUser) } });
       const missing = await punchIn(org.admin, { employee: 999999 });
@@ -115,17 +123,29 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
     it('answers 422 listing every invalid field at once, and writes nothing', async () => {
       const user = await employeeIn();
 
-      const res = await punchIn(user, { in_time: '2026-13-01 08:00:00', note: 12, latitude: 91, longitude: 'east', out_time: '2026-11-20 08:00:00' });
+      const res = await punchIn(user, {
+        in_time: '2026-13-01 08:00:00',
+        note: 12,
+        latitude: 91,
+        longitude: 'east',
+        out_time: '2026-11-20 08:00:00',
+      });
       const badEmployee = await punchIn(user, { employee: 'me', in_time: 'soon' });
 
       expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
-        { field: 'in_time', message: 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00' },
+        {
+          field: 'in_time',
+          message: 'must be a time YYYY-MM-DD HH:MM:SS or an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00+01:00',
+        },
         { field: 'note', message: 'must be a string' },
         { field: 'latitude', message: 'must be a number from -90 to 90' },
         { field: 'longitude', message: 'must be a number from -180 to 180' },
         { field: 'out_time', message: 'is not a known field' },
       ]);
-      expect(expectProblem(badEmployee, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual(['employee', 'in_time']);
+      expect(expectProblem(badEmployee, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual([
+        'employee',
+        'in_time',
+      ]);
       expect(await attendanceRowsOf(t, user.employeeId)).toEqual([]);
     });
 
@@ -172,7 +192,9 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       const before = await punchIn(user, { in_time: '2026-11-19 07:00:00' });
       const atTheEnd = await punchIn(user, { in_time: '2026-11-19 16:00:00' });
 
-      expect(expectProblem(inside, 409, 'overlap').detail).toMatch(/record \d+ of the employee \(from 2026-11-19T08:00:00Z, until 2026-11-19T16:00:00Z\)/);
+      expect(expectProblem(inside, 409, 'overlap').detail).toMatch(
+        /record \d+ of the employee \(from 2026-11-19T08:00:00Z, until 2026-11-19T16:00:00Z\)/,
+      );
       expectProblem(before, 409, 'overlap');
       expect(atTheEnd.status).toBe(201);
       expect(await attendanceRowsOf(t, user.employeeId)).toHaveLength(2);
@@ -184,7 +206,10 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       const res = await punchIn(user, { in_time: '2026-03-29 02:30:00' });
 
       expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
-        { field: 'in_time', message: 'does not exist in Europe/Berlin: the clocks skip it for daylight saving time; send the time with its offset' },
+        {
+          field: 'in_time',
+          message: 'does not exist in Europe/Berlin: the clocks skip it for daylight saving time; send the time with its offset',
+        },
       ]);
     });
 
@@ -208,13 +233,24 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
     it('writes an audit row naming the actor, the employee and the times, but not the position or address', async () => {
       const employeeId = await createEmployee(t);
 
-      const res = await punchIn(org.admin, { employee: employeeId, note: 'late bus', latitude: 1, longitude: 2 }).set('X-Request-Id', 'punch-audit-1');
+      const res = await punchIn(org.admin, { employee: employeeId, note: 'late bus', latitude: 1, longitude: 2 }).set(
+        'X-Request-Id',
+        'punch-audit-1',
+      );
 
       const audit = await t.db('audit_log').where({ entity_type: 'attendance', entity_id: Number(res.body.id) });
       expect(audit).toHaveLength(1);
-      expect(audit[0]).toMatchObject({ action: 'punch_in', actor_username: org.admin.username, employee_id: employeeId, request_id: 'punch-audit-1' });
+      expect(audit[0]).toMatchObject({
+        action: 'punch_in',
+        actor_username: org.admin.username,
+        employee_id: employeeId,
+        request_id: 'punch-audit-1',
+      });
       expect(JSON.parse(audit[0].fields)).toEqual(['in_time', 'note', 'latitude', 'longitude', 'in_ip']);
-      expect(JSON.parse(audit[0].changes)).toEqual({ in_time: { from: null, to: '2026-11-20T01:02:03Z' }, note: { from: null, to: 'late bus' } });
+      expect(JSON.parse(audit[0].changes)).toEqual({
+        in_time: { from: null, to: '2026-11-20T01:02:03Z' },
+        note: { from: null, to: 'late bus' },
+      });
     });
   });
 
@@ -261,12 +297,16 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
 
       expect(expectProblem(equal, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be after in_time' }]);
       expect(expectProblem(before, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be after in_time' }]);
-      expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' }]);
+      expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([
+        { field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' },
+      ]);
       expect(expectProblem(future, 422, 'validation_failed').errors).toEqual([
         { field: 'out_time', message: 'must not be more than 300 seconds in the future (punch_future_tolerance_seconds)' },
         { field: 'out_time', message: 'must be at most 24 hours after in_time (max_shift_hours)' },
       ]);
-      expect(await attendanceRowsOf(t, user.employeeId)).toEqual([expect.objectContaining({ out_time_utc: null, open_employee_id: user.employeeId })]);
+      expect(await attendanceRowsOf(t, user.employeeId)).toEqual([
+        expect.objectContaining({ out_time_utc: null, open_employee_id: user.employeeId }),
+      ]);
       expect((await punchOut(user, { out_time: '2026-11-20 01:00:00' })).body.hours).toBe(24);
     });
 
@@ -280,7 +320,9 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
         const tooLong = await punchOut(user, { out_time: '2026-11-19 20:00:01' });
         const eight = await punchOut(user, { out_time: '2026-11-19 20:00:00' });
 
-        expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([{ field: 'out_time', message: 'must be at most 8 hours after in_time (max_shift_hours)' }]);
+        expect(expectProblem(tooLong, 422, 'validation_failed').errors).toEqual([
+          { field: 'out_time', message: 'must be at most 8 hours after in_time (max_shift_hours)' },
+        ]);
         expect(eight.body.hours).toBe(8);
       } finally {
         await writeSetting(t.db, SETTING.maxShiftHours, '24', t.clock.now());
@@ -295,10 +337,16 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
 
       const res = await punchOut(org.admin, { employee: employeeId, out_time: '2026-11-19 17:00:00' });
 
-      expect(res.body).toMatchObject({ timezone: 'Europe/London', in_time: '2026-11-19 09:00:00', out_time: '2026-11-19 17:00:00', out_time_utc: '2026-11-19T17:00:00Z', hours: 8 });
+      expect(res.body).toMatchObject({
+        timezone: 'Europe/London',
+        in_time: '2026-11-19 09:00:00',
+        out_time: '2026-11-19 17:00:00',
+        out_time_utc: '2026-11-19T17:00:00Z',
+        hours: 8,
+      });
     });
 
-    it('lets a manager punch out a direct report, and answers 404 for another manager\'s report', async () => {
+    it("lets a manager punch out a direct report, and answers 404 for another manager's report", async () => {
       const reportId = await createEmployee(t, { supervisor_id: org.manager.employeeId });
       const othersReportId = await createEmployee(t, { supervisor_id: org.otherManager.employeeId });
       await punchIn(org.manager, { employee: reportId, in_time: '2026-11-19 09:00:00' });
@@ -318,11 +366,17 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
 
       await punchOut(user, { note: 'out' });
 
-      const rows = await t.db('audit_log').where({ entity_type: 'attendance', entity_id: Number(opened.body.id) }).orderBy('id');
+      const rows = await t
+        .db('audit_log')
+        .where({ entity_type: 'attendance', entity_id: Number(opened.body.id) })
+        .orderBy('id');
       expect(rows.map((row) => row.action)).toEqual(['punch_in', 'punch_out']);
       expect(rows[1]).toMatchObject({ actor_username: user.username, employee_id: user.employeeId });
       expect(JSON.parse(rows[1].fields)).toEqual(['out_time', 'out_note', 'out_ip']);
-      expect(JSON.parse(rows[1].changes)).toEqual({ out_time: { from: null, to: '2026-11-20T01:02:03Z' }, out_note: { from: null, to: 'out' } });
+      expect(JSON.parse(rows[1].changes)).toEqual({
+        out_time: { from: null, to: '2026-11-20T01:02:03Z' },
+        out_note: { from: null, to: 'out' },
+      });
     });
   });
 
@@ -337,7 +391,9 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       expect(opened.body).toMatchObject({ latitude: 6.9271, longitude: 79.8612, out_latitude: null, out_longitude: null });
       expect(closed.status).toBe(200);
       expect(closed.body).toMatchObject({ latitude: 6.9271, longitude: 79.8612, out_latitude: 6.93, out_longitude: 79.86 });
-      const stored = (await attendanceRowsOf(t, user.employeeId)).map((row) => [row.latitude, row.longitude, row.out_latitude, row.out_longitude].map(Number));
+      const stored = (await attendanceRowsOf(t, user.employeeId)).map((row) =>
+        [row.latitude, row.longitude, row.out_latitude, row.out_longitude].map(Number),
+      );
       expect(stored).toEqual([[6.9271, 79.8612, 6.93, 79.86]]);
     });
 
@@ -356,7 +412,9 @@ describe.each(testDialects())('punching in and out on %s', (dialect) => {
       const res = await punchIn(user, { latitude: 10, map_lat: 11, longitude: 20, map_lng: 20 });
       const both = await punchIn(user, { latitude: 10, map_lat: 11, longitude: 20, map_lng: 21 });
 
-      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'map_lat', message: 'must equal latitude when both are sent' }]);
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+        { field: 'map_lat', message: 'must equal latitude when both are sent' },
+      ]);
       expect(expectProblem(both, 422, 'validation_failed').errors).toEqual([
         { field: 'map_lat', message: 'must equal latitude when both are sent' },
         { field: 'map_lng', message: 'must equal longitude when both are sent' },

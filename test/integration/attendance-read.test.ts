@@ -106,7 +106,9 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
     it('works for HEAD like GET', async () => {
       const { records } = await team();
 
-      const res = await request(t.app).head(t.api(`/attendance/${records.manager}`)).auth(admin.token, { type: 'bearer' });
+      const res = await request(t.app)
+        .head(t.api(`/attendance/${records.manager}`))
+        .auth(admin.token, { type: 'bearer' });
 
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
@@ -135,7 +137,7 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
       expect(page2.body).toMatchObject({ total: 5, nextPage: 3 });
     });
 
-    it("answer 404 for an employee the caller may not see, and 400 for bad query parameters", async () => {
+    it('answer 404 for an employee the caller may not see, and 400 for bad query parameters', async () => {
       const { manager, report, outsider } = await team();
 
       expect((await asUser(t, manager).get(`/employees/${report.employeeId}/attendance`)).status).toBe(200);
@@ -204,7 +206,14 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
     it('answers whoever may read the employee, 404 to others, 400 for bad query parameters', async () => {
       const { manager, report, outsider } = await team();
 
-      expect((await summary(report.employeeId ?? 0, '', manager)).body).toEqual({ total: 2, totalHours: 8, thisMonth: 2, avgHours: 4, closed: 1, thisMonthHours: 8 });
+      expect((await summary(report.employeeId ?? 0, '', manager)).body).toEqual({
+        total: 2,
+        totalHours: 8,
+        thisMonth: 2,
+        avgHours: 4,
+        closed: 1,
+        thisMonthHours: 8,
+      });
       expect((await summary(report.employeeId ?? 0, '', report)).status).toBe(200);
       expectProblem(await summary(outsider, '', manager), 404, 'not_found');
       expectProblem(await summary(outsider, '?limit=5'), 400, 'invalid_query');

@@ -17,10 +17,21 @@ describe.each(testDialects())('hrm seed --attendance-days on %s', (dialect) => {
     const result = await runHrm(t, ['seed', '--employees', '200', '--attendance-days', '12']);
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Added 200 employees \(ids (\d+)-(\d+)\) in [\d.]+ s\.\nAdded (\d+) attendance records \(12 working days per employee\) in [\d.]+ s\.\n$/);
+    expect(result.stdout).toMatch(
+      /^Added 200 employees \(ids (\d+)-(\d+)\) in [\d.]+ s\.\nAdded (\d+) attendance records \(12 working days per employee\) in [\d.]+ s\.\n$/,
+    );
     const [, firstId, lastId, added] = /ids (\d+)-(\d+).*\nAdded (\d+)/s.exec(result.stdout) ?? [];
-    const employees = await t.db('employees').whereBetween('id', [Number(firstId), Number(lastId)]).select('id', 'timezone', 'status');
-    const rows = await t.db('attendance').whereIn('employee_id', employees.map((employee) => employee.id)).orderBy(['employee_id', 'in_time_utc']);
+    const employees = await t
+      .db('employees')
+      .whereBetween('id', [Number(firstId), Number(lastId)])
+      .select('id', 'timezone', 'status');
+    const rows = await t
+      .db('attendance')
+      .whereIn(
+        'employee_id',
+        employees.map((employee) => employee.id),
+      )
+      .orderBy(['employee_id', 'in_time_utc']);
     expect(rows).toHaveLength(Number(added));
     expect(Number((await t.db('attendance').count({ n: '*' }).first())?.n)).toBe(before + Number(added));
 
@@ -34,7 +45,11 @@ describe.each(testDialects())('hrm seed --attendance-days on %s', (dialect) => {
       for (const [index, row] of own.entries()) {
         const date = row.in_time_local.slice(0, 10);
         expect([1, 2, 3, 4, 5]).toContain(weekdayOf(date));
-        expect(row).toMatchObject({ timezone: employee.timezone, open_employee_id: null, out_time_local: expect.stringMatching(new RegExp(`^${date} `)) });
+        expect(row).toMatchObject({
+          timezone: employee.timezone,
+          open_employee_id: null,
+          out_time_local: expect.stringMatching(new RegExp(`^${date} `)),
+        });
         expect(row.in_time_local.slice(11) >= '07:30:00' && row.in_time_local.slice(11) <= '10:00:59').toBe(true);
         const inUtc = instantOfWallClock(employee.timezone, row.in_time_local);
         const outUtc = instantOfWallClock(employee.timezone, row.out_time_local);

@@ -35,16 +35,28 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
     expect(res.status).toBe(201);
     return { id: res.body.id as string, token: res.body.token as string };
   };
-  const upload = (token: string, entries: Entry[]) => request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries });
+  const upload = (token: string, entries: Entry[]) =>
+    request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries });
   const badged = async () => {
     const badge = unique('B');
     return { id: await createEmployee(t, { attendance_device_id: badge }), badge };
   };
   const times = async (employeeId: number) =>
-    (await attendanceRowsOf(t, employeeId)).map((row) => [String(row.in_time_utc).slice(0, 19), row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19)]);
+    (await attendanceRowsOf(t, employeeId)).map((row) => [
+      String(row.in_time_utc).slice(0, 19),
+      row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19),
+    ]);
   /** The webhook events of these records, oldest first, as [record id, type, out_time of the data]. */
   const eventsOf = async (ids: number[]) =>
-    (await t.db('webhook_events').whereIn('resource_key', ids.map((id) => `attendance:${id}`)).orderBy('id')).map((event) => [
+    (
+      await t
+        .db('webhook_events')
+        .whereIn(
+          'resource_key',
+          ids.map((id) => `attendance:${id}`),
+        )
+        .orderBy('id')
+    ).map((event) => [
       Number(String(event.resource_key).split(':')[1]),
       String(event.type),
       JSON.parse(event.payload).data.out_time ?? null,
@@ -57,17 +69,35 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       const inDoor = await addDevice();
       const employee = await badged();
 
-      const early = await upload(outDoor.token, [{ log_id: 'o-1', attendance_device_id: employee.badge, time: '2026-11-20T17:02:00Z', direction: 'out' }]);
+      const early = await upload(outDoor.token, [
+        { log_id: 'o-1', attendance_device_id: employee.badge, time: '2026-11-20T17:02:00Z', direction: 'out' },
+      ]);
       setClock(t, '2026-11-20T20:05:00.000Z');
-      const late = await upload(inDoor.token, [{ log_id: 'i-1', attendance_device_id: employee.badge, time: '2026-11-20T08:02:00Z', direction: 'in' }]);
+      const late = await upload(inDoor.token, [
+        { log_id: 'i-1', attendance_device_id: employee.badge, time: '2026-11-20T08:02:00Z', direction: 'in' },
+      ]);
 
       expect(early.body.results).toEqual([{ log_id: 'o-1', result: 'rejected', code: 'not_punched_in', message: expect.any(String) }]);
-      expect(late.body.results).toEqual([{ log_id: 'i-1', result: 'created', attendance: expect.stringMatching(/^\d+$/), action: 'opened' }]);
+      expect(late.body.results).toEqual([
+        { log_id: 'i-1', result: 'created', attendance: expect.stringMatching(/^\d+$/), action: 'opened' },
+      ]);
       expect(await times(employee.id)).toEqual([['2026-11-20 08:02:00', '2026-11-20 17:02:00']]);
       const record = Number(late.body.results[0].attendance);
       const log = await asUser(t, admin).get(`/attendance/punch-logs?employee=${employee.id}`);
       expect(log.status).toBe(200);
-      expect(log.body.data.map((entry: Record<string, unknown>) => [entry.log_id, entry.result, entry.action, entry.attendance, entry.code, entry.first_result, entry.first_action, entry.first_code, entry.changed_at])).toEqual([
+      expect(
+        log.body.data.map((entry: Record<string, unknown>) => [
+          entry.log_id,
+          entry.result,
+          entry.action,
+          entry.attendance,
+          entry.code,
+          entry.first_result,
+          entry.first_action,
+          entry.first_code,
+          entry.changed_at,
+        ]),
+      ).toEqual([
         ['i-1', 'created', 'opened', String(record), null, 'created', 'opened', null, null],
         ['o-1', 'created', 'closed', String(record), null, 'rejected', null, 'not_punched_in', '2026-11-20T20:05:00.000Z'],
       ]);
@@ -78,7 +108,9 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         [record, 'attendance.punched_out', '2026-11-20 17:02:00'],
       ]);
 
-      const again = await upload(inDoor.token, [{ log_id: 'i-1', attendance_device_id: employee.badge, time: '2026-11-20T08:02:00Z', direction: 'in' }]);
+      const again = await upload(inDoor.token, [
+        { log_id: 'i-1', attendance_device_id: employee.badge, time: '2026-11-20T08:02:00Z', direction: 'in' },
+      ]);
       expect(again.body.results).toEqual([{ log_id: 'i-1', result: 'duplicate' }]);
       expect(await eventsOf([record])).toHaveLength(2);
     });
@@ -91,7 +123,8 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       const twins = await Promise.all(Array.from({ length: 50 }, () => badged()));
       /** One employee's day: the in door's and the out door's readings. */
       const dayOf = (n: number, badge: string) => {
-        const at = (hhmm: string, later = 0) => new Date(Date.parse(`2026-11-20T${hhmm}:00Z`) + (n + later) * 1000).toISOString().replace('.000', '');
+        const at = (hhmm: string, later = 0) =>
+          new Date(Date.parse(`2026-11-20T${hhmm}:00Z`) + (n + later) * 1000).toISOString().replace('.000', '');
         const inside: Entry[] = [];
         const outside: Entry[] = [];
         const outsOnly = n % 11 === 3;
@@ -100,12 +133,17 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         if (n % 5 === 1) outside.push({ log_id: `${n}-again`, attendance_device_id: badge, time: at('08:00', 20), direction: 'auto' });
         // A forgotten lunch punch-out.
         if (n % 7 !== 2) outside.push({ log_id: `${n}-out1`, attendance_device_id: badge, time: at('12:00'), direction: 'out' });
-        if (!outsOnly) inside.push({ log_id: `${n}-in2`, attendance_device_id: badge, time: at('13:00'), direction: n % 2 === 0 ? 'auto' : 'in' });
+        if (!outsOnly)
+          inside.push({ log_id: `${n}-in2`, attendance_device_id: badge, time: at('13:00'), direction: n % 2 === 0 ? 'auto' : 'in' });
         outside.push({ log_id: `${n}-out2`, attendance_device_id: badge, time: at('17:00'), direction: 'out' });
         return { inside, outside };
       };
       const days = staff.map((employee, n) => dayOf(n, employee.badge));
-      const half = (parity: number, pick: (day: ReturnType<typeof dayOf>) => Entry[]) => days.filter((_, n) => n % 2 === parity).flatMap(pick).reverse();
+      const half = (parity: number, pick: (day: ReturnType<typeof dayOf>) => Entry[]) =>
+        days
+          .filter((_, n) => n % 2 === parity)
+          .flatMap(pick)
+          .reverse();
       const outEven = half(0, (day) => day.outside);
       const inOdd = half(1, (day) => day.inside);
       const outOdd = half(1, (day) => day.outside);
@@ -155,12 +193,8 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         ['2026-11-20 13:00:06', '2026-11-20 17:00:06'],
       ]);
       expect(await outcome((staff[6] as { id: number }).id)).toContain('6-again duplicate  repeated_punch');
-      expect(await times((staff[2] as { id: number }).id)).toEqual([
-        ['2026-11-20 08:00:02', '2026-11-20 13:00:02'],
-      ]);
-      expect(await times((staff[9] as { id: number }).id)).toEqual([
-        ['2026-11-20 08:00:09', '2026-11-20 17:00:09'],
-      ]);
+      expect(await times((staff[2] as { id: number }).id)).toEqual([['2026-11-20 08:00:02', '2026-11-20 13:00:02']]);
+      expect(await times((staff[9] as { id: number }).id)).toEqual([['2026-11-20 08:00:09', '2026-11-20 17:00:09']]);
       expect(await times((staff[3] as { id: number }).id)).toEqual([]);
 
       // Every record the staff ended with was announced once as punched in, and its last event tells its final times.
@@ -193,12 +227,18 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         { log_id: 'out', attendance_device_id: employee.badge, time: '2026-11-20T17:00:00Z' },
       ]);
       const record = Number(first.body.results[0].attendance);
-      const second = await upload(inDoor.token, [{ log_id: 'in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' }]);
+      const second = await upload(inDoor.token, [
+        { log_id: 'in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' },
+      ]);
 
       expect(second.body.results).toEqual([{ log_id: 'in', result: 'created', attendance: String(record), action: 'opened' }]);
       expect(await recordIds(employee.id)).toEqual([record]);
       expect(await times(employee.id)).toEqual([['2026-11-20 08:00:00', '2026-11-20 17:00:00']]);
-      expect((await eventsOf([record])).map(([, type]) => type)).toEqual(['attendance.punched_in', 'attendance.punched_out', 'attendance.corrected']);
+      expect((await eventsOf([record])).map(([, type]) => type)).toEqual([
+        'attendance.punched_in',
+        'attendance.punched_out',
+        'attendance.corrected',
+      ]);
       const [again] = await t.db('attendance_punch_logs').where({ employee_id: employee.id, log_id: 'again' });
       expect(again).toMatchObject({ result: 'duplicate', code: 'repeated_punch', first_result: 'created', first_action: 'opened' });
     });
@@ -206,10 +246,14 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
     it('removes a record the log made when its punch turns out to close an earlier one, announced as deleted', async () => {
       const { token } = await addDevice();
       const employee = await badged();
-      const first = await upload(token, [{ log_id: 'evening', attendance_device_id: employee.badge, time: '2026-11-20T17:00:00Z', direction: 'auto' }]);
+      const first = await upload(token, [
+        { log_id: 'evening', attendance_device_id: employee.badge, time: '2026-11-20T17:00:00Z', direction: 'auto' },
+      ]);
       const opened = Number(first.body.results[0].attendance);
 
-      const second = await upload(token, [{ log_id: 'morning', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' }]);
+      const second = await upload(token, [
+        { log_id: 'morning', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' },
+      ]);
 
       const record = Number(second.body.results[0].attendance);
       expect(second.body.results[0]).toMatchObject({ result: 'created', action: 'opened' });
@@ -222,35 +266,66 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         [record, 'attendance.punched_out', '2026-11-20 17:00:00'],
       ]);
       const [log] = await t.db('attendance_punch_logs').where({ employee_id: employee.id, log_id: 'evening' });
-      expect(log).toMatchObject({ result: 'created', action: 'closed', attendance_id: record, first_result: 'created', first_action: 'opened' });
+      expect(log).toMatchObject({
+        result: 'created',
+        action: 'closed',
+        attendance_id: record,
+        first_result: 'created',
+        first_action: 'opened',
+      });
     });
 
     it('lets the ongoing shift keep its id when an earlier in turns its opening punch into a rejected one', async () => {
       const { token } = await addDevice();
       const employee = await badged();
-      const first = await upload(token, [{ log_id: 'afternoon-in', attendance_device_id: employee.badge, time: '2026-11-20T13:00:00Z', direction: 'in' }]);
+      const first = await upload(token, [
+        { log_id: 'afternoon-in', attendance_device_id: employee.badge, time: '2026-11-20T13:00:00Z', direction: 'in' },
+      ]);
       const shift = Number(first.body.results[0].attendance);
 
-      const second = await upload(token, [{ log_id: 'morning-in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' }]);
+      const second = await upload(token, [
+        { log_id: 'morning-in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' },
+      ]);
 
       expect(second.body.results).toEqual([{ log_id: 'morning-in', result: 'created', attendance: String(shift), action: 'opened' }]);
       expect(await times(employee.id)).toEqual([['2026-11-20 08:00:00', null]]);
       expect((await eventsOf([shift])).map(([, type]) => type)).toEqual(['attendance.punched_in', 'attendance.corrected']);
       const [log] = await t.db('attendance_punch_logs').where({ employee_id: employee.id, log_id: 'afternoon-in' });
-      expect(log).toMatchObject({ result: 'rejected', code: 'already_punched_in', attendance_id: null, first_result: 'created', first_action: 'opened' });
+      expect(log).toMatchObject({
+        result: 'rejected',
+        code: 'already_punched_in',
+        attendance_id: null,
+        first_result: 'created',
+        first_action: 'opened',
+      });
     });
 
     it('never rewrites a manual record: a late in that no out closes before it is rejected, as a late in was before', async () => {
       const { token } = await addDevice();
       const employee = await badged();
-      const out = await upload(token, [{ log_id: 'out', attendance_device_id: employee.badge, time: '2026-11-20T17:00:00Z', direction: 'out' }]);
+      const out = await upload(token, [
+        { log_id: 'out', attendance_device_id: employee.badge, time: '2026-11-20T17:00:00Z', direction: 'out' },
+      ]);
       expect(out.body.results[0]).toMatchObject({ result: 'rejected', code: 'not_punched_in' });
-      const manual = await asUser(t, admin).post('/attendance', { employee: employee.id, in_time: '2026-11-20T12:00:00Z', out_time: '2026-11-20T13:00:00Z' });
+      const manual = await asUser(t, admin).post('/attendance', {
+        employee: employee.id,
+        in_time: '2026-11-20T12:00:00Z',
+        out_time: '2026-11-20T13:00:00Z',
+      });
       expect(manual.status).toBe(201);
 
-      const late = await upload(token, [{ log_id: 'in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' }]);
+      const late = await upload(token, [
+        { log_id: 'in', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z', direction: 'in' },
+      ]);
 
-      expect(late.body.results).toEqual([{ log_id: 'in', result: 'rejected', code: 'overlap', message: expect.stringMatching(/No punch-out follows before attendance record/) }]);
+      expect(late.body.results).toEqual([
+        {
+          log_id: 'in',
+          result: 'rejected',
+          code: 'overlap',
+          message: expect.stringMatching(/No punch-out follows before attendance record/),
+        },
+      ]);
       expect(await times(employee.id)).toEqual([['2026-11-20 12:00:00', '2026-11-20 13:00:00']]);
       const [log] = await t.db('attendance_punch_logs').where({ employee_id: employee.id, log_id: 'out' });
       expect(log).toMatchObject({ result: 'rejected', code: 'not_punched_in', first_result: null, changed_at: null });
@@ -268,7 +343,9 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       expect((await asUser(t, admin).patch(`/attendance/${worked}`, { out_time: '2026-11-20T16:00:00Z' })).status).toBe(200);
       expect((await asUser(t, admin).delete(`/attendance/${evening}`)).status).toBe(200);
 
-      const late = await upload(token, [{ log_id: 'early', attendance_device_id: employee.badge, time: '2026-11-20T07:00:00Z', direction: 'in' }]);
+      const late = await upload(token, [
+        { log_id: 'early', attendance_device_id: employee.badge, time: '2026-11-20T07:00:00Z', direction: 'in' },
+      ]);
 
       expect(late.body.results[0]).toMatchObject({ result: 'rejected', code: 'overlap' });
       expect(await times(employee.id)).toEqual([['2026-11-20 08:00:00', '2026-11-20 16:00:00']]);
@@ -287,7 +364,12 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       const { token } = await addDevice();
       const employee = await badged();
       const variants = ['abc', 'ABC', 'Abc', 'é1', 'e1', 'e\u03011', 'É1', 'ａｂｃ', 'ß', 'ss', 'x😀', 'x😁', 'İ', 'i'];
-      const entry = (logId: string, hour: number): Entry => ({ log_id: logId, attendance_device_id: employee.badge, time: `2026-11-1${Math.floor(hour / 10)}T${String(hour % 10).padStart(2, '0')}:00:00Z`, direction: 'auto' });
+      const entry = (logId: string, hour: number): Entry => ({
+        log_id: logId,
+        attendance_device_id: employee.badge,
+        time: `2026-11-1${Math.floor(hour / 10)}T${String(hour % 10).padStart(2, '0')}:00:00Z`,
+        direction: 'auto',
+      });
       const firstHalf = variants.slice(0, 7).map((logId, n) => entry(logId, n));
       const secondHalf = variants.slice(7).map((logId, n) => entry(logId, n + 10));
 
@@ -297,9 +379,9 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
 
       expect(one.status).toBe(200);
       expect(two.status).toBe(200);
-      expect([...one.body.results, ...two.body.results].map((result: { log_id: string; result: string }) => [result.log_id, result.result])).toEqual(
-        variants.map((logId) => [logId, 'created']),
-      );
+      expect(
+        [...one.body.results, ...two.body.results].map((result: { log_id: string; result: string }) => [result.log_id, result.result]),
+      ).toEqual(variants.map((logId) => [logId, 'created']));
       expect(again.status).toBe(200);
       expect(again.body.results.map((result: { log_id: string; result: string }) => [result.log_id, result.result])).toEqual(
         [...variants.slice(7), ...variants.slice(0, 7)].map((logId) => [logId, 'duplicate']),
@@ -315,7 +397,12 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       // JSON escapes, as a device's firmware may send them: `logId` and `badge` are inserted as written.
       const body = (logId: string, badge = employee.badge) =>
         `{"entries":[{"log_id":"fine","attendance_device_id":"${badge}","time":"2026-11-20T08:00:00Z"},{"log_id":"${logId}","attendance_device_id":"${badge}","time":"2026-11-20T09:00:00Z"}]}`;
-      const send = (raw: string) => request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).set('Content-Type', 'application/json').send(raw);
+      const send = (raw: string) =>
+        request(t.app)
+          .post(t.api('/attendance/punch-logs'))
+          .auth(token, { type: 'bearer' })
+          .set('Content-Type', 'application/json')
+          .send(raw);
 
       const message = 'must be valid Unicode text (it holds half of a UTF-16 surrogate pair)';
       for (const raw of [body('\\ud800q'), body('q\\udc00'), body('\\ud800q')]) {
@@ -327,7 +414,10 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
       ]);
       expect(Number(((await t.db('attendance_punch_logs').count({ n: '*' }).first()) as { n: number | string }).n)).toBe(before);
       // A whole pair is text like any other.
-      expect((await send(body('\\ud83d\\ude00'))).body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created']);
+      expect((await send(body('\\ud83d\\ude00'))).body.results.map((result: { result: string }) => result.result)).toEqual([
+        'created',
+        'created',
+      ]);
     });
   });
 });

@@ -45,7 +45,10 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
     t.instance.settings.invalidate();
   };
   const times = async (employeeId: number) =>
-    (await attendanceRowsOf(t, employeeId)).map((row) => [String(row.in_time_utc).slice(0, 19), row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19)]);
+    (await attendanceRowsOf(t, employeeId)).map((row) => [
+      String(row.in_time_utc).slice(0, 19),
+      row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19),
+    ]);
 
   describe('devices', () => {
     it('creates a device with a token shown once, in the instance time zone by default, and lists and shows it without the token', async () => {
@@ -97,7 +100,9 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
     it('deletes a device: its token is refused at once, its logs stay', async () => {
       const { id, token } = await addDevice();
       const employee = await badged();
-      expect((await asDevice(token).upload([{ log_id: '1', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z' }])).status).toBe(200);
+      expect(
+        (await asDevice(token).upload([{ log_id: '1', attendance_device_id: employee.badge, time: '2026-11-20T08:00:00Z' }])).status,
+      ).toBe(200);
 
       const res = await asUser(t, admin).delete(`/attendance/devices/${id}`);
 
@@ -138,7 +143,11 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
 
   describe('POST /attendance/punch-logs', () => {
     it('applies a day of 50 employees uploaded out of order in three batches, one of them twice, and fires their webhook events', async () => {
-      const webhook = await createWebhook(t.db, { url: 'https://example.com/hook', events: ['attendance.punched_in', 'attendance.punched_out'] }, t.clock.now());
+      const webhook = await createWebhook(
+        t.db,
+        { url: 'https://example.com/hook', events: ['attendance.punched_in', 'attendance.punched_out'] },
+        t.clock.now(),
+      );
       const { token } = await addDevice();
       const employees = await Promise.all(Array.from({ length: 50 }, () => badged()));
       const day: Entry[] = employees.flatMap(({ badge }, n) => {
@@ -163,11 +172,18 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
         const batch = [batches[0], batches[2], batches[1], batches[2]][n] as Entry[];
         expect(res.body.results.map((result: { log_id: string }) => result.log_id)).toEqual(batch.map((entry) => entry.log_id));
         const expected = n === 3 ? [{ result: 'duplicate' }] : [{ result: 'created' }];
-        expect(new Set(res.body.results.map((result: { result: string }) => result.result))).toEqual(new Set(expected.map((e) => e.result)));
+        expect(new Set(res.body.results.map((result: { result: string }) => result.result))).toEqual(
+          new Set(expected.map((e) => e.result)),
+        );
       }
       expect(answers[3]?.body.results[0]).toEqual({ log_id: batches[2]?.[0]?.log_id, result: 'duplicate' });
       const first = answers[0]?.body.results.find((result: { log_id: string }) => result.log_id === `${employees[0]?.badge}-3`);
-      expect(first).toEqual({ log_id: `${employees[0]?.badge}-3`, result: 'created', attendance: expect.stringMatching(/^\d+$/), action: 'opened' });
+      expect(first).toEqual({
+        log_id: `${employees[0]?.badge}-3`,
+        result: 'created',
+        attendance: expect.stringMatching(/^\d+$/),
+        action: 'opened',
+      });
 
       for (const [n, employee] of employees.entries()) {
         const second = String(n).padStart(2, '0');
@@ -176,8 +192,24 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
           [`2026-11-20 12:30:${second}`, `2026-11-20 17:00:${second}`],
         ]);
       }
-      expect(await t.db('attendance_punch_logs').whereIn('log_id', day.map((entry) => entry.log_id))).toHaveLength(200);
-      const events = await t.db('webhook_events').whereIn('resource_key', (await t.db('attendance').whereIn('employee_id', employees.map((e) => e.id)).pluck('id')).map((id) => `attendance:${id}`));
+      expect(
+        await t.db('attendance_punch_logs').whereIn(
+          'log_id',
+          day.map((entry) => entry.log_id),
+        ),
+      ).toHaveLength(200);
+      const events = await t.db('webhook_events').whereIn(
+        'resource_key',
+        (
+          await t
+            .db('attendance')
+            .whereIn(
+              'employee_id',
+              employees.map((e) => e.id),
+            )
+            .pluck('id')
+        ).map((id) => `attendance:${id}`),
+      );
       expect(events.filter((event) => event.type === 'attendance.punched_in')).toHaveLength(100);
       expect(events.filter((event) => event.type === 'attendance.punched_out')).toHaveLength(100);
       const closed = events.find((event) => event.type === 'attendance.punched_out');
@@ -206,7 +238,12 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
         { log_id: 'a1', result: 'created', attendance: expect.any(String), action: 'opened' },
         { log_id: 'a2', result: 'created', attendance: expect.any(String), action: 'opened' },
         { log_id: 'a3', result: 'created', attendance: res.body.results[1].attendance, action: 'closed' },
-        { log_id: 'a4', result: 'rejected', code: 'shift_too_long', message: expect.stringMatching(/24 hours long, more than max_shift_hours \(12\).*forgotten/) },
+        {
+          log_id: 'a4',
+          result: 'rejected',
+          code: 'shift_too_long',
+          message: expect.stringMatching(/24 hours long, more than max_shift_hours \(12\).*forgotten/),
+        },
         { log_id: 'a5', result: 'created', attendance: expect.any(String), action: 'opened' },
       ]);
       expect(await times(forgetful.id)).toEqual([['2026-11-19 08:00:00', null]]);
@@ -293,7 +330,12 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
         { log_id: 'l1', result: 'created', attendance: expect.any(String), action: 'opened' },
         { log_id: 'l2', result: 'created', attendance: res.body.results[0].attendance, action: 'closed' },
         { log_id: 'l3', result: 'rejected', code: 'overlap', message: expect.stringMatching(/falls within attendance record/) },
-        { log_id: 'l4', result: 'rejected', code: 'overlap', message: expect.stringMatching(/No punch-out follows before attendance record/) },
+        {
+          log_id: 'l4',
+          result: 'rejected',
+          code: 'overlap',
+          message: expect.stringMatching(/No punch-out follows before attendance record/),
+        },
         { log_id: 'l5', result: 'created', attendance: String(afternoon), action: 'closed' },
       ]);
       expect(await times(employee.id)).toEqual([
@@ -330,7 +372,9 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
 
       const answers = await Promise.all(
         employees.flatMap((employee, n) => [
-          asDevice(token).upload([{ log_id: `race-${employee.badge}`, attendance_device_id: employee.badge, time: '2026-11-20T19:00:00Z', direction: 'in' }]),
+          asDevice(token).upload([
+            { log_id: `race-${employee.badge}`, attendance_device_id: employee.badge, time: '2026-11-20T19:00:00Z', direction: 'in' },
+          ]),
           asUser(t, punchers[n] as TestUser).post('/attendance/punch-in', {}),
         ]),
       );
@@ -344,7 +388,10 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
         if (batchOpened) expectProblem(single as request.Response, 409, 'already_punched_in');
         else {
           expect(single?.status).toBe(201);
-          expect(batch?.body.results[0]).toMatchObject({ result: 'rejected', code: expect.stringMatching(/^(overlap|already_punched_in)$/) });
+          expect(batch?.body.results[0]).toMatchObject({
+            result: 'rejected',
+            code: expect.stringMatching(/^(overlap|already_punched_in)$/),
+          });
         }
         const rows = await attendanceRowsOf(t, employee.id);
         expect(rows).toHaveLength(1);
@@ -368,13 +415,32 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       ]);
       const problem = expectProblem(bad, 422, 'validation_failed');
       expect(problem.errors.map((error: { field: string }) => error.field).sort()).toEqual(
-        ['entries.1.log_id', 'entries.2.attendance_device_id', 'entries.3.attendance_device_id', 'entries.4.direction', 'entries.4.time', 'entries.5.extra'].sort(),
+        [
+          'entries.1.log_id',
+          'entries.2.attendance_device_id',
+          'entries.3.attendance_device_id',
+          'entries.4.direction',
+          'entries.4.time',
+          'entries.5.extra',
+        ].sort(),
       );
-      expect(expectProblem(await asDevice(token).upload([]), 422, 'validation_failed').errors).toEqual([{ field: 'entries', message: 'must hold at least one entry' }]);
+      expect(expectProblem(await asDevice(token).upload([]), 422, 'validation_failed').errors).toEqual([
+        { field: 'entries', message: 'must hold at least one entry' },
+      ]);
       const tooMany = Array.from({ length: 1001 }, (_, n) => ({ ...valid, log_id: `x${n}` }));
-      expect(expectProblem(await asDevice(token).upload(tooMany), 422, 'validation_failed').errors[0].message).toMatch(/at most 1000 entries/);
+      expect(expectProblem(await asDevice(token).upload(tooMany), 422, 'validation_failed').errors[0].message).toMatch(
+        /at most 1000 entries/,
+      );
       expectProblem(await asDevice(token).upload({ entries: [valid], device: 1 }), 422, 'validation_failed');
-      expectProblem(await request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).set('Content-Type', 'application/json').send('[1]'), 400, 'invalid_body');
+      expectProblem(
+        await request(t.app)
+          .post(t.api('/attendance/punch-logs'))
+          .auth(token, { type: 'bearer' })
+          .set('Content-Type', 'application/json')
+          .send('[1]'),
+        400,
+        'invalid_body',
+      );
       expect({ attendance: await count('attendance'), logs: await count('attendance_punch_logs') }).toEqual(before);
     });
 
@@ -384,7 +450,12 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       const entries: Entry[] = Array.from({ length: 1000 }, (_, n) => {
         const employee = employees[n % 10] as { badge: string };
         const punch = Math.floor(n / 10);
-        return { log_id: `big-${employee.badge}-${punch}`, attendance_device_id: employee.badge, time: new Date(Date.parse('2026-11-15T00:00:00Z') + punch * 3_600_000).toISOString(), direction: 'auto' };
+        return {
+          log_id: `big-${employee.badge}-${punch}`,
+          attendance_device_id: employee.badge,
+          time: new Date(Date.parse('2026-11-15T00:00:00Z') + punch * 3_600_000).toISOString(),
+          direction: 'auto',
+        };
       });
 
       const res = await asDevice(token).upload(entries);
@@ -395,7 +466,7 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       expect(await attendanceRowsOf(t, employees[0]?.id as number)).toHaveLength(50);
     });
 
-    it('lets an admin back-fill by employee id on the employee\'s wall clock, once per Idempotency-Key; not managers', async () => {
+    it("lets an admin back-fill by employee id on the employee's wall clock, once per Idempotency-Key; not managers", async () => {
       const manager = await createUser(t, 'manager');
       const employee = await badged('America/New_York');
       const body = { entries: [{ log_id: 'paper-1', employee: String(employee.id), time: '2026-11-20 08:00:00', direction: 'in' }] };
@@ -460,7 +531,9 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
 
       const rejected = await asUser(t, admin).get(`/attendance/punch-logs?device=${mine.id}&result=rejected`);
       expect(rejected.body.data.map((entry: { log_id: string }) => entry.log_id)).toEqual(['g2']);
-      const ofEmployee = await asUser(t, admin).get(`/attendance/punch-logs?employee=${employee.id}&from=2026-11-20T10:00:00Z&to=2026-11-20T13:00:00Z`);
+      const ofEmployee = await asUser(t, admin).get(
+        `/attendance/punch-logs?employee=${employee.id}&from=2026-11-20T10:00:00Z&to=2026-11-20T13:00:00Z`,
+      );
       expect(ofEmployee.body.data.map((entry: { log_id: string }) => entry.log_id)).toEqual(['g9', 'g3']);
       expectProblem(await asUser(t, admin).get('/attendance/punch-logs?result=maybe&from=soon'), 400, 'invalid_query');
       expectProblem(await asUser(t, await createUser(t, 'manager')).get('/attendance/punch-logs'), 403, 'forbidden');
@@ -483,9 +556,21 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
 
       const taken = await asUser(t, admin).patch(`/employees/${manager.employeeId}`, { attendance_device_id: badge.toUpperCase() });
       expect(expectProblem(taken, 409, 'duplicate').errors).toEqual([{ field: 'attendance_device_id', message: 'is already in use' }]);
-      expectProblem(await asUser(t, manager).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }), 403, 'field_not_writable');
-      expectProblem(await asUser(t, report).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }), 403, 'field_not_writable');
-      expectProblem(await asUser(t, admin).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x'.repeat(101) }), 422, 'validation_failed');
+      expectProblem(
+        await asUser(t, manager).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }),
+        403,
+        'field_not_writable',
+      );
+      expectProblem(
+        await asUser(t, report).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x' }),
+        403,
+        'field_not_writable',
+      );
+      expectProblem(
+        await asUser(t, admin).patch(`/employees/${report.employeeId}`, { attendance_device_id: 'x'.repeat(101) }),
+        422,
+        'validation_failed',
+      );
       const [row] = await t.db('employees').where({ id: report.employeeId });
       expect(row.attendance_device_id).toBe(badge);
       const cleared = await asUser(t, admin).patch(`/employees/${report.employeeId}`, { attendance_device_id: '' });

@@ -24,16 +24,31 @@ describe.each(testDialects())('punches of terminated employees on %s', (dialect)
 
   const leaver = async () => {
     const badge = unique('L');
-    const id = await createEmployee(t, { timezone: 'Asia/Tokyo', status: 'Terminated', termination_date: '2026-11-19', attendance_device_id: badge });
+    const id = await createEmployee(t, {
+      timezone: 'Asia/Tokyo',
+      status: 'Terminated',
+      termination_date: '2026-11-19',
+      attendance_device_id: badge,
+    });
     return { id, badge };
   };
   const expectTerminated = (res: request.Response, fields: string[]) => {
     const problem = expectProblem(res, 422, 'employee_terminated');
     expect(problem.title).toBe('The employee is terminated');
-    expect(problem.errors).toEqual(fields.map((field) => ({ field, message: expect.stringMatching(/^The employee's last day was 2026-11-19: no punch may fall after it \(this one is on 2026-11-2\d in Asia\/Tokyo\)$/) })));
+    expect(problem.errors).toEqual(
+      fields.map((field) => ({
+        field,
+        message: expect.stringMatching(
+          /^The employee's last day was 2026-11-19: no punch may fall after it \(this one is on 2026-11-2\d in Asia\/Tokyo\)$/,
+        ),
+      })),
+    );
   };
   const times = async (employeeId: number) =>
-    (await attendanceRowsOf(t, employeeId)).map((row) => [String(row.in_time_utc).slice(0, 19), row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19)]);
+    (await attendanceRowsOf(t, employeeId)).map((row) => [
+      String(row.in_time_utc).slice(0, 19),
+      row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19),
+    ]);
 
   it('refuses a punch-in after the last day on their wall clock, now or at a time sent, and takes one on it', async () => {
     const { id } = await leaver();
@@ -65,10 +80,20 @@ describe.each(testDialects())('punches of terminated employees on %s', (dialect)
   it('refuses a record created with a time after the last day, naming each such time', async () => {
     const { id } = await leaver();
 
-    expectTerminated(await asUser(t, admin).post('/attendance', { employee: id, in_time: '2026-11-19 22:00:00', out_time: '2026-11-20 01:00:00' }), ['out_time']);
-    expectTerminated(await asUser(t, admin).post('/attendance', { employee: id, in_time: '2026-11-20 08:00:00', out_time: '2026-11-20 17:00:00' }), ['in_time', 'out_time']);
+    expectTerminated(
+      await asUser(t, admin).post('/attendance', { employee: id, in_time: '2026-11-19 22:00:00', out_time: '2026-11-20 01:00:00' }),
+      ['out_time'],
+    );
+    expectTerminated(
+      await asUser(t, admin).post('/attendance', { employee: id, in_time: '2026-11-20 08:00:00', out_time: '2026-11-20 17:00:00' }),
+      ['in_time', 'out_time'],
+    );
     expect(await times(id)).toEqual([]);
-    const created = await asUser(t, admin).post('/attendance', { employee: id, in_time: '2026-11-19 08:00:00', out_time: '2026-11-19 17:00:00' });
+    const created = await asUser(t, admin).post('/attendance', {
+      employee: id,
+      in_time: '2026-11-19 08:00:00',
+      out_time: '2026-11-19 17:00:00',
+    });
 
     expect(created.status).toBe(201);
     expect(await times(id)).toEqual([['2026-11-18 23:00:00', '2026-11-19 08:00:00']]);
@@ -79,7 +104,10 @@ describe.each(testDialects())('punches of terminated employees on %s', (dialect)
     const record = await insertAttendanceRow(t, id, { in: '2026-11-19T00:00:00Z', out: '2026-11-19T08:00:00Z', timezone: 'Asia/Tokyo' });
 
     expectTerminated(await asUser(t, admin).patch(`/attendance/${record}`, { out_time: '2026-11-20 02:00:00' }), ['out_time']);
-    expectTerminated(await asUser(t, admin).put(`/attendance/${record}`, { in_time: DAY_AFTER, out_time: '2026-11-19T16:00:00Z' }), ['in_time', 'out_time']);
+    expectTerminated(await asUser(t, admin).put(`/attendance/${record}`, { in_time: DAY_AFTER, out_time: '2026-11-19T16:00:00Z' }), [
+      'in_time',
+      'out_time',
+    ]);
     expect(await times(id)).toEqual([['2026-11-19 00:00:00', '2026-11-19 08:00:00']]);
     const noted = await asUser(t, admin).patch(`/attendance/${record}`, { note: 'Handover' });
     const lengthened = await asUser(t, admin).patch(`/attendance/${record}`, { out_time: '2026-11-19 23:59:59' });
@@ -109,8 +137,18 @@ describe.each(testDialects())('punches of terminated employees on %s', (dialect)
     expect(res.body.results).toEqual([
       { log_id: 't1', result: 'created', attendance: expect.stringMatching(/^\d+$/), action: 'opened' },
       { log_id: 't2', result: 'created', attendance: res.body.results[0].attendance, action: 'closed' },
-      { log_id: 't3', result: 'rejected', code: 'employee_terminated', message: "The employee's last day was 2026-11-19: no punch may fall after it (this one is on 2026-11-20 in Asia/Tokyo)" },
-      { log_id: 't4', result: 'rejected', code: 'employee_terminated', message: expect.stringMatching(/^The employee's last day was 2026-11-19/) },
+      {
+        log_id: 't3',
+        result: 'rejected',
+        code: 'employee_terminated',
+        message: "The employee's last day was 2026-11-19: no punch may fall after it (this one is on 2026-11-20 in Asia/Tokyo)",
+      },
+      {
+        log_id: 't4',
+        result: 'rejected',
+        code: 'employee_terminated',
+        message: expect.stringMatching(/^The employee's last day was 2026-11-19/),
+      },
     ]);
     expect(await times(id)).toEqual([['2026-11-19 00:00:00', '2026-11-19 14:59:59']]);
     const [log] = await t.db('attendance_punch_logs').where({ employee_id: id, log_id: 't3' });

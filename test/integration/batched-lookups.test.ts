@@ -49,7 +49,13 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
         expect(principal).toBeUndefined();
         return;
       }
-      expect(principal).toMatchObject({ tokenId, userId: user.userId, username: user.username, employeeId: user.employeeId, revoked: false });
+      expect(principal).toMatchObject({
+        tokenId,
+        userId: user.userId,
+        username: user.username,
+        employeeId: user.employeeId,
+        revoked: false,
+      });
       expect(principal?.employee?.id).toBe(user.employeeId);
     });
     expect(queries).toBeGreaterThanOrEqual(2); // 70 distinct ids: more than one batch
@@ -85,7 +91,9 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
     const [first, second, third] = users as [TestUser, TestUser, TestUser];
 
     // The first goes at once; the two asked for while it is out wait for it, then go as one query.
-    const { result, queries } = await countingQueries(() => Promise.all([first, second, third].map((user) => findTokenPrincipal(t.db, user.tokenId))));
+    const { result, queries } = await countingQueries(() =>
+      Promise.all([first, second, third].map((user) => findTokenPrincipal(t.db, user.tokenId))),
+    );
 
     expect(result.map((principal) => principal?.userId)).toEqual([first.userId, second.userId, third.userId]);
     expect(queries).toBe(2);

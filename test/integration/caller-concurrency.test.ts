@@ -13,7 +13,8 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 // time limit for list queries (LIST_QUERY_TIMEOUT_MS). The budget's ordering and waiting are
 // tested step by step in test/unit/caller-concurrency.test.ts; here it runs inside the real app.
 
-const list = (t: TestApp, token: string, path = '/employees?sortField=birthday') => request(t.app).get(t.api(path)).auth(token, { type: 'bearer' });
+const list = (t: TestApp, token: string, path = '/employees?sortField=birthday') =>
+  request(t.app).get(t.api(path)).auth(token, { type: 'bearer' });
 
 interface RawResponse {
   status: number;
@@ -34,10 +35,13 @@ async function sendAtOnce(t: TestApp, requests: Array<{ path: string; token: str
   const count = () => accepted++;
   server.on('connection', count);
   const sockets = await Promise.all(
-    requests.map(() => new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
-      socket.once('error', reject);
-    })),
+    requests.map(
+      () =>
+        new Promise<net.Socket>((resolve, reject) => {
+          const socket = net.connect(port, '127.0.0.1', () => resolve(socket));
+          socket.once('error', reject);
+        }),
+    ),
   );
   // Written before the server accepted them, the requests would be taken one connection at a time.
   while (accepted < requests.length) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -60,11 +64,13 @@ async function sendAtOnce(t: TestApp, requests: Array<{ path: string; token: str
 function parseResponse(raw: string): RawResponse {
   const [head = '', ...rest] = raw.split('\r\n\r\n');
   const [statusLine = '', ...headerLines] = head.split('\r\n');
-  const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   let text = rest.join('\r\n\r\n');
   if (headers['transfer-encoding'] === 'chunked') {
     let body = '';
-    for (let at = 0; ; ) {
+    for (let at = 0; ;) {
       const end = text.indexOf('\r\n', at);
       const size = parseInt(text.slice(at, end), 16);
       if (!size) break;
@@ -114,10 +120,20 @@ describe.each(testDialects())('the per-caller budget of list requests on %s', (d
     expect(res.body.total).toBeGreaterThanOrEqual(300);
   });
 
-  it('does not count writes, one record, or the caller\'s own record', async () => {
+  it("does not count writes, one record, or the caller's own record", async () => {
     const answers = await Promise.all([
-      ...Array.from({ length: 4 }, () => request(t.app).get(t.api('/employees/me')).auth(admin.token, { type: 'bearer' }).then((res) => res)),
-      ...Array.from({ length: 4 }, () => request(t.app).get(t.api(`/employees/${admin.employeeId}`)).auth(admin.token, { type: 'bearer' }).then((res) => res)),
+      ...Array.from({ length: 4 }, () =>
+        request(t.app)
+          .get(t.api('/employees/me'))
+          .auth(admin.token, { type: 'bearer' })
+          .then((res) => res),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        request(t.app)
+          .get(t.api(`/employees/${admin.employeeId}`))
+          .auth(admin.token, { type: 'bearer' })
+          .then((res) => res),
+      ),
     ]);
 
     expect(answers.map((res) => res.status)).toEqual(Array(8).fill(200));
@@ -134,7 +150,10 @@ async function lockingConnection(t: TestApp): Promise<mysql.Connection> {
 /** Waits until `count` statements of the app wait for the table lock (they are then surely held). */
 async function untilWaitingForLock(connection: mysql.Connection, database: string, count: number): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
-    const [rows] = await connection.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND STATE = 'Waiting for table metadata lock'", [database]);
+    const [rows] = await connection.query(
+      "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE DB = ? AND STATE = 'Waiting for table metadata lock'",
+      [database],
+    );
     if (Number((rows as Array<{ n: number }>)[0]?.n) >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -217,7 +236,9 @@ mysqlOnly('the statement time limit of list queries (MariaDB/MySQL)', () => {
     const took = Date.now() - started;
 
     const body = expectProblem(res, 503, 'query_timeout');
-    expect(body.detail).toBe('The list took too long to read and was stopped; narrow it (filters, a sortField with an index) or try again shortly');
+    expect(body.detail).toBe(
+      'The list took too long to read and was stopped; narrow it (filters, a sortField with an index) or try again shortly',
+    );
     expect(res.headers['retry-after']).toBe('5');
     expect(took).toBeGreaterThanOrEqual(290);
     expect(took).toBeLessThan(5000);

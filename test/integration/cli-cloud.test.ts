@@ -32,7 +32,9 @@ describe.each(testDialects())('the hrm CLI in cloud mode on %s', (dialect) => {
 
   const registeredNames = async () => (await listRegisteredInstances(c.control.db)).map((row) => row.name);
   const instanceDatabases = async () =>
-    dialect === 'mysql' ? c.control.instanceSchemas() : fs.readdirSync(instancesDirectoryOf((c.control.config as { filename: string }).filename));
+    dialect === 'mysql'
+      ? c.control.instanceSchemas()
+      : fs.readdirSync(instancesDirectoryOf((c.control.config as { filename: string }).filename));
 
   describe('instance create', () => {
     it('creates the database, prints the admin token once and how to enable the API, which then works', async () => {
@@ -41,7 +43,9 @@ describe.each(testDialects())('the hrm CLI in cloud mode on %s', (dialect) => {
 
       expect(created.code).toBe(0);
       expect(created.stderr).toBe('');
-      expect(created.stdout).toMatch(/^Created instance acme-hr \(database \S+ on server default\) and its user "admin" \(linked to employee 1\)\.\n/);
+      expect(created.stdout).toMatch(
+        /^Created instance acme-hr \(database \S+ on server default\) and its user "admin" \(linked to employee 1\)\.\n/,
+      );
       expect(created.stdout).toContain('The REST API is disabled on acme-hr. Enable it with:\n\n  hrm --instance acme-hr api enable\n');
       expect(token).toBeDefined();
       expect(await registeredNames()).toContain('acme-hr');
@@ -120,7 +124,9 @@ describe.each(testDialects())('the hrm CLI in cloud mode on %s', (dialect) => {
     await hrm(['--instance', 'left', 'api', 'enable']);
     await hrm(['--instance', 'right', 'api', 'enable']);
     c.clock.advance(1001);
-    expect((await hrm(['--instance', 'left', 'user', 'create', '--username', 'lena', '--role', 'employee', '--employee', '1'])).code).toBe(1);
+    expect((await hrm(['--instance', 'left', 'user', 'create', '--username', 'lena', '--role', 'employee', '--employee', '1'])).code).toBe(
+      1,
+    );
     expect((await hrm(['--instance', 'left', 'user', 'create', '--username', 'lena', '--role', 'admin'])).code).toBe(0);
 
     const issued = await hrm(['--instance', 'left', 'token', 'issue', '--username', 'lena']);

@@ -8,7 +8,8 @@ import { useTestApp } from '../helpers/test-app';
 describe.each(testDialects())('hrm device on %s', (dialect) => {
   const t = useTestApp(dialect);
 
-  const upload = (token: string, entries: object[]) => request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries });
+  const upload = (token: string, entries: object[]) =>
+    request(t.app).post(t.api('/attendance/punch-logs')).auth(token, { type: 'bearer' }).send({ entries });
 
   it('adds a device whose token uploads punch logs, lists it, and revokes it', async () => {
     const badge = unique('B');
@@ -49,7 +50,11 @@ describe.each(testDialects())('hrm device on %s', (dialect) => {
       stderr: 'hrm: --timezone must be an IANA time zone such as Europe/Berlin\n',
     });
     expect(await runHrm(t, ['device', 'add', '--name', ' '])).toMatchObject({ code: 1, stderr: 'hrm: --name must not be empty\n' });
-    expect(await runHrm(t, ['device', 'revoke', '999999'])).toEqual({ code: 1, stdout: '', stderr: 'hrm: There is no device with id 999999\n' });
+    expect(await runHrm(t, ['device', 'revoke', '999999'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'hrm: There is no device with id 999999\n',
+    });
     expect(await runHrm(t, ['device', 'revoke', 'abc'])).toMatchObject({ code: 1, stderr: 'hrm: There is no device with id abc\n' });
     expect((await t.db('attendance_devices').select('id')).length).toBe(before);
   });

@@ -81,7 +81,10 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
     });
 
     it.each([
-      [['--username', 'bob', '--role', 'boss'], "hrm: option '--role <role>' argument 'boss' is invalid. Allowed choices are admin, manager, employee.\n"],
+      [
+        ['--username', 'bob', '--role', 'boss'],
+        "hrm: option '--role <role>' argument 'boss' is invalid. Allowed choices are admin, manager, employee.\n",
+      ],
       [['--role', 'admin'], "hrm: required option '--username <username>' not specified\n"],
       [['--username', 'erin', '--role', 'admin', '--colour', 'blue'], "hrm: unknown option '--colour'\n"],
     ])('refuses the usage error %j in one line and a pointer to --help, with exit code 2, and creates nothing', async (args, line) => {
@@ -96,7 +99,9 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
     it('refuses a short password, a taken username and an employee already linked', async () => {
       const { username, employeeId } = await createUserWithToken();
 
-      const short = await runHrm(t, ['user', 'create', '--username', unique('p'), '--role', 'admin', '--password-stdin'], { stdin: 'short\n' });
+      const short = await runHrm(t, ['user', 'create', '--username', unique('p'), '--role', 'admin', '--password-stdin'], {
+        stdin: 'short\n',
+      });
       const taken = await runHrm(t, ['user', 'create', '--username', username.toUpperCase(), '--role', 'admin']);
       const linked = await runHrm(t, ['user', 'create', '--username', unique('x'), '--role', 'admin', '--employee', String(employeeId)]);
 
@@ -125,7 +130,8 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
       const row = await t.db('api_tokens').orderBy('created_at', 'desc').where({ name: 'payroll export' }).first();
 
       expect(issued.code).toBe(0);
-      const lifetime = new Date(`${row.expires_at.replace(' ', 'T')}Z`).getTime() - new Date(`${row.created_at.replace(' ', 'T')}Z`).getTime();
+      const lifetime =
+        new Date(`${row.expires_at.replace(' ', 'T')}Z`).getTime() - new Date(`${row.created_at.replace(' ', 'T')}Z`).getTime();
       expect(lifetime).toBe(2 * 3600 * 1000);
       t.clock.advance(2 * 3600 * 1000 + 1000);
       expectProblem(await meWith(issued.stdout.trim()), 401, 'invalid_token');
@@ -171,7 +177,10 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
       const { username } = await createUserWithToken();
       await t.db('users').where({ username }).update({ disabled: true });
 
-      expect(await runHrm(t, ['token', 'issue', '--username', username])).toMatchObject({ code: 1, stderr: expect.stringMatching(/disabled/) });
+      expect(await runHrm(t, ['token', 'issue', '--username', username])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/disabled/),
+      });
     });
   });
 
@@ -194,7 +203,10 @@ describe.each(testDialects())('the hrm CLI on %s', (dialect) => {
     });
 
     it('refuses a count that is not a whole number', async () => {
-      expect(await runHrm(t, ['seed', '--employees', 'many'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/--employees must be/) });
+      expect(await runHrm(t, ['seed', '--employees', 'many'])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--employees must be/),
+      });
     });
   });
 

@@ -149,7 +149,7 @@ describe.each(testDialects())('cloud mode on %s, first requests', (dialect) => {
     expect(c.directory.stats()).toMatchObject({ known: 1, open: 1, slotsInUse: 1 });
   });
 
-  it('finds an instance created while the server runs, once its name\'s miss has expired', async () => {
+  it("finds an instance created while the server runs, once its name's miss has expired", async () => {
     expectProblem(await request(c.app).get(c.api('late', '/echo')), 404, 'instance_not_found');
     const lateToken = await c.createInstance('late');
 
@@ -223,14 +223,21 @@ describe.each(testDialects())('cloud mode on %s with one open instance at a time
   it('frees the instance of a request whose client gave up while it waited for a slot', async () => {
     const held = await c.directory.acquire('busy');
     const { port } = c.app.address() as AddressInfo;
-    const abandoned = http.get({ port, host: '127.0.0.1', path: c.api('left', '/echo'), headers: { Authorization: `Bearer ${tokens.left}` } });
+    const abandoned = http.get({
+      port,
+      host: '127.0.0.1',
+      path: c.api('left', '/echo'),
+      headers: { Authorization: `Bearer ${tokens.left}` },
+    });
     abandoned.on('error', () => undefined);
     await new Promise((resolve) => setTimeout(resolve, 100));
     abandoned.destroy();
     await new Promise((resolve) => setTimeout(resolve, 50));
     held?.release();
 
-    const res = await request(c.app).get(c.api('next', '/echo')).auth(tokens.next as string, { type: 'bearer' });
+    const res = await request(c.app)
+      .get(c.api('next', '/echo'))
+      .auth(tokens.next as string, { type: 'bearer' });
 
     expect(res.status).toBe(200);
     expect(c.directory.stats().slotsInUse).toBe(1);

@@ -78,7 +78,9 @@ describe('cloud instances over several database servers', () => {
     const schemasOnSecond = async () => {
       const connection = await mysql.createConnection({ uri: second.url });
       const control = new URL(c.control.url).pathname.slice(1);
-      const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [`${control}\\_%`]);
+      const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [
+        `${control}\\_%`,
+      ]);
       await connection.end();
       return (rows as Array<{ name: string }>).map((row) => row.name);
     };
@@ -134,7 +136,11 @@ describe('cloud instances over several database servers', () => {
 
       expect(await hrm(['instance', 'create', 'lost', '--server', 'nowhere'])).toEqual({ code: 2, stdout: '', stderr: message });
       expect(await hrm(['instance', 'move', 'stays', '--to', 'nowhere'])).toEqual({ code: 2, stdout: '', stderr: message });
-      expect(await hrm(['instance', 'move', 'stays', '--to', 'default'])).toEqual({ code: 2, stdout: '', stderr: 'hrm: The instance stays is already on default\n' });
+      expect(await hrm(['instance', 'move', 'stays', '--to', 'default'])).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'hrm: The instance stays is already on default\n',
+      });
       expect(await hrm(['instance', 'move', 'nobody', '--to', 'eu2'])).toEqual({
         code: 2,
         stdout: '',
@@ -166,7 +172,13 @@ describe('cloud instances over several database servers', () => {
         const createdIds: string[] = [];
         const post = async () => {
           next += 1;
-          const body = { employee_id: `W${next}`, first_name: 'Worker', last_name: `No${next}`, country: 'US', work_email: `w${next}@example.com` };
+          const body = {
+            employee_id: `W${next}`,
+            first_name: 'Worker',
+            last_name: `No${next}`,
+            country: 'US',
+            work_email: `w${next}@example.com`,
+          };
           const response = await fetch(`${base}/employees`, { method: 'POST', headers, body: JSON.stringify(body) });
           const json = (await response.json()) as { id?: string };
           answers.push({ status: response.status, retryAfter: response.headers.get('retry-after') });
@@ -225,7 +237,9 @@ describe('cloud instances over several database servers', () => {
         stdout: '',
         stderr: `hrm: The database ${databaseName} already exists on eu2 (left by a move that did not finish?); drop it there (DROP DATABASE \`${databaseName}\`) and move again\n`,
       });
-      expect(await listRegisteredInstances(c.control.db)).toEqual([expect.objectContaining({ name: 'blocked', server: 'default', movingSince: null })]);
+      expect(await listRegisteredInstances(c.control.db)).toEqual([
+        expect.objectContaining({ name: 'blocked', server: 'default', movingSince: null }),
+      ]);
       const target = openOn('eu2', databaseName);
       try {
         expect(await target('keep').select('*')).toEqual([]);
@@ -261,7 +275,8 @@ describe('cloud instances over several database servers', () => {
         next += 1;
         return { employee_id: `S${next}`, first_name: 'Stream', last_name: `No${next}`, country: 'US', work_email: `s${next}@example.com` };
       };
-      for (let i = 0; i < 20; i++) await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(newEmployee()).expect(201);
+      for (let i = 0; i < 20; i++)
+        await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(newEmployee()).expect(201);
 
       const answers: Array<{ method: string; status: number; retryAfter?: string }> = [];
       const createdIds: string[] = [];
@@ -286,7 +301,9 @@ describe('cloud instances over several database servers', () => {
 
       expect(moved.stderr).toBe('');
       expect(moved.code).toBe(0);
-      expect(moved.stdout).toMatch(/^Moved instance moving from default to eu2: \d+ tables, \d+ rows; its writes were paused for [\d.]+ s\.\n/);
+      expect(moved.stdout).toMatch(
+        /^Moved instance moving from default to eu2: \d+ tables, \d+ rows; its writes were paused for [\d.]+ s\.\n/,
+      );
       expect(moved.stdout).toContain(`DROP DATABASE \`${databaseName}\`;`);
       expect(await placement()).toEqual({ moving: 'eu2' });
       const failures = answers.filter((answer) => answer.status !== 200 && answer.status !== 201);
@@ -302,10 +319,15 @@ describe('cloud instances over several database servers', () => {
         const newIds = (await newDb('employees').pluck('id')).map(String);
         expect(newIds).toEqual(expect.arrayContaining([...createdIds, String(after.body.id)]));
         expect(await oldDb('employees').where({ id: after.body.id }).first()).toBeUndefined();
-        const [tableRows] = await oldDb.raw("SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME NOT LIKE 'knex\\_migrations%'");
+        const [tableRows] = await oldDb.raw(
+          "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME NOT LIKE 'knex\\_migrations%'",
+        );
         for (const { name } of tableRows as Array<{ name: string }>) {
           const before = await oldDb(name).select('*').orderByRaw('1, 2');
-          const copied = name === 'employees' ? await newDb(name).whereNot({ id: after.body.id }).select('*').orderByRaw('1, 2') : await newDb(name).select('*').orderByRaw('1, 2');
+          const copied =
+            name === 'employees'
+              ? await newDb(name).whereNot({ id: after.body.id }).select('*').orderByRaw('1, 2')
+              : await newDb(name).select('*').orderByRaw('1, 2');
           if (name === 'employees' || name === 'audit_log' || name === 'idempotency_keys' || name === 'webhook_outbox') {
             // Written again after the switch by the request above; the rows of before are identical.
             expect(copied.slice(0, before.length)).toEqual(before);
@@ -334,7 +356,11 @@ describe.each(testDialects())('hrm instance create --server without DATABASE_SER
       });
 
       expect(code).toBe(2);
-      expect(stderr).toMatch(dialect === 'mysql' ? /^hrm: There is no database server named eu1 \(configured: default;/ : /^hrm: Database servers are for cloud mode on MySQL/);
+      expect(stderr).toMatch(
+        dialect === 'mysql'
+          ? /^hrm: There is no database server named eu1 \(configured: default;/
+          : /^hrm: Database servers are for cloud mode on MySQL/,
+      );
       expect(await listRegisteredInstances(c.control.db)).toEqual([]);
     } finally {
       await c.close();
@@ -364,7 +390,9 @@ describe.each(testDialects())('the registry as running servers re-read it, on %s
     const refused = await request(c.app).post(api('/employees')).auth(token, { type: 'bearer' }).send(employee);
     const read = await request(c.app).get(api('/employees/me')).auth(token, { type: 'bearer' });
 
-    expect(expectProblem(refused, 503, 'service_unavailable').detail).toBe('This instance is moving to another database server; try again in a few seconds');
+    expect(expectProblem(refused, 503, 'service_unavailable').detail).toBe(
+      'This instance is moving to another database server; try again in a few seconds',
+    );
     expect(refused.headers['retry-after']).toBe('5');
     expect(await db('employees').count({ n: '*' })).toEqual(employeesBefore);
     expect(read.status).toBe(200);
@@ -399,7 +427,10 @@ describe.each(testDialects())('the registry as running servers re-read it, on %s
       clock: c.clock,
     });
 
-    expect({ code, stderr }).toEqual({ code: 1, stderr: 'hrm: The instance acme is moving to another database server; try again when hrm instance move is done\n' });
+    expect({ code, stderr }).toEqual({
+      code: 1,
+      stderr: 'hrm: The instance acme is moving to another database server; try again when hrm instance move is done\n',
+    });
     let listed = '';
     await runCli(['instance', 'list'], {
       stdout: { write: (text: string) => (listed += text) },

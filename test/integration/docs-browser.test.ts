@@ -47,7 +47,12 @@ async function hrm(database: TestDatabase, argv: string[]): Promise<string> {
 }
 
 /** Clicks Execute on an expanded operation; the API's response and what the page then shows. */
-async function execute(page: Page, operation: Locator, apiPath: string, status: number): Promise<{ response: Response; shownBody: string }> {
+async function execute(
+  page: Page,
+  operation: Locator,
+  apiPath: string,
+  status: number,
+): Promise<{ response: Response; shownBody: string }> {
   const [response] = await Promise.all([
     page.waitForResponse((res) => new URL(res.url()).pathname.endsWith(apiPath)),
     operation.getByRole('button', { name: 'Execute' }).click(),
@@ -83,7 +88,7 @@ if (missing && process.env.CI === 'true') {
       await hrm(database, ['api', 'enable']);
       token = await hrm(database, ['token', 'issue', '--username', 'admin', '--name', 'docs page test']);
       // Running servers see the setting within 2 seconds.
-      for (const started = Date.now(); (await fetch(`${server.apiUrl}/echo`)).status !== 200; ) {
+      for (const started = Date.now(); (await fetch(`${server.apiUrl}/echo`)).status !== 200;) {
         if (Date.now() - started > 5000) throw new Error('The API did not become enabled');
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -144,7 +149,13 @@ if (missing && process.env.CI === 'true') {
       expect(withToken.response.url()).toBe(`${server.apiUrl}/employees/me`);
       expect(await withToken.response.request().headerValue('authorization')).toBe(`Bearer ${token}`);
       expect(withToken.response.status()).toBe(200);
-      expect(JSON.parse(withToken.shownBody)).toMatchObject({ id: '1', employee_id: 'ADMIN', first_name: 'Admin', last_name: 'User', status: 'Active' });
+      expect(JSON.parse(withToken.shownBody)).toMatchObject({
+        id: '1',
+        employee_id: 'ADMIN',
+        first_name: 'Admin',
+        last_name: 'User',
+        status: 'Active',
+      });
       expect(problems).toEqual([]);
       await page.close();
     }, 90_000);

@@ -40,7 +40,7 @@ describe.each(testDialects())('GET /echo on %s', (dialect) => {
     expect(res.headers.allow).toBe('GET, HEAD, OPTIONS');
   });
 
-  it('returns the caller\'s sane X-Request-Id and replaces an unsafe one', async () => {
+  it("returns the caller's sane X-Request-Id and replaces an unsafe one", async () => {
     const sane = await request(t.app).get(t.api('/echo')).set('X-Request-Id', 'client-123.abc');
     const unsafe = await request(t.app).get(t.api('/echo')).set('X-Request-Id', 'bad id <script>');
 

@@ -32,13 +32,25 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
   const t = useTestApp(dialect);
   const org = useFixture(() => createOrg(t));
 
-  const get = (user: TestUser, id: number | null) => request(t.app).get(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' });
+  const get = (user: TestUser, id: number | null) =>
+    request(t.app)
+      .get(t.api(`/employees/${id}`))
+      .auth(user.token, { type: 'bearer' });
   const patch = (user: TestUser, id: number | null, body: object) =>
-    request(t.app).patch(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body);
+    request(t.app)
+      .patch(t.api(`/employees/${id}`))
+      .auth(user.token, { type: 'bearer' })
+      .send(body);
   const put = (user: TestUser, id: number | null, body: object) =>
-    request(t.app).put(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body);
+    request(t.app)
+      .put(t.api(`/employees/${id}`))
+      .auth(user.token, { type: 'bearer' })
+      .send(body);
   const fieldsOf = (problem: Record<string, any>) => (problem.errors as Array<{ field: string }>).map((error) => error.field);
-  const listAs = (user: TestUser, query: string) => request(t.app).get(t.api(`/employees${query}`)).auth(user.token, { type: 'bearer' });
+  const listAs = (user: TestUser, query: string) =>
+    request(t.app)
+      .get(t.api(`/employees${query}`))
+      .auth(user.token, { type: 'bearer' });
   const listIds = async (user: TestUser) => {
     const res = await request(t.app).get(t.api('/employees?limit=200')).auth(user.token, { type: 'bearer' });
     expect(res.status).toBe(200);
@@ -75,7 +87,7 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       }
     });
 
-    it('answers 404, exactly as for a missing record, to a manager reading another manager\'s report', async () => {
+    it("answers 404, exactly as for a missing record, to a manager reading another manager's report", async () => {
       const invisible = await get(org.manager, org.otherReport.employeeId);
       const missing = await get(org.manager, 999999);
 
@@ -110,7 +122,7 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(await listIds(org.outsider)).toEqual([org.outsider.employeeId]);
     });
 
-    it('leaves personal fields out of the reports a manager lists, but not out of the manager\'s own row', async () => {
+    it("leaves personal fields out of the reports a manager lists, but not out of the manager's own row", async () => {
       const res = await request(t.app).get(t.api('/employees')).auth(org.manager.token, { type: 'bearer' });
       const own = res.body.data.find((row: { id: string }) => row.id === String(org.manager.employeeId));
       const report = res.body.data.find((row: { id: string }) => row.id === String(org.report.employeeId));
@@ -132,17 +144,27 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
 
       expect(fieldsOf(expectProblem(refused, 403, 'filter_not_allowed'))).toEqual(['filters.country']);
       expect(byCountry.status).toBe(200);
-      expect(bySupervisor.body.data.map((row: { id: string }) => Number(row.id)).sort()).toEqual([org.report.employeeId, org.reportWithoutUser].sort());
+      expect(bySupervisor.body.data.map((row: { id: string }) => Number(row.id)).sort()).toEqual(
+        [org.report.employeeId, org.reportWithoutUser].sort(),
+      );
       expect(byAdmin.status).toBe(200);
     });
     it('refuses a manager every personal field as a filter or as sortField, naming each; admins and employees may', async () => {
-      const values: Record<string, unknown> = { birthday: '1990-01-01', marital_status: 'Single', nationality: '1', country: 'US', province: '1' };
+      const values: Record<string, unknown> = {
+        birthday: '1990-01-01',
+        marital_status: 'Single',
+        nationality: '1',
+        country: 'US',
+        province: '1',
+      };
       const filters = Object.fromEntries(PERSONAL_FIELDS.map((field) => [field, values[field] ?? 'x']));
 
       const refused = await listAs(org.manager, `?filters=${encodeURIComponent(JSON.stringify(filters))}&sortField=birthday`);
       const sorted = await listAs(org.manager, '?sortField=private_email');
 
-      expect(fieldsOf(expectProblem(refused, 403, 'filter_not_allowed')).sort()).toEqual([...PERSONAL_FIELDS.map((field) => `filters.${field}`), 'sortField'].sort());
+      expect(fieldsOf(expectProblem(refused, 403, 'filter_not_allowed')).sort()).toEqual(
+        [...PERSONAL_FIELDS.map((field) => `filters.${field}`), 'sortField'].sort(),
+      );
       expect(fieldsOf(expectProblem(sorted, 403, 'filter_not_allowed'))).toEqual(['sortField']);
       const asAdmin = await listAs(org.admin, `?filters=${encodeURIComponent(JSON.stringify(filters))}&sortField=birthday`);
       const asEmployee = await listAs(org.outsider, `?filters=${encodeURIComponent(JSON.stringify({ gender: 'x' }))}&sortField=birthday`);
@@ -154,7 +176,10 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       const phone = unique('+1 555 ');
       await t.db('employees').where({ id: org.report.employeeId }).update({ work_phone: phone });
 
-      const res = await listAs(org.manager, `?filters=${encodeURIComponent(JSON.stringify({ work_phone: phone }))}&sortField=work_email&sortOrder=DESC`);
+      const res = await listAs(
+        org.manager,
+        `?filters=${encodeURIComponent(JSON.stringify({ work_phone: phone }))}&sortField=work_email&sortOrder=DESC`,
+      );
 
       expect(res.status).toBe(200);
       expect(res.body.data.map((row: { id: string }) => Number(row.id))).toEqual([org.report.employeeId]);
@@ -163,7 +188,10 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
     it("searches personal ids only where the caller may read them: everyone's for admins, their own for others", async () => {
       const nic = (employeeId: number | null) => `NIC-${employeeId}-${dialect}`;
       for (const user of [org.manager, org.report, org.otherReport]) {
-        await t.db('employees').where({ id: user.employeeId }).update({ nic_num: nic(user.employeeId), other_id: `OID-${user.employeeId}` });
+        await t
+          .db('employees')
+          .where({ id: user.employeeId })
+          .update({ nic_num: nic(user.employeeId), other_id: `OID-${user.employeeId}` });
       }
       const found = async (user: TestUser, search: string) =>
         ((await listAs(user, `?search=${encodeURIComponent(search)}`)).body.data as Array<{ id: string }>).map((row) => Number(row.id));
@@ -179,7 +207,11 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
 
   describe('writing', () => {
     it('lets an admin change any field of anyone', async () => {
-      const res = await patch(org.admin, org.otherReport.employeeId, { birthday: '1980-01-01', work_phone: '+1 555 0101', timezone: 'Asia/Tokyo' });
+      const res = await patch(org.admin, org.otherReport.employeeId, {
+        birthday: '1980-01-01',
+        work_phone: '+1 555 0101',
+        timezone: 'Asia/Tokyo',
+      });
 
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ birthday: '1980-01-01', work_phone: '+1 555 0101', timezone: 'Asia/Tokyo' });
@@ -188,10 +220,20 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
     it('lets an admin change any field of their own record', async () => {
       const [payGrade] = (await t.db('pay_grades').insert({ name: unique('Own grade ') })).map(Number);
 
-      const res = await patch(org.admin, org.admin.employeeId, { pay_grade: payGrade, birthday: '1975-05-05', first_name: 'Ada', ssn_num: '078-05-1120' });
+      const res = await patch(org.admin, org.admin.employeeId, {
+        pay_grade: payGrade,
+        birthday: '1975-05-05',
+        first_name: 'Ada',
+        ssn_num: '078-05-1120',
+      });
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ pay_grade: { id: String(payGrade) }, birthday: '1975-05-05', first_name: 'Ada', ssn_num: '078-05-1120' });
+      expect(res.body).toMatchObject({
+        pay_grade: { id: String(payGrade) },
+        birthday: '1975-05-05',
+        first_name: 'Ada',
+        ssn_num: '078-05-1120',
+      });
     });
 
     it('lets a manager change work fields of a report, answering the record without its personal fields', async () => {
@@ -203,7 +245,12 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
     });
 
     it('refuses a manager pay grade, status and fields other than contact ones on their own record', async () => {
-      const res = await patch(org.manager, org.manager.employeeId, { pay_grade: '1', status: 'Terminated', birthday: '1970-01-01', ssn_num: 'X' });
+      const res = await patch(org.manager, org.manager.employeeId, {
+        pay_grade: '1',
+        status: 'Terminated',
+        birthday: '1970-01-01',
+        ssn_num: 'X',
+      });
 
       expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['pay_grade', 'status', 'birthday', 'ssn_num']);
       expect(await columnOf(org.manager.employeeId, 'status')).toBe('Active');
@@ -244,7 +291,12 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
 
       const res = await put(org.outsider, id, { ...read, postal_code: '0150' });
 
-      expect(read).toMatchObject({ joined_date: null, confirmation_date: null, middle_name: null, indirect_supervisors: `["${org.manager.employeeId}"]` });
+      expect(read).toMatchObject({
+        joined_date: null,
+        confirmation_date: null,
+        middle_name: null,
+        indirect_supervisors: `["${org.manager.employeeId}"]`,
+      });
       expect(res.status).toBe(200);
       expect(res.body.postal_code).toBe('0150');
       expect(await t.db('employees').where({ id }).first(Object.keys(imported))).toEqual(imported);
@@ -332,7 +384,13 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
         const boss = await createEmployee(t);
         const [approver, indirect] = [await createEmployee(t), await createEmployee(t)];
         const manager = await createUser(t, 'manager', {
-          employee: { supervisor_id: boss, approver1_id: approver, approver2_id: approver, approver3_id: approver, indirect_supervisors: JSON.stringify([String(indirect)]) },
+          employee: {
+            supervisor_id: boss,
+            approver1_id: approver,
+            approver2_id: approver,
+            approver3_id: approver,
+            indirect_supervisors: JSON.stringify([String(indirect)]),
+          },
         });
         const report = await createEmployee(t, { supervisor_id: manager.employeeId });
         return { manager, boss, report };
@@ -343,7 +401,11 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
         const before = await t.db('employees').where({ id: manager.employeeId }).first();
 
         for (const supervisor of [report, null]) {
-          const body = expectProblem(await patch(manager, manager.employeeId, { supervisor, work_phone: '+1 555 0111' }), 403, 'field_not_writable');
+          const body = expectProblem(
+            await patch(manager, manager.employeeId, { supervisor, work_phone: '+1 555 0111' }),
+            403,
+            'field_not_writable',
+          );
 
           expect(body.errors).toEqual([{ field: 'supervisor', message: 'may not be changed by a manager on their own record' }]);
         }
@@ -362,7 +424,12 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
           indirect_supervisors: [String(report)],
         });
 
-        expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual(['approver1', 'approver2', 'approver3', 'indirect_supervisors']);
+        expect(fieldsOf(expectProblem(res, 403, 'field_not_writable'))).toEqual([
+          'approver1',
+          'approver2',
+          'approver3',
+          'indirect_supervisors',
+        ]);
         expect(await t.db('employees').where({ id: manager.employeeId }).first()).toEqual(before);
       });
 
@@ -386,7 +453,10 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
         expect(byAdmin.status).toBe(200);
         expect(byAdmin.body).toMatchObject({ supervisor: null, approver1: { id: String(boss) }, indirect_supervisors: null });
         expect(byManager.status).toBe(200);
-        expect(await t.db('employees').where({ id: report }).first('supervisor_id', 'approver1_id')).toEqual({ supervisor_id: boss, approver1_id: manager.employeeId });
+        expect(await t.db('employees').where({ id: report }).first('supervisor_id', 'approver1_id')).toEqual({
+          supervisor_id: boss,
+          approver1_id: manager.employeeId,
+        });
       });
     });
 
@@ -407,14 +477,22 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
     });
 
     it('lets an employee change their own contact fields', async () => {
-      const res = await patch(org.outsider, org.outsider.employeeId, { address1: '2 Side St', mobile_phone: '+44 7700 900000', private_email: 'me@example.org' });
+      const res = await patch(org.outsider, org.outsider.employeeId, {
+        address1: '2 Side St',
+        mobile_phone: '+44 7700 900000',
+        private_email: 'me@example.org',
+      });
 
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ address1: '2 Side St', mobile_phone: '+44 7700 900000', private_email: 'me@example.org' });
     });
 
     it('refuses an employee work fields of their own record with 403', async () => {
-      const body = expectProblem(await patch(org.outsider, org.outsider.employeeId, { job_title: '1', work_email: 'x@example.com' }), 403, 'field_not_writable');
+      const body = expectProblem(
+        await patch(org.outsider, org.outsider.employeeId, { job_title: '1', work_email: 'x@example.com' }),
+        403,
+        'field_not_writable',
+      );
 
       expect(body.errors).toEqual([
         { field: 'job_title', message: 'may not be changed by an employee on their own record' },
@@ -423,14 +501,17 @@ describe.each(testDialects())('who sees and changes which employee on %s', (dial
       expect(await columnOf(org.outsider.employeeId, 'work_email')).toBeNull();
     });
 
-    it('answers 404 to a manager writing another manager\'s report, and to an employee writing a colleague', async () => {
+    it("answers 404 to a manager writing another manager's report, and to an employee writing a colleague", async () => {
       expectProblem(await patch(org.manager, org.otherReport.employeeId, { work_phone: '1' }), 404, 'not_found');
       expectProblem(await patch(org.report, org.outsider.employeeId, { city: 'X' }), 404, 'not_found');
       expect(await columnOf(org.otherReport.employeeId, 'work_phone')).not.toBe('1');
     });
 
     it('refuses a manager deleting a report with 403 (visible) and an employee with 404 (invisible)', async () => {
-      const remove = (user: TestUser) => request(t.app).delete(t.api(`/employees/${org.reportWithoutUser}`)).auth(user.token, { type: 'bearer' });
+      const remove = (user: TestUser) =>
+        request(t.app)
+          .delete(t.api(`/employees/${org.reportWithoutUser}`))
+          .auth(user.token, { type: 'bearer' });
 
       expectProblem(await remove(org.manager), 403, 'forbidden');
       expectProblem(await remove(org.report), 404, 'not_found');

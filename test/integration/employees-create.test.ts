@@ -10,7 +10,10 @@ describe.each(testDialects())('POST /employees on %s', (dialect) => {
   const admin = useFixture(() => createUser(t, 'admin'));
 
   const post = (body: unknown, user: TestUser = admin) =>
-    request(t.app).post(t.api('/employees')).auth(user.token, { type: 'bearer' }).send(body as object);
+    request(t.app)
+      .post(t.api('/employees'))
+      .auth(user.token, { type: 'bearer' })
+      .send(body as object);
   const employeeCount = async () => Number((await t.db('employees').count({ n: '*' }).first())?.n);
 
   it('creates an employee from an IceHrm-style all-strings body: 201, Location and the read shape', async () => {
@@ -85,7 +88,10 @@ describe.each(testDialects())('POST /employees on %s', (dialect) => {
       timezone: 'America/Toronto',
       status: 'Active',
     });
-    const stored = await t.db('employees').where({ id: Number(id) }).first();
+    const stored = await t
+      .db('employees')
+      .where({ id: Number(id) })
+      .first();
     expect(stored).toMatchObject({ employee_id: code, middle_name: null, confirmation_date: null, country_code: 'CA' });
   });
 

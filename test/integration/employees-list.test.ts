@@ -37,10 +37,19 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
         }),
       );
     }
-    await createEmployee(t, { first_name: 'Frank', last_name: `Fisher${tag}`, department_id: otherDepartment, status: 'Terminated', termination_date: '2024-01-01' });
+    await createEmployee(t, {
+      first_name: 'Frank',
+      last_name: `Fisher${tag}`,
+      department_id: otherDepartment,
+      status: 'Terminated',
+      termination_date: '2024-01-01',
+    });
   });
 
-  const list = (query: string) => request(t.app).get(t.api(`/employees${query}`)).auth(admin.token, { type: 'bearer' });
+  const list = (query: string) =>
+    request(t.app)
+      .get(t.api(`/employees${query}`))
+      .auth(admin.token, { type: 'bearer' });
   const names = (res: request.Response) => (res.body.data as Array<{ first_name: string }>).map((employee) => employee.first_name);
   const inDepartment = () => encodeURIComponent(JSON.stringify({ department: String(department) }));
 
@@ -72,7 +81,8 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
   it('pages through the same employees in either id order, whether a page is read from its start or by position', async () => {
     const pages = async (order: string) => {
       const seen: string[] = [];
-      for (let page = 1; page <= 3; page++) seen.push(...names(await list(`?filters=${inDepartment()}&limit=2&page=${page}&sortOrder=${order}`)));
+      for (let page = 1; page <= 3; page++)
+        seen.push(...names(await list(`?filters=${inDepartment()}&limit=2&page=${page}&sortOrder=${order}`)));
       return seen;
     };
     const ascending = await pages('ascend');
@@ -87,13 +97,20 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
 
   it('pages in name order through ties on the name, from remembered starts and by position alike', async () => {
     const dept = (await t.db('departments').insert({ name: unique('Ties dept ') })).map(Number)[0];
-    for (const [first, last] of [['T1', 'Same'], ['T2', 'Other'], ['T3', 'Same'], ['T4', 'Same'], ['T5', 'Other']]) {
+    for (const [first, last] of [
+      ['T1', 'Same'],
+      ['T2', 'Other'],
+      ['T3', 'Same'],
+      ['T4', 'Same'],
+      ['T5', 'Other'],
+    ]) {
       await createEmployee(t, { first_name: first, last_name: last, department_id: dept });
     }
     const filters = encodeURIComponent(JSON.stringify({ department: dept }));
     const pages = async (order: string) => {
       const seen: string[] = [];
-      for (let page = 1; page <= 3; page++) seen.push(...names(await list(`?filters=${filters}&sortField=last_name&sortOrder=${order}&limit=2&page=${page}`)));
+      for (let page = 1; page <= 3; page++)
+        seen.push(...names(await list(`?filters=${filters}&sortField=last_name&sortOrder=${order}&limit=2&page=${page}`)));
       return seen;
     };
 
@@ -103,14 +120,19 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
 
     expect(byPosition).toEqual(['T2', 'T5', 'T1', 'T3', 'T4']);
     expect(fromStarts).toEqual(byPosition);
-    expect(descending).toEqual([['T4', 'T3', 'T1', 'T5', 'T2'], ['T4', 'T3', 'T1', 'T5', 'T2']]);
+    expect(descending).toEqual([
+      ['T4', 'T3', 'T1', 'T5', 'T2'],
+      ['T4', 'T3', 'T1', 'T5', 'T2'],
+    ]);
   });
 
   it('writes any text stored in a field as the same JSON string, in a list and alone', async () => {
     const awkward = 'Quote " backslash \\ tab \t nul \u0000 line-separator \u2028 emoji 😀 é';
     const id = await createEmployee(t, { first_name: 'Esc', last_name: `Awkward${tag}`, address1: awkward, work_station_id: '</script>' });
 
-    const one = await request(t.app).get(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' });
+    const one = await request(t.app)
+      .get(t.api(`/employees/${id}`))
+      .auth(admin.token, { type: 'bearer' });
     const page = await list(`?search=${encodeURIComponent(`Awkward${tag}`)}`);
 
     expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
@@ -136,7 +158,10 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
   });
 
   it("searches an admin's list in the identity fields IceHrm searches too: other_id, nic_num, driving_license", async () => {
-    await t.db('employees').where({ id: team[1] }).update({ other_id: `OTHER-${tag}`, driving_license: `DL-${tag}` });
+    await t
+      .db('employees')
+      .where({ id: team[1] })
+      .update({ other_id: `OTHER-${tag}`, driving_license: `DL-${tag}` });
 
     expect(names(await list('?search=SECRET-Alice'))).toEqual(['Alice']);
     expect(names(await list(`?search=${encodeURIComponent(`other-${tag}`)}`))).toEqual(['Bob']);
@@ -161,7 +186,10 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
   it('returns only records changed since updated_since', async () => {
     const later = new Date(t.clock.now().getTime() + 60_000);
     t.clock.advance(120_000);
-    await request(t.app).patch(t.api(`/employees/${team[1]}`)).auth(admin.token, { type: 'bearer' }).send({ work_phone: '+1 555 0000' });
+    await request(t.app)
+      .patch(t.api(`/employees/${team[1]}`))
+      .auth(admin.token, { type: 'bearer' })
+      .send({ work_phone: '+1 555 0000' });
 
     const res = await list(`?filters=${inDepartment()}&updated_since=${encodeURIComponent(later.toISOString())}`);
 
@@ -206,7 +234,10 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     const byOffset = await t
       .db('employees')
       .where({ department_id: department })
-      .orderBy([{ column: sortField, order: sortOrder === 'ascend' ? 'asc' : 'desc' }, { column: 'id', order: sortOrder === 'ascend' ? 'asc' : 'desc' }])
+      .orderBy([
+        { column: sortField, order: sortOrder === 'ascend' ? 'asc' : 'desc' },
+        { column: 'id', order: sortOrder === 'ascend' ? 'asc' : 'desc' },
+      ])
       .select('first_name');
     expect(seen).toEqual(byOffset.map((row) => row.first_name));
     expect(names(again)).toEqual(seen.slice(2, 4));
@@ -284,7 +315,7 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     const before = Number((await t.db('employees').count({ n: '*' }).first())?.n);
 
     const injected = await list(`?search=${encodeURIComponent("' OR '1'='1")}`);
-    const union = await list(`?search=${encodeURIComponent('x%\' UNION SELECT username FROM users --')}`);
+    const union = await list(`?search=${encodeURIComponent("x%' UNION SELECT username FROM users --")}`);
     const filtered = await list(`?filters=${encodeURIComponent(JSON.stringify({ country: "U'" }))}`);
 
     expect(injected.body).toEqual({ data: [], total: 0, nextPage: null });
@@ -324,7 +355,8 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     });
 
     it('takes sortOrder as ASC, asc, DESC, desc in any case, as well as ascend and descend', async () => {
-      const order = async (sortOrder: string) => names(await list(`?filters=${inDepartment()}&sortField=joined_date&sortOrder=${sortOrder}`));
+      const order = async (sortOrder: string) =>
+        names(await list(`?filters=${inDepartment()}&sortField=joined_date&sortOrder=${sortOrder}`));
       const ascending = ['Eve', 'Carol', 'Alice', 'Bob', 'Dave'];
 
       for (const sortOrder of ['ASC', 'asc', 'Ascend', 'ascend']) expect(await order(sortOrder)).toEqual(ascending);
@@ -334,7 +366,13 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
     it('reads an empty filters and filters=null as no filter, and ignores _', async () => {
       const all = await list('?limit=200');
 
-      for (const query of ['?limit=200&filters=', '?limit=200&filters=null', '?limit=200&filters=%20', '?limit=200&_=1732186512345', '?_=&limit=200&filters=null']) {
+      for (const query of [
+        '?limit=200&filters=',
+        '?limit=200&filters=null',
+        '?limit=200&filters=%20',
+        '?limit=200&_=1732186512345',
+        '?_=&limit=200&filters=null',
+      ]) {
         const res = await list(query);
         expect(res.status).toBe(200);
         expect(res.body).toEqual(all.body);
@@ -343,9 +381,30 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
 
     it('filters on any readable field: text case-insensitively, enums, dates, codes and ids, a value or a list', async () => {
       const dept = (await t.db('departments').insert({ name: unique('Filter dept ') })).map(Number)[0]!;
-      const ada = await createEmployee(t, { department_id: dept, first_name: 'Ada', gender: 'Female', marital_status: 'Single', city: 'Bern', birthday: '1990-05-01', timezone: 'Europe/Zurich' });
-      const max = await createEmployee(t, { department_id: dept, first_name: 'Max', gender: 'Male', marital_status: 'Married', city: 'bern', birthday: '1985-01-31' });
-      const zoe = await createEmployee(t, { department_id: dept, first_name: 'Zoe', gender: 'Female', marital_status: 'Married', joined_date: '2024-02-29' });
+      const ada = await createEmployee(t, {
+        department_id: dept,
+        first_name: 'Ada',
+        gender: 'Female',
+        marital_status: 'Single',
+        city: 'Bern',
+        birthday: '1990-05-01',
+        timezone: 'Europe/Zurich',
+      });
+      const max = await createEmployee(t, {
+        department_id: dept,
+        first_name: 'Max',
+        gender: 'Male',
+        marital_status: 'Married',
+        city: 'bern',
+        birthday: '1985-01-31',
+      });
+      const zoe = await createEmployee(t, {
+        department_id: dept,
+        first_name: 'Zoe',
+        gender: 'Female',
+        marital_status: 'Married',
+        joined_date: '2024-02-29',
+      });
       const code = (await t.db('employees').where({ id: max }).first('employee_id')).employee_id as string;
       const filtered = async (filters: object) => ids(await list(`?filters=${inDept(dept, filters)}`));
 
@@ -368,7 +427,11 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
       t.clock.advance(1500);
       const imported = await createEmployee(t, { department_id: dept });
       await storeAsImported(t, imported, { indirect_supervisors: `[13,${boss}]` });
-      const read = (await request(t.app).get(t.api(`/employees/${imported}`)).auth(admin.token, { type: 'bearer' })).body;
+      const read = (
+        await request(t.app)
+          .get(t.api(`/employees/${imported}`))
+          .auth(admin.token, { type: 'bearer' })
+      ).body;
       const filtered = async (filters: object) => ids(await list(`?filters=${inDept(dept, filters)}`));
 
       expect(await filtered({ created_at: read.created_at })).toEqual([imported]);
@@ -382,7 +445,8 @@ describe.each(testDialects())('GET /employees on %s', (dialect) => {
       const dept = (await t.db('departments').insert({ name: unique('Sort dept ') })).map(Number)[0]!;
       const cities = ['Oslo', null, 'Athens', 'Lima', 'Cairo'];
       const people = [];
-      for (const city of cities) people.push(await createEmployee(t, { department_id: dept, city, birthday: city === null ? null : '1990-01-01' }));
+      for (const city of cities)
+        people.push(await createEmployee(t, { department_id: dept, city, birthday: city === null ? null : '1990-01-01' }));
       const sorted = async (query: string) => {
         const seen: number[] = [];
         for (let page = 1; page <= 3; page++) seen.push(...ids(await list(`?filters=${inDept(dept)}&limit=2&page=${page}&${query}`)));

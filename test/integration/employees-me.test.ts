@@ -103,14 +103,28 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
     const asAdmin = await me(admin);
     const asManager = await me(manager);
 
-    expect(asAdmin.body).toMatchObject({ id: String(admin.employeeId), user_name: admin.username, user_email: null, user_level: 'Admin', can_login: 'Yes', current_time: '2026-01-15 13:30:00' });
-    expect(asManager.body).toMatchObject({ user_name: manager.username, user_email: 'm@example.com', user_level: 'Manager', current_time: '2026-01-15 08:00:00' });
+    expect(asAdmin.body).toMatchObject({
+      id: String(admin.employeeId),
+      user_name: admin.username,
+      user_email: null,
+      user_level: 'Admin',
+      can_login: 'Yes',
+      current_time: '2026-01-15 13:30:00',
+    });
+    expect(asManager.body).toMatchObject({
+      user_name: manager.username,
+      user_email: 'm@example.com',
+      user_level: 'Manager',
+      current_time: '2026-01-15 08:00:00',
+    });
   });
 
   it('answers the account fields on /me only, not on the same record read by id or in a list', async () => {
     const user = await createUser(t, 'employee');
 
-    const byId = await request(t.app).get(t.api(`/employees/${user.employeeId}`)).auth(user.token, { type: 'bearer' });
+    const byId = await request(t.app)
+      .get(t.api(`/employees/${user.employeeId}`))
+      .auth(user.token, { type: 'bearer' });
     const list = await request(t.app).get(t.api('/employees')).auth(user.token, { type: 'bearer' });
 
     for (const record of [byId.body, list.body.data[0]]) {

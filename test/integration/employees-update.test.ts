@@ -11,10 +11,24 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
   const admin = useFixture(() => createUser(t, 'admin'));
 
   const as = (user: TestUser) => ({
-    get: (id: number | null) => request(t.app).get(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }),
-    patch: (id: number | null, body: object) => request(t.app).patch(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body),
-    put: (id: number | null, body: object) => request(t.app).put(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }).send(body),
-    delete: (id: number | null) => request(t.app).delete(t.api(`/employees/${id}`)).auth(user.token, { type: 'bearer' }),
+    get: (id: number | null) =>
+      request(t.app)
+        .get(t.api(`/employees/${id}`))
+        .auth(user.token, { type: 'bearer' }),
+    patch: (id: number | null, body: object) =>
+      request(t.app)
+        .patch(t.api(`/employees/${id}`))
+        .auth(user.token, { type: 'bearer' })
+        .send(body),
+    put: (id: number | null, body: object) =>
+      request(t.app)
+        .put(t.api(`/employees/${id}`))
+        .auth(user.token, { type: 'bearer' })
+        .send(body),
+    delete: (id: number | null) =>
+      request(t.app)
+        .delete(t.api(`/employees/${id}`))
+        .auth(user.token, { type: 'bearer' }),
   });
   const auditOf = async (id: number | null) =>
     (await t.db('audit_log').where({ entity_type: 'employee', entity_id: id }).orderBy('id')).map((row) => ({
@@ -34,7 +48,12 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       expect(res.body).toMatchObject({ id: String(id), city: 'Oslo', work_phone: '+47 2', middle_name: null });
       expect(res.body.updated_at).toBe(t.clock.now().toISOString());
       expect(await auditOf(id)).toEqual([
-        { action: 'update', actor: admin.username, fields: ['middle_name', 'work_phone'], changes: { middle_name: { from: 'Q', to: null }, work_phone: { from: '+47 1', to: '+47 2' } } },
+        {
+          action: 'update',
+          actor: admin.username,
+          fields: ['middle_name', 'work_phone'],
+          changes: { middle_name: { from: 'Q', to: null }, work_phone: { from: '+47 1', to: '+47 2' } },
+        },
       ]);
     });
 
@@ -105,7 +124,9 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
 
       const res = await as(admin).patch(id, { termination_date: '2024-04-30' });
 
-      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'termination_date', message: 'must not be before joined_date' }]);
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+        { field: 'termination_date', message: 'must not be before joined_date' },
+      ]);
     });
 
     it('answer 409 when the new employee_id is taken', async () => {
@@ -118,7 +139,7 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
   });
 
   describe('termination and re-activation', () => {
-    it('terminating sets today in the employee\'s time zone, revokes their tokens at once, and is audited', async () => {
+    it("terminating sets today in the employee's time zone, revokes their tokens at once, and is audited", async () => {
       const user = await createUser(t, 'employee', { employee: { timezone: 'Pacific/Kiritimati' } });
       expect((await as(user).get(user.employeeId)).status).toBe(200);
 
@@ -179,7 +200,9 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       const res = await as(admin).patch(id, { status: 'Terminated' });
       const dated = await as(admin).patch(id, { status: 'Terminated', termination_date: '2099-01-01' });
 
-      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'termination_date', message: 'must not be before joined_date' }]);
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+        { field: 'termination_date', message: 'must not be before joined_date' },
+      ]);
       expect(dated.body).toMatchObject({ status: 'Terminated', termination_date: '2099-01-01' });
     });
 
@@ -188,8 +211,13 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
 
       const res = await as(admin).patch(id, { termination_date: null, work_phone: '+1 555 0000' });
 
-      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([{ field: 'termination_date', message: 'must be set while the status is Terminated' }]);
-      expect(await t.db('employees').where({ id }).first('termination_date', 'work_phone')).toEqual({ termination_date: '2024-01-01', work_phone: null });
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+        { field: 'termination_date', message: 'must be set while the status is Terminated' },
+      ]);
+      expect(await t.db('employees').where({ id }).first('termination_date', 'work_phone')).toEqual({
+        termination_date: '2024-01-01',
+        work_phone: null,
+      });
     });
 
     it('re-activation by an admin clears the termination date and does not restore tokens', async () => {
@@ -207,7 +235,11 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
   describe('DELETE', () => {
     it('deletes, answers {"id"}, revokes the user\'s tokens, unlinks the user, clears references and is audited', async () => {
       const user = await createUser(t, 'manager');
-      const report = await createEmployee(t, { supervisor_id: user.employeeId, approver1_id: user.employeeId, indirect_supervisors: `["${user.employeeId}","7"]` });
+      const report = await createEmployee(t, {
+        supervisor_id: user.employeeId,
+        approver1_id: user.employeeId,
+        indirect_supervisors: `["${user.employeeId}","7"]`,
+      });
       const untouched = await createEmployee(t, { indirect_supervisors: `["${user.employeeId}1"]` });
       t.clock.advance(5_000);
       const since = t.clock.now().toISOString();
@@ -224,7 +256,9 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
         approver1_id: null,
         indirect_supervisors: '["7"]',
       });
-      expect(await auditOf(user.employeeId)).toEqual([{ action: 'delete', actor: admin.username, fields: [], changes: expect.any(Object) }]);
+      expect(await auditOf(user.employeeId)).toEqual([
+        { action: 'delete', actor: admin.username, fields: [], changes: expect.any(Object) },
+      ]);
       // The employees that pointed at them changed too: audited, and found by a sync from before the delete.
       expect(await auditOf(report)).toEqual([
         {
@@ -239,7 +273,9 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
         },
       ]);
       expect(await auditOf(untouched)).toEqual([]);
-      const synced = await request(t.app).get(t.api(`/employees?updated_since=${encodeURIComponent(since)}`)).auth(admin.token, { type: 'bearer' });
+      const synced = await request(t.app)
+        .get(t.api(`/employees?updated_since=${encodeURIComponent(since)}`))
+        .auth(admin.token, { type: 'bearer' });
       expect(synced.body.data.map((row: { id: string }) => Number(row.id))).toEqual([report]);
       expectProblem(await as(admin).get(user.employeeId), 404, 'not_found');
       expectProblem(await as(admin).delete(user.employeeId), 404, 'not_found');
@@ -255,7 +291,12 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
 
       expect(await t.db('employees').where({ id: listing }).first('indirect_supervisors')).toEqual({ indirect_supervisors: '["7"]' });
       expect(await auditOf(listing)).toEqual([
-        { action: 'update', actor: admin.username, fields: ['indirect_supervisors'], changes: { indirect_supervisors: { from: `[${gone}, 7]`, to: '["7"]' } } },
+        {
+          action: 'update',
+          actor: admin.username,
+          fields: ['indirect_supervisors'],
+          changes: { indirect_supervisors: { from: `[${gone}, 7]`, to: '["7"]' } },
+        },
       ]);
       expect((await auditOf(malformed)).map((entry) => entry.fields)).toEqual([['supervisor']]);
       const moved = await t.db('employees').whereIn('id', [listing, malformed]).select('updated_at');
@@ -280,17 +321,32 @@ describe.each(testDialects())('changing and deleting employees on %s', (dialect)
       const tail = await runHrm(t, ['audit', 'tail', '--employee', String(id)]);
 
       expect(tail.code).toBe(0);
-      const lines = tail.stdout.trim().split('\n').map((line) => JSON.parse(line));
+      const lines = tail.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line));
       expect(lines).toEqual([
-        expect.objectContaining({ action: 'create', actor: admin.username, entity_id: id, request_id: 'audit-create-1', fields: ['employee_id', 'first_name', 'last_name', 'ssn_num', 'status', 'timezone'] }),
+        expect.objectContaining({
+          action: 'create',
+          actor: admin.username,
+          entity_id: id,
+          request_id: 'audit-create-1',
+          fields: ['employee_id', 'first_name', 'last_name', 'ssn_num', 'status', 'timezone'],
+        }),
         expect.objectContaining({ action: 'update', fields: ['work_phone'], changes: { work_phone: { from: null, to: '+1 555 1111' } } }),
       ]);
       expect(tail.stdout).not.toContain('999-99-9999');
     });
 
     it('refuses bad hrm audit tail options', async () => {
-      expect(await runHrm(t, ['audit', 'tail', '--employee', 'x'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/--employee must be/) });
-      expect(await runHrm(t, ['audit', 'tail', '--limit', '0'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/--limit must be/) });
+      expect(await runHrm(t, ['audit', 'tail', '--employee', 'x'])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--employee must be/),
+      });
+      expect(await runHrm(t, ['audit', 'tail', '--limit', '0'])).toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(/--limit must be/),
+      });
     });
   });
 });

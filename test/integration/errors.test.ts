@@ -62,8 +62,10 @@ describe.each(testDialects())('error responses on %s', (dialect) => {
       expectProblem(res, 414, 'uri_too_long');
     });
 
-    it('answers request headers over Node\'s 16 kB limit with a 431 problem', async () => {
-      const res = await send(origin, t.api('/employees'), { headers: { Authorization: `Bearer ${user.token}`, 'X-Padding': 'a'.repeat(20_000) } });
+    it("answers request headers over Node's 16 kB limit with a 431 problem", async () => {
+      const res = await send(origin, t.api('/employees'), {
+        headers: { Authorization: `Bearer ${user.token}`, 'X-Padding': 'a'.repeat(20_000) },
+      });
 
       expectProblem(res, 431, 'headers_too_large');
     });

@@ -69,10 +69,16 @@ mysqlOnly('a MySQL database that goes away', () => {
       expect(await echo.json()).toMatchObject({ status: 503, code: 'service_unavailable' });
 
       await proxy.up();
-      const recovered = await until(() => fetch(server.apiUrl.replace('/app/api', '/readyz')).then((res) => res.status), (status) => status === 200);
+      const recovered = await until(
+        () => fetch(server.apiUrl.replace('/app/api', '/readyz')).then((res) => res.status),
+        (status) => status === 200,
+      );
       expect(recovered).toBe(200);
       // A first start that had to wait for its database hands over the admin token once it could.
-      await until(async () => server.output(), (text) => text.includes('First start'));
+      await until(
+        async () => server.output(),
+        (text) => text.includes('First start'),
+      );
       const token = server.firstAdminToken();
       expect(token).toBeDefined();
       expect((await hrm(database.url, ['api', 'enable'])).code).toBe(0);
@@ -108,7 +114,12 @@ mysqlOnly('a MySQL database that goes away', () => {
 
       await proxy.up();
       proxy.cutConnections();
-      expect(await until(() => me().then((res) => res.status), (status) => status === 200)).toBe(200);
+      expect(
+        await until(
+          () => me().then((res) => res.status),
+          (status) => status === 200,
+        ),
+      ).toBe(200);
     } finally {
       expect(await server.stop()).toBe(0);
     }
@@ -125,7 +136,10 @@ describe('a locked SQLite database', () => {
     locker.exec('BEGIN IMMEDIATE');
     const code = unique('LOCK');
     try {
-      const locked = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: code, first_name: 'L', last_name: 'K' });
+      const locked = await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: code, first_name: 'L', last_name: 'K' });
 
       expectProblem(locked, 503, 'service_unavailable');
       expect(locked.headers['retry-after']).toBe('5');
@@ -134,7 +148,10 @@ describe('a locked SQLite database', () => {
       locker.close();
     }
     expect(await t.db('employees').where({ employee_id: code }).first()).toBeUndefined();
-    const after = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: code, first_name: 'L', last_name: 'K' });
+    const after = await request(t.app)
+      .post(t.api('/employees'))
+      .auth(admin.token, { type: 'bearer' })
+      .send({ employee_id: code, first_name: 'L', last_name: 'K' });
     expect(after.status).toBe(201);
   }, 30_000);
 
@@ -147,7 +164,11 @@ describe('a locked SQLite database', () => {
     const release = setTimeout(() => locker.exec('ROLLBACK'), 300);
     try {
       await t.db.transaction(async (trx) => {
-        await trx('employees').insert({ ...employeeColumns({ employee_id: code }), created_at: '2026-11-20 12:00:00', updated_at: '2026-11-20 12:00:00' });
+        await trx('employees').insert({
+          ...employeeColumns({ employee_id: code }),
+          created_at: '2026-11-20 12:00:00',
+          updated_at: '2026-11-20 12:00:00',
+        });
       });
     } finally {
       clearTimeout(release);
@@ -255,12 +276,21 @@ describe.each(testDialects())('SIGTERM while writes stream in, on %s', (dialect)
     expect([...answered.values()].every((status) => status === 201 || status === 503)).toBe(true);
     const db = database.open();
     try {
-      const rows: Array<{ id: number; employee_id: string }> = await db('employees').where('employee_id', 'like', 'SIG%').select('id', 'employee_id');
+      const rows: Array<{ id: number; employee_id: string }> = await db('employees')
+        .where('employee_id', 'like', 'SIG%')
+        .select('id', 'employee_id');
       const stored = new Set(rows.map((row) => row.employee_id));
       // Everything answered 201 is there; nothing else is (no write without its answer).
       expect([...stored].sort()).toEqual([...created].sort());
       // And nothing is half-written: every stored employee has its audit row.
-      const audited = await db('audit_log').where({ entity_type: 'employee', action: 'create' }).whereIn('entity_id', rows.map((row) => row.id)).count({ n: '*' }).first();
+      const audited = await db('audit_log')
+        .where({ entity_type: 'employee', action: 'create' })
+        .whereIn(
+          'entity_id',
+          rows.map((row) => row.id),
+        )
+        .count({ n: '*' })
+        .first();
       expect(Number(audited?.n)).toBe(rows.length);
     } finally {
       await db.destroy();

@@ -28,7 +28,10 @@ const SIGNED_IN: Array<{ name: string; role: Role; withEmployee: boolean }> = [
 ];
 const SIGNED_OUT = ['no token', 'garbage token', 'tampered token', 'revoked token'] as const;
 // Mostly signed in: a refused token stops a request at the door, before anything worth testing.
-const CALLERS = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...SIGNED_IN.map((caller) => caller.name)) }, { weight: 1, arbitrary: fc.constantFrom(...SIGNED_OUT) });
+const CALLERS = fc.oneof(
+  { weight: 4, arbitrary: fc.constantFrom(...SIGNED_IN.map((caller) => caller.name)) },
+  { weight: 1, arbitrary: fc.constantFrom(...SIGNED_OUT) },
+);
 
 describe.each(testDialects())('the API under random and hostile requests on %s', (dialect) => {
   const t = useTestApp(dialect);
@@ -43,7 +46,10 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     for (const caller of SIGNED_IN) users.set(caller.name, await createCaller(caller.role, caller.withEmployee));
     revoked = await createUser(t, 'employee');
     await t.db('api_tokens').where({ id: revoked.tokenId }).update({ revoked_at: '2020-01-01 00:00:00' });
-    await t.db('users').where({ id: users.get('admin')!.userId }).update({ password_hash: await hashPassword('correct horse battery') });
+    await t
+      .db('users')
+      .where({ id: users.get('admin')!.userId })
+      .update({ password_hash: await hashPassword('correct horse battery') });
     targets = await seedTargets();
   });
 
@@ -74,7 +80,8 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     ] as const) {
       if (table === 'departments') await t.db('departments').insert({ name: unique('Dept ') });
       if (table === 'job_titles') await t.db('job_titles').insert({ name: unique('Title '), code: unique('J') });
-      if (table === 'pay_grades') await t.db('pay_grades').insert({ name: unique('Grade '), currency: 'EUR', min_salary: '1000.00', max_salary: '9000.00' });
+      if (table === 'pay_grades')
+        await t.db('pay_grades').insert({ name: unique('Grade '), currency: 'EUR', min_salary: '1000.00', max_salary: '9000.00' });
       if (table === 'provinces') await t.db('provinces').insert({ name: unique('Province '), country_code: 'DE' });
       const rows = (await t.db(table).select(column).orderBy(column).limit(3)) as Array<Record<string, unknown>>;
       lookupKeys[path] = rows.map((row) => String(row[column]));
@@ -89,7 +96,8 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     if (user) return { Authorization: `Bearer ${user.token}` };
     const admin = users.get('admin')!;
     if (caller === 'garbage token') return { Authorization: 'Bearer not.a.jwt' };
-    if (caller === 'tampered token') return { Authorization: `Bearer ${admin.token.slice(0, -2)}${admin.token.endsWith('AA') ? 'BB' : 'AA'}` };
+    if (caller === 'tampered token')
+      return { Authorization: `Bearer ${admin.token.slice(0, -2)}${admin.token.endsWith('AA') ? 'BB' : 'AA'}` };
     if (caller === 'revoked token') return { Authorization: `Bearer ${revoked.token}` };
     return {};
   }
@@ -108,7 +116,10 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
         .leftJoin('employees', 'employees.id', 'users.employee_id')
         .where('api_tokens.id', user.tokenId)
         .first('api_tokens.revoked_at', 'users.employee_id', 'employees.status');
-      const usable = row && row.revoked_at === null && (user.employeeId === null || (Number(row.employee_id) === user.employeeId && row.status === 'Active'));
+      const usable =
+        row &&
+        row.revoked_at === null &&
+        (user.employeeId === null || (Number(row.employee_id) === user.employeeId && row.status === 'Active'));
       if (!usable) {
         users.set(caller.name, await createCaller(caller.role, caller.withEmployee));
         replaced = true;
@@ -117,32 +128,42 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     return replaced;
   }
 
-  it('never answers 5xx, answers every refusal with a problem body, and changes nothing when it refuses', async () => {
-    const doc = buildOpenApiDocument(t.config);
-    const tables = await tablesOf(t.db);
-    const statuses = new Map<number, number>();
-    const succeeded = new Set<string>();
-    let before: DatabaseSnapshot = await snapshotDatabase(t.db, tables);
+  it(
+    'never answers 5xx, answers every refusal with a problem body, and changes nothing when it refuses',
+    async () => {
+      const doc = buildOpenApiDocument(t.config);
+      const tables = await tablesOf(t.db);
+      const statuses = new Map<number, number>();
+      const succeeded = new Set<string>();
+      let before: DatabaseSnapshot = await snapshotDatabase(t.db, tables);
 
-    const property = fc.asyncProperty(CALLERS, fuzzRequests(doc, targets, t.config.bodyLimitBytes), async (caller, fuzz: FuzzRequest) => {
-      const res = await send(origin, t.api(fuzz.path), { method: fuzz.method, headers: { ...fuzz.headers, ...authorizationOf(caller) }, body: fuzz.body });
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      const property = fc.asyncProperty(CALLERS, fuzzRequests(doc, targets, t.config.bodyLimitBytes), async (caller, fuzz: FuzzRequest) => {
+        const res = await send(origin, t.api(fuzz.path), {
+          method: fuzz.method,
+          headers: { ...fuzz.headers, ...authorizationOf(caller) },
+          body: fuzz.body,
+        });
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
 
-      expect(res.status).toBeLessThan(500);
-      if (res.status >= 400 && fuzz.method !== 'HEAD') expectAnyProblem(res);
-      const after = await snapshotDatabase(t.db, tables);
-      if (res.status >= 400) expect(changedTables(before, after)).toEqual([]);
-      before = after;
-      if (res.status < 300) {
-        succeeded.add(fuzz.operation);
-        if (await replaceCallersWhoLostAccess()) before = await snapshotDatabase(t.db, tables);
-      }
-    });
-    await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true });
+        expect(res.status).toBeLessThan(500);
+        if (res.status >= 400 && fuzz.method !== 'HEAD') expectAnyProblem(res);
+        const after = await snapshotDatabase(t.db, tables);
+        if (res.status >= 400) expect(changedTables(before, after)).toEqual([]);
+        before = after;
+        if (res.status < 300) {
+          succeeded.add(fuzz.operation);
+          if (await replaceCallersWhoLostAccess()) before = await snapshotDatabase(t.db, tables);
+        }
+      });
+      await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true });
 
-    const summary = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
-    console.log(`fuzz on ${dialect}: ${RUNS} requests (FUZZ_SEED=${SEED}); ${summary.join(', ')}; ${succeeded.size} operations answered 2xx`);
-    // The generator must reach past validation: most of the 61 operations succeed at least once.
-    expect(succeeded.size).toBeGreaterThanOrEqual(RUNS >= 1500 ? 35 : 1);
-  }, 15 * 60_000);
+      const summary = [...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}: ${count}`);
+      console.log(
+        `fuzz on ${dialect}: ${RUNS} requests (FUZZ_SEED=${SEED}); ${summary.join(', ')}; ${succeeded.size} operations answered 2xx`,
+      );
+      // The generator must reach past validation: most of the 61 operations succeed at least once.
+      expect(succeeded.size).toBeGreaterThanOrEqual(RUNS >= 1500 ? 35 : 1);
+    },
+    15 * 60_000,
+  );
 });

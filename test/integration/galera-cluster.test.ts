@@ -97,7 +97,11 @@ describe('on a 3-node MariaDB Galera cluster', () => {
             [database.name],
           )
         )[0],
-        engines: (await db.raw("SELECT DISTINCT engine FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'", [database.name]))[0],
+        engines: (
+          await db.raw("SELECT DISTINCT engine FROM information_schema.tables WHERE table_schema = ? AND table_type = 'BASE TABLE'", [
+            database.name,
+          ])
+        )[0],
       }));
       for (const result of results) {
         expect(result).toEqual({ migrations: MIGRATIONS.length, withoutPrimaryKey: [], engines: [{ engine: 'InnoDB' }] });
@@ -126,7 +130,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
           });
         });
         expect(attempts).toEqual([1, 2]);
-        const versions = await onEveryNode(async (db) => (await db('employees').where({ id: employeeId }).first('attendance_version')).attendance_version);
+        const versions = await onEveryNode(
+          async (db) => (await db('employees').where({ id: employeeId }).first('attendance_version')).attendance_version,
+        );
         expect(versions).toEqual([11, 11, 11]);
       } finally {
         await node1.destroy();
@@ -175,7 +181,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
           );
           expect(commits.map((commit) => commit.status).sort()).toEqual(['fulfilled', 'rejected']);
           expect((commits.find((commit) => commit.status === 'rejected') as PromiseRejectedResult).reason).toMatchObject({ errno: 1213 });
-          const counts = await onEveryNode(async (db) => Number((await db('attendance').where({ employee_id: employeeId }).count({ n: '*' }).first())?.n));
+          const counts = await onEveryNode(async (db) =>
+            Number((await db('attendance').where({ employee_id: employeeId }).count({ n: '*' }).first())?.n),
+          );
           expect(counts).toEqual([1, 1, 1]);
         }
       } finally {
@@ -188,7 +196,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
       const employeeId = await createEmployee(first());
 
       const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, index) => asAdmin(api(index).post(path('/attendance/punch-in'))).send({ employee: employeeId, note: `terminal ${index}` })),
+        Array.from({ length: 20 }, (_, index) =>
+          asAdmin(api(index).post(path('/attendance/punch-in'))).send({ employee: employeeId, note: `terminal ${index}` }),
+        ),
       );
 
       expect(statusesOf(responses)).toEqual([201, ...Array<number>(19).fill(409)]);
@@ -203,7 +213,11 @@ describe('on a 3-node MariaDB Galera cluster', () => {
       const responses = await Promise.all(
         employees.flatMap((employee, index) => [
           asAdmin(api(index).post(path('/attendance'))).send({ employee, in_time: '2026-11-19 08:00:00', out_time: '2026-11-19 16:00:00' }),
-          asAdmin(api(index + 1).post(path('/attendance'))).send({ employee, in_time: '2026-11-19 12:00:00', out_time: '2026-11-19 18:00:00' }),
+          asAdmin(api(index + 1).post(path('/attendance'))).send({
+            employee,
+            in_time: '2026-11-19 12:00:00',
+            out_time: '2026-11-19 18:00:00',
+          }),
         ]),
       );
 
@@ -211,7 +225,9 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         const pair = responses.slice(2 * index, 2 * index + 2);
         expect(statusesOf(pair)).toEqual([201, 409]);
         expectProblem(pair.find((res) => res.status === 409) as request.Response, 409, 'overlap');
-        const counts = await onEveryNode(async (db) => Number((await db('attendance').where({ employee_id: employee }).count({ n: '*' }).first())?.n));
+        const counts = await onEveryNode(async (db) =>
+          Number((await db('attendance').where({ employee_id: employee }).count({ n: '*' }).first())?.n),
+        );
         expect(counts).toEqual([1, 1, 1]);
       }
     });
@@ -230,11 +246,20 @@ describe('on a 3-node MariaDB Galera cluster', () => {
       }
 
       const responses = await Promise.all(
-        ids.map((id, index) => asAdmin(api(index).patch(path(`/attendance/${id}`))).send({ in_time: `2026-11-19 09:0${index}:00`, out_time: `2026-11-19 17:0${index}:00` })),
+        ids.map((id, index) =>
+          asAdmin(api(index).patch(path(`/attendance/${id}`))).send({
+            in_time: `2026-11-19 09:0${index}:00`,
+            out_time: `2026-11-19 17:0${index}:00`,
+          }),
+        ),
       );
 
       expect(statusesOf(responses)).toEqual([200, ...Array<number>(8).fill(409)]);
-      const moved = await onEveryNode(async (db) => Number((await db('attendance').where({ employee_id: employeeId }).where('in_time_utc', '>=', '2026-11-19').count({ n: '*' }).first())?.n));
+      const moved = await onEveryNode(async (db) =>
+        Number(
+          (await db('attendance').where({ employee_id: employeeId }).where('in_time_utc', '>=', '2026-11-19').count({ n: '*' }).first())?.n,
+        ),
+      );
       expect(moved).toEqual([1, 1, 1]);
     });
 
@@ -249,7 +274,12 @@ describe('on a 3-node MariaDB Galera cluster', () => {
 
       expect(statusesOf(responses)).toEqual(Array<number>(30).fill(200));
       const auditCount = async () =>
-        onEveryNode(async (db) => Number((await db('audit_log').where({ entity_type: 'employee', entity_id: employeeId, action: 'update' }).count({ n: '*' }).first())?.n));
+        onEveryNode(async (db) =>
+          Number(
+            (await db('audit_log').where({ entity_type: 'employee', entity_id: employeeId, action: 'update' }).count({ n: '*' }).first())
+              ?.n,
+          ),
+        );
       expect(await auditCount()).toEqual([30, 30, 30]);
 
       const replays = await Promise.all(Array.from({ length: 30 }, (_, index) => send(index + 1, index)));
@@ -262,7 +292,11 @@ describe('on a 3-node MariaDB Galera cluster', () => {
 
     it('refuses a token revoked through one node at once through every other node', async () => {
       for (let round = 0; round < 6; round++) {
-        const issued = await issueToken(first().db, first().instance.signingKey, { userId: admin.userId, name: `round ${round}`, now: first().clock.now() });
+        const issued = await issueToken(first().db, first().instance.signingKey, {
+          userId: admin.userId,
+          name: `round ${round}`,
+          now: first().clock.now(),
+        });
         const me = (node: number) => api(node).get(path('/employees/me')).auth(issued.token, { type: 'bearer' });
         expect((await me(round + 1)).status).toBe(200);
 

@@ -58,7 +58,12 @@ describe('a Galera node killed under load', () => {
     });
 
     /** Sends one write until it is answered 2xx, with the same Idempotency-Key each time. */
-    async function writeUntilAcknowledged(outcome: Outcome, send: (origin: string) => request.Test, stream: number, running: () => boolean) {
+    async function writeUntilAcknowledged(
+      outcome: Outcome,
+      send: (origin: string) => request.Test,
+      stream: number,
+      running: () => boolean,
+    ) {
       for (let attempt = 0; ; attempt++) {
         const origin = origins[(stream + attempt) % 2] as string;
         let res: request.Response;
@@ -73,7 +78,8 @@ describe('a Galera node killed under load', () => {
           outcome.acknowledgedAt.push(Date.now());
           return res;
         }
-        const retryable = (res.status === 503 && res.headers['retry-after']) || (res.status === 409 && res.body.code === 'idempotency_key_in_use');
+        const retryable =
+          (res.status === 503 && res.headers['retry-after']) || (res.status === 409 && res.body.code === 'idempotency_key_in_use');
         if (!retryable) {
           outcome.unexpected.push(`stream ${stream}: ${res.status} ${JSON.stringify(res.body)} retry-after=${res.headers['retry-after']}`);
           return undefined;
@@ -97,7 +103,14 @@ describe('a Galera node killed under load', () => {
             (origin) =>
               auth(request(origin).post(apps[0]?.api('/employees') as string))
                 .set('Idempotency-Key', key)
-                .send({ employee_id: code, first_name: 'Load', last_name: `Stream${stream}`, gender: 'Male', nationality: 1, birthday: '1990-01-01' }),
+                .send({
+                  employee_id: code,
+                  first_name: 'Load',
+                  last_name: `Stream${stream}`,
+                  gender: 'Male',
+                  nationality: 1,
+                  birthday: '1990-01-01',
+                }),
             stream,
             running,
           );
@@ -108,7 +121,10 @@ describe('a Galera node killed under load', () => {
           const kind = punchedIn ? 'out' : 'in';
           const res = await writeUntilAcknowledged(
             outcome,
-            (origin) => auth(request(origin).post(apps[0]?.api(`/attendance/punch-${kind}`) as string)).set('Idempotency-Key', key).send({ employee: employeeId }),
+            (origin) =>
+              auth(request(origin).post(apps[0]?.api(`/attendance/punch-${kind}`) as string))
+                .set('Idempotency-Key', key)
+                .send({ employee: employeeId }),
             stream,
             running,
           );
@@ -124,13 +140,18 @@ describe('a Galera node killed under load', () => {
       const dbs = nodes.map((node) => openDatabase({ client: 'mysql', url: `${cluster.nodes[node]?.serverUrl}/${database.name}` }));
       try {
         for (let waited = 0; waited < 100; waited++) {
-          const committed = await Promise.all(dbs.map(async (db) => (await db.raw("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'"))[0][0].Value));
+          const committed = await Promise.all(
+            dbs.map(async (db) => (await db.raw("SHOW GLOBAL STATUS LIKE 'wsrep_last_committed'"))[0][0].Value),
+          );
           if (new Set(committed).size === 1) break;
           await sleep(100);
         }
         return await Promise.all(
           dbs.map(async (db) => {
-            const rows = (await db.raw('CHECKSUM TABLE employees, attendance, audit_log, idempotency_keys, users, tokens'))[0] as Array<{ Table: string; Checksum: string }>;
+            const rows = (await db.raw('CHECKSUM TABLE employees, attendance, audit_log, idempotency_keys, users, tokens'))[0] as Array<{
+              Table: string;
+              Checksum: string;
+            }>;
             return Object.fromEntries(rows.map((row) => [row.Table.split('.')[1], String(row.Checksum)]));
           }),
         );
@@ -142,7 +163,10 @@ describe('a Galera node killed under load', () => {
     async function employeesOn(node: number, codes: string[]): Promise<Array<{ employee_id: string; n: number }>> {
       const db = openDatabase({ client: 'mysql', url: `${cluster.nodes[node]?.serverUrl}/${database.name}` });
       try {
-        const rows = await db('employees').whereIn('employee_id', codes).groupBy('employee_id').select('employee_id', db.raw('count(*) as n'));
+        const rows = await db('employees')
+          .whereIn('employee_id', codes)
+          .groupBy('employee_id')
+          .select('employee_id', db.raw('count(*) as n'));
         return rows.map((row: { employee_id: string; n: unknown }) => ({ employee_id: row.employee_id, n: Number(row.n) }));
       } finally {
         await db.destroy();
@@ -169,7 +193,10 @@ describe('a Galera node killed under load', () => {
       running = false;
       await Promise.all(streams);
 
-      expect({ unexpected: outcome.unexpected, errors: logLines.filter((line) => line.includes('unexpected error')) }).toEqual({ unexpected: [], errors: [] });
+      expect({ unexpected: outcome.unexpected, errors: logLines.filter((line) => line.includes('unexpected error')) }).toEqual({
+        unexpected: [],
+        errors: [],
+      });
       expect(outcome.statuses.filter((status) => status >= 300 && status !== 503 && status !== 409)).toEqual([]);
       const firstAfterKill = outcome.acknowledgedAt.find((at) => at > killedAt);
       expect(firstAfterKill).toBeDefined();
@@ -182,7 +209,8 @@ describe('a Galera node killed under load', () => {
       expect((firstAfterKill as number) - killedAt).toBeLessThan(20_000);
       expect(outcome.acknowledgedAt.some((at) => at > restartedAt + rejoinMs)).toBe(true);
 
-      for (const rows of onSurvivors) expect(rows).toEqual(expect.arrayContaining(codesBeforeRestart.map((code) => ({ employee_id: code, n: 1 }))));
+      for (const rows of onSurvivors)
+        expect(rows).toEqual(expect.arrayContaining(codesBeforeRestart.map((code) => ({ employee_id: code, n: 1 }))));
       for (const rows of onSurvivors) expect(rows).toHaveLength(codesBeforeRestart.length);
       // Every acknowledged employee exists exactly once on every node, the rejoined one included.
       const codes = outcome.created.map((entry) => entry.code);
@@ -198,7 +226,9 @@ describe('a Galera node killed under load', () => {
           const punches = outcome.punches.filter((punch) => punch.employeeId === employeeId);
           const rows = await db('attendance').where({ employee_id: employeeId }).select('out_time_utc');
           expect(rows).toHaveLength(punches.filter((punch) => punch.kind === 'in').length);
-          expect(rows.filter((row: { out_time_utc: string | null }) => row.out_time_utc === null)).toHaveLength(punches.at(-1)?.kind === 'in' ? 1 : 0);
+          expect(rows.filter((row: { out_time_utc: string | null }) => row.out_time_utc === null)).toHaveLength(
+            punches.at(-1)?.kind === 'in' ? 1 : 0,
+          );
         }
       } finally {
         await db.destroy();

@@ -37,7 +37,7 @@ describe.each(testDialects())('the HTTP layer on %s', (dialect) => {
 
   const get = (path: string, method: 'get' | 'head' = 'get') => request(t.app)[method](t.api(path)).auth(admin.token, { type: 'bearer' });
 
-  it('answers HEAD on every path that serves GET, with the GET answer\'s status and headers and no body', async () => {
+  it("answers HEAD on every path that serves GET, with the GET answer's status and headers and no body", async () => {
     const paths = served.filter((route) => route.methods.includes('GET')).map((route) => fill(route.path));
     expect(paths.length).toBeGreaterThan(20);
 
@@ -71,7 +71,9 @@ describe.each(testDialects())('the HTTP layer on %s', (dialect) => {
     t.app.requestTimeout = 1000;
     try {
       const answer = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(new URL(origin).port), '127.0.0.1', () => socket.write(`GET ${t.api('/echo')} HTTP/1.1\r\nHost: x\r\n`));
+        const socket = net.connect(Number(new URL(origin).port), '127.0.0.1', () =>
+          socket.write(`GET ${t.api('/echo')} HTTP/1.1\r\nHost: x\r\n`),
+        );
         let text = '';
         socket.on('data', (chunk) => (text += chunk.toString('utf8')));
         socket.on('close', () => resolve(text));

@@ -12,7 +12,9 @@ import { useFixture, useTestApp } from '../helpers/test-app';
  */
 describe.each(testDialects())('an IceHrm client on %s', (dialect) => {
   const t = useTestApp(dialect);
-  const admin = useFixture(() => createUser(t, 'admin', { employee: { first_name: 'Ada', last_name: 'Admin', work_email: 'ada@example.com' } }));
+  const admin = useFixture(() =>
+    createUser(t, 'admin', { employee: { first_name: 'Ada', last_name: 'Admin', work_email: 'ada@example.com' } }),
+  );
   beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
 
   it('creates an employee with IceHrm ids, lists, reads /me, punches in and out, and reads the summary', async () => {
@@ -94,11 +96,30 @@ describe.each(testDialects())('an IceHrm client on %s', (dialect) => {
     // The employee signs in to the app: /me with the account, then punches with the phone's position.
     const lala = await createUser(t, 'employee', { employee: Number(id) });
     const me = await asUser(t, lala).get('/employees/me');
-    expect(me.body).toMatchObject({ id, user_name: lala.username, user_email: `${code.toLowerCase()}@example.com`, user_level: 'Employee', can_login: 'Yes', current_time: '2026-11-20 12:00:00' });
+    expect(me.body).toMatchObject({
+      id,
+      user_name: lala.username,
+      user_email: `${code.toLowerCase()}@example.com`,
+      user_level: 'Employee',
+      can_login: 'Yes',
+      current_time: '2026-11-20 12:00:00',
+    });
 
-    const punchedIn = await asUser(t, lala).post('/attendance/punch-in', { employee: id, in_time: '2026-11-20 08:30:00', note: 'office', map_lat: '39.9612', map_lng: '-82.9988' });
+    const punchedIn = await asUser(t, lala).post('/attendance/punch-in', {
+      employee: id,
+      in_time: '2026-11-20 08:30:00',
+      note: 'office',
+      map_lat: '39.9612',
+      map_lng: '-82.9988',
+    });
     const open = await asUser(t, lala).get(`/employee/${id}/open-punch-in/today`);
-    const punchedOut = await asUser(t, lala).post('/attendance/punch-out', { employee: id, out_time: '2026-11-20 11:45:00', note: 'lunch', map_lat: 39.96, map_lng: -83 });
+    const punchedOut = await asUser(t, lala).post('/attendance/punch-out', {
+      employee: id,
+      out_time: '2026-11-20 11:45:00',
+      note: 'lunch',
+      map_lat: 39.96,
+      map_lng: -83,
+    });
     expect(punchedIn.status).toBe(201);
     expect(open.body).toEqual({ attendance: punchedIn.body, time: '2026-11-20 12:00:00' });
     expect(punchedOut.body).toMatchObject({

@@ -80,10 +80,14 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
     const body = newBody();
     const first = await create(key, body);
     // Simulate a first request that never completed: its claim is still in progress, lease over.
-    await t.db('idempotency_keys')
+    await t
+      .db('idempotency_keys')
       .where({ user_id: admin.userId, key_hash: sha256(key) })
       .update({ state: 'in_progress', response_status: null, response_body: null, locked_until: '2000-01-01 00:00:00.000' });
-    await t.db('employees').where({ id: Number(first.body.id) }).delete();
+    await t
+      .db('employees')
+      .where({ id: Number(first.body.id) })
+      .delete();
 
     const retry = await create(key, body);
 
@@ -134,8 +138,16 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
     const patchKey = unique('key-');
     const deleteKey = unique('key-');
     const patch = () =>
-      request(t.app).patch(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', patchKey).send({ city: 'Kyiv' });
-    const remove = () => request(t.app).delete(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', deleteKey);
+      request(t.app)
+        .patch(t.api(`/employees/${id}`))
+        .auth(admin.token, { type: 'bearer' })
+        .set('Idempotency-Key', patchKey)
+        .send({ city: 'Kyiv' });
+    const remove = () =>
+      request(t.app)
+        .delete(t.api(`/employees/${id}`))
+        .auth(admin.token, { type: 'bearer' })
+        .set('Idempotency-Key', deleteKey);
 
     expect((await patch()).status).toBe(200);
     expect((await patch()).headers['idempotent-replayed']).toBe('true');
@@ -154,15 +166,27 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
   });
 
   describe('answers that hold a secret are never stored', () => {
-    const storedRow = (user: TestUser, key: string) => t.db('idempotency_keys').where({ user_id: user.userId, key_hash: sha256(key) }).first();
+    const storedRow = (user: TestUser, key: string) =>
+      t
+        .db('idempotency_keys')
+        .where({ user_id: user.userId, key_hash: sha256(key) })
+        .first();
 
     it('POST /tokens: the row keeps no token, and a retry answers without one', async () => {
       const user = await createUser(t, 'employee');
       const key = unique('key-');
 
-      const first = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name: 'laptop' });
+      const first = await request(t.app)
+        .post(t.api('/tokens'))
+        .auth(user.token, { type: 'bearer' })
+        .set('Idempotency-Key', key)
+        .send({ name: 'laptop' });
       const row = await storedRow(user, key);
-      const retry = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name: 'laptop' });
+      const retry = await request(t.app)
+        .post(t.api('/tokens'))
+        .auth(user.token, { type: 'bearer' })
+        .set('Idempotency-Key', key)
+        .send({ name: 'laptop' });
       const retryWithNewToken = await request(t.app)
         .post(t.api('/tokens'))
         .auth(first.body.access_token, { type: 'bearer' })
@@ -188,7 +212,10 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
         return body ? req.send(body) : req;
       };
       const create = { url: 'https://93.184.215.14/hooks', events: ['employee.created'] };
-      const path = action === 'create' ? '/webhooks' : `/webhooks/${(await request(t.app).post(t.api('/webhooks')).auth(admin.token, { type: 'bearer' }).send(create)).body.id}/rotate-secret`;
+      const path =
+        action === 'create'
+          ? '/webhooks'
+          : `/webhooks/${(await request(t.app).post(t.api('/webhooks')).auth(admin.token, { type: 'bearer' }).send(create)).body.id}/rotate-secret`;
       const body = action === 'create' ? create : undefined;
 
       const first = await send(path, body);
@@ -207,7 +234,8 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
     it('POST /attendance/devices: the device token is not stored, and a retry is 409 without it', async () => {
       const key = unique('key-');
       const name = unique('door-');
-      const send = () => request(t.app).post(t.api('/attendance/devices')).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name });
+      const send = () =>
+        request(t.app).post(t.api('/attendance/devices')).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', key).send({ name });
 
       const first = await send();
       const devices = await t.db('attendance_devices').count({ n: '*' }).first();

@@ -79,29 +79,31 @@ describeWithMysql('hrm import icehrm', () => {
     });
 
     it('lists every row left out, one a line with the reason', () => {
-      expect(section(first, 'Left out')).toEqual([
-        'province 901 "ohio": US already has a province of that name here, under another id',
-        'job title 4: has no name',
-        'job title 5: the name "software engineer" is already job title 1',
-        'employee 7 (EMP007): last_name must not be empty',
-        'employee 9: employee_id is empty',
-        'user 4 (bad name!): username "bad name!" is not usable here (1 to 100 of A-Z a-z 0-9 . _ @ -)',
-        'attendance of employee 7 (1 record): the employee is not here (deleted in IceHrm, or left out)',
-        'attendance 1033 (employee 6, in 0000-00-00 00:00:00, out 2026-04-01 10:00:00): it has no in time',
-        'attendance 1030 (employee 6, in 2026-02-02 08:00:00, out 2026-02-03 12:00:00): out_time must be at most 24 hours after in_time (max_shift_hours)',
-        'attendance 1031 (employee 6, in 2026-02-05 10:00:00, out 2026-02-05 09:00:00): out_time must be after in_time',
-        'attendance 1032 (employee 6, in 2026-03-29 02:30:00, out 2026-03-29 10:00:00): 2026-03-29 02:30:00 does not exist in Europe/Berlin (the clocks skip it for daylight saving time)',
-        'attendance 1021 (employee 10, in 2026-02-02 16:00:00, out 2026-02-02 20:00:00): it overlaps record 1020',
-        'attendance 1060 (employee 11, in 2030-01-01 09:00:00, out 2030-01-01 17:00:00): in_time must not be more than 300 seconds in the future (punch_future_tolerance_seconds); out_time must not be more than 300 seconds in the future (punch_future_tolerance_seconds)',
-        'attendance 1010 (employee 4, in 2026-03-02 08:00:00, out none): it is open, but record 1011 begins later (one open record per employee: the latest)',
-      ].sort((a, b) => first.stdout.indexOf(a) - first.stdout.indexOf(b)));
+      expect(section(first, 'Left out')).toEqual(
+        [
+          'province 901 "ohio": US already has a province of that name here, under another id',
+          'job title 4: has no name',
+          'job title 5: the name "software engineer" is already job title 1',
+          'employee 7 (EMP007): last_name must not be empty',
+          'employee 9: employee_id is empty',
+          'user 4 (bad name!): username "bad name!" is not usable here (1 to 100 of A-Z a-z 0-9 . _ @ -)',
+          'attendance of employee 7 (1 record): the employee is not here (deleted in IceHrm, or left out)',
+          'attendance 1033 (employee 6, in 0000-00-00 00:00:00, out 2026-04-01 10:00:00): it has no in time',
+          'attendance 1030 (employee 6, in 2026-02-02 08:00:00, out 2026-02-03 12:00:00): out_time must be at most 24 hours after in_time (max_shift_hours)',
+          'attendance 1031 (employee 6, in 2026-02-05 10:00:00, out 2026-02-05 09:00:00): out_time must be after in_time',
+          'attendance 1032 (employee 6, in 2026-03-29 02:30:00, out 2026-03-29 10:00:00): 2026-03-29 02:30:00 does not exist in Europe/Berlin (the clocks skip it for daylight saving time)',
+          'attendance 1021 (employee 10, in 2026-02-02 16:00:00, out 2026-02-02 20:00:00): it overlaps record 1020',
+          'attendance 1060 (employee 11, in 2030-01-01 09:00:00, out 2030-01-01 17:00:00): in_time must not be more than 300 seconds in the future (punch_future_tolerance_seconds); out_time must not be more than 300 seconds in the future (punch_future_tolerance_seconds)',
+          'attendance 1010 (employee 4, in 2026-03-02 08:00:00, out none): it is open, but record 1011 begins later (one open record per employee: the latest)',
+        ].sort((a, b) => first.stdout.indexOf(a) - first.stdout.indexOf(b)),
+      );
     });
 
     it('notes every value it could not keep, never inventing a row', () => {
       expect(section(first, 'Imported differently')).toEqual(
         expect.arrayContaining([
           'employee 4 (EMP004): private_email "not-an-email" must be a valid e-mail address: left empty',
-          'employee 4 (EMP004): province 41 is in US, not in the employee\'s country DE: left empty',
+          "employee 4 (EMP004): province 41 is in US, not in the employee's country DE: left empty",
           'employee 8 (EMP008): job_title 4 is not a job title here (missing in IceHrm or left out): left empty',
           'employee 4 (EMP004): supervisor 500 is not an employee here (deleted in IceHrm, or left out): left empty',
           'employee 4 (EMP004): approver1 600 is not an employee here (deleted in IceHrm, or left out): left empty',
@@ -221,16 +223,18 @@ describeWithMysql('hrm import icehrm', () => {
     it('imports the company structure as departments, nested as in IceHrm', async () => {
       const rows = await t.db('departments').whereIn('id', [1, 2, 3, 4, 5]).orderBy('id').select('id', 'name', 'description', 'parent_id');
 
-      expect(rows.map((row) => ({ ...row, id: Number(row.id), parent_id: row.parent_id === null ? null : Number(row.parent_id) }))).toEqual([
-        { id: 1, name: 'Acme', description: 'The company', parent_id: null },
-        { id: 2, name: 'Berlin Office', description: null, parent_id: 1 },
-        { id: 3, name: 'Engineering', description: 'Builds things', parent_id: 2 },
-        { id: 4, name: 'Sales', description: null, parent_id: 1 },
-        { id: 5, name: 'sales (5)', description: null, parent_id: 2 },
-      ]);
+      expect(rows.map((row) => ({ ...row, id: Number(row.id), parent_id: row.parent_id === null ? null : Number(row.parent_id) }))).toEqual(
+        [
+          { id: 1, name: 'Acme', description: 'The company', parent_id: null },
+          { id: 2, name: 'Berlin Office', description: null, parent_id: 1 },
+          { id: 3, name: 'Engineering', description: 'Builds things', parent_id: 2 },
+          { id: 4, name: 'Sales', description: null, parent_id: 1 },
+          { id: 5, name: 'sales (5)', description: null, parent_id: 2 },
+        ],
+      );
     });
 
-    it('answers imported attendance field by field, the wall clock read in the employee\'s zone', async () => {
+    it("answers imported attendance field by field, the wall clock read in the employee's zone", async () => {
       const winter = await get('/attendance/1001');
       const summer = await get('/attendance/1002');
       const open = await get('/attendance/1003');
@@ -257,7 +261,12 @@ describeWithMysql('hrm import icehrm', () => {
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });
-      expect(summer.body).toMatchObject({ in_time: '2026-07-13 09:00:00', in_time_utc: '2026-07-13T07:00:00Z', out_time_utc: '2026-07-13T15:00:00Z', hours: 8 });
+      expect(summer.body).toMatchObject({
+        in_time: '2026-07-13 09:00:00',
+        in_time_utc: '2026-07-13T07:00:00Z',
+        out_time_utc: '2026-07-13T15:00:00Z',
+        hours: 8,
+      });
       expect(open.body).toMatchObject({ in_time: '2026-07-14 08:00:00', out_time: null, out_time_utc: null, hours: null, note: null });
       expect(night.body).toMatchObject({
         timezone: 'America/New_York',
@@ -272,7 +281,11 @@ describeWithMysql('hrm import icehrm', () => {
     });
 
     it('imports users without passwords, roles from the user level; a token makes them work at once', async () => {
-      const users = await t.db('users').whereIn('username', ['admin', 'max', 'zoe', 'ghost', 'vic', 'una']).orderBy('username').select('username', 'role', 'employee_id', 'password_hash');
+      const users = await t
+        .db('users')
+        .whereIn('username', ['admin', 'max', 'zoe', 'ghost', 'vic', 'una'])
+        .orderBy('username')
+        .select('username', 'role', 'employee_id', 'password_hash');
       const issued = await runHrm(t, ['token', 'issue', '--username', 'zoe']);
       const me = await request(t.app).get(t.api('/employees/me')).auth(issued.stdout.trim(), { type: 'bearer' });
 
@@ -312,25 +325,33 @@ describeWithMysql('hrm import icehrm', () => {
     afterAll(() => source.drop());
 
     it('rewrites only what changed, removes a record that now breaks the rules; --since reads only the attendance from that day', async () => {
-      await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1102, 11, '2026-07-20 08:00:00', NULL)");
+      await source.connection.query(
+        "INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1102, 11, '2026-07-20 08:00:00', NULL)",
+      );
       expect((await runHrm(t, ['import', 'icehrm', '--from', source.url])).code).toBe(0);
       // Wes punched out and in again: the record that was open is closed, a new one is open.
       await source.connection.query("UPDATE Attendance SET out_time = '2026-07-20 16:00:00' WHERE id = 1102");
-      await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1103, 11, '2026-07-21 08:00:00', NULL)");
+      await source.connection.query(
+        "INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1103, 11, '2026-07-21 08:00:00', NULL)",
+      );
       await source.connection.query("UPDATE Employees SET last_name = 'Renamed' WHERE id = 2");
       await source.connection.query("UPDATE Attendance SET note = 'Changed' WHERE id = 1002");
       await source.connection.query("UPDATE Attendance SET note = 'Too old to read' WHERE id = 1001");
-      await source.connection.query("INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1100, 3, '2026-08-03 09:00:00', '2026-08-03 17:00:00')");
+      await source.connection.query(
+        "INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1100, 3, '2026-08-03 09:00:00', '2026-08-03 17:00:00')",
+      );
 
       const rerun = await runHrm(t, ['import', 'icehrm', '--from', source.url, '--since', '2026-07-01']);
 
       expect(rerun.code).toBe(0);
       expect(countsOf(rerun, 'employees')).toEqual([10 + BULK_EMPLOYEES, 0, 1, 7 + BULK_EMPLOYEES, 2]);
       expect(countsOf(rerun, 'attendance')).toEqual([6, 2, 2, 0, 2]);
-      expect(await t.db('attendance').whereIn('id', [1102, 1103]).orderBy('id').select('id', 'out_time_local', 'open_employee_id')).toEqual([
-        { id: 1102, out_time_local: '2026-07-20 16:00:00', open_employee_id: null },
-        { id: 1103, out_time_local: null, open_employee_id: 11 },
-      ]);
+      expect(await t.db('attendance').whereIn('id', [1102, 1103]).orderBy('id').select('id', 'out_time_local', 'open_employee_id')).toEqual(
+        [
+          { id: 1102, out_time_local: '2026-07-20 16:00:00', open_employee_id: null },
+          { id: 1103, out_time_local: null, open_employee_id: 11 },
+        ],
+      );
       expect(section(rerun, 'Left out')).toContain(
         'attendance 1003 (employee 3, in 2026-07-14 08:00:00, out none): it is open, but record 1100 begins later (one open record per employee: the latest); an earlier run imported it: removed here',
       );
@@ -384,8 +405,15 @@ describeWithMysql('hrm import icehrm', () => {
       const own = await createEmployee(t, { employee_id: 'OWN1' });
       // A record of this server's whose id IceHrm's record 1001 also has.
       await t.db('attendance').insert({
-        id: 1001, employee_id: own, in_time_utc: '2026-01-05 08:00:00', in_time_local: '2026-01-05 08:00:00', out_time_utc: '2026-01-05 16:00:00',
-        out_time_local: '2026-01-05 16:00:00', timezone: 'UTC', created_at: '2026-01-05 16:00:00.000', updated_at: '2026-01-05 16:00:00.000',
+        id: 1001,
+        employee_id: own,
+        in_time_utc: '2026-01-05 08:00:00',
+        in_time_local: '2026-01-05 08:00:00',
+        out_time_utc: '2026-01-05 16:00:00',
+        out_time_local: '2026-01-05 16:00:00',
+        timezone: 'UTC',
+        created_at: '2026-01-05 16:00:00.000',
+        updated_at: '2026-01-05 16:00:00.000',
       });
       const tables = await tablesOf(t.db);
       const before = await snapshotDatabase(t.db, tables);
@@ -400,7 +428,9 @@ describeWithMysql('hrm import icehrm', () => {
       );
       expect(unchanged).toEqual([]);
       expect(merged.code).toBe(0);
-      expect(section(merged, 'Left out')).toContain(`employee ${own} (EMP00${own}): id ${own} is taken here by employee OWN1, which did not come from IceHrm`);
+      expect(section(merged, 'Left out')).toContain(
+        `employee ${own} (EMP00${own}): id ${own} is taken here by employee OWN1, which did not come from IceHrm`,
+      );
       expect(section(merged, 'Left out')).toContain(
         'attendance 1001 (employee 3, in 2026-01-12 09:00:00, out 2026-01-12 17:30:00): id 1001 is taken here by a record that did not come from IceHrm',
       );
@@ -409,7 +439,7 @@ describeWithMysql('hrm import icehrm', () => {
       expect(await t.db('attendance').where({ id: 1002 }).first()).toMatchObject({ employee_id: 3 });
     });
 
-    it('replaces the first start\'s ADMIN record; the admin user becomes IceHrm\'s admin and its token keeps working', async () => {
+    it("replaces the first start's ADMIN record; the admin user becomes IceHrm's admin and its token keeps working", async () => {
       const firstAdmin = await createFirstAdmin(t.instance, t.clock.now());
 
       const result = await runHrm(t, ['import', 'icehrm', '--from', icehrm.url]);
@@ -419,7 +449,7 @@ describeWithMysql('hrm import icehrm', () => {
       expect(section(result, 'Imported differently')).toEqual(
         expect.arrayContaining([
           "employee 1: this server's first-start record ADMIN (employee 1) makes room for it; the admin user stays",
-          'user 1 (admin): takes over this server\'s first-start user admin (its tokens keep working)',
+          "user 1 (admin): takes over this server's first-start user admin (its tokens keep working)",
         ]),
       );
       expect(me.status).toBe(200);
@@ -427,13 +457,23 @@ describeWithMysql('hrm import icehrm', () => {
     });
 
     it.each([
-      ['an unreachable database', () => 'mysql://root@127.0.0.1:1/icehrm', /^hrm: Cannot read the IceHrm database at 127\.0\.0\.1:1\/icehrm \(ECONNREFUSED\)\n$/],
-      ['a URL that is not mysql://', () => 'postgres://root@127.0.0.1/icehrm', /^hrm: --from must be a URL like mysql:\/\/user:password@host:3306\/icehrm\n$/],
+      [
+        'an unreachable database',
+        () => 'mysql://root@127.0.0.1:1/icehrm',
+        /^hrm: Cannot read the IceHrm database at 127\.0\.0\.1:1\/icehrm \(ECONNREFUSED\)\n$/,
+      ],
+      [
+        'a URL that is not mysql://',
+        () => 'postgres://root@127.0.0.1/icehrm',
+        /^hrm: --from must be a URL like mysql:\/\/user:password@host:3306\/icehrm\n$/,
+      ],
     ])('answers %s with one line and exit status 2, writing nothing', async (_, from, message) => {
       const tables = await tablesOf(t.db);
       const before = await snapshotDatabase(t.db, tables);
 
-      const consoleWrites = ['log', 'warn', 'error'].map((method) => jest.spyOn(console, method as 'log').mockImplementation(() => undefined));
+      const consoleWrites = ['log', 'warn', 'error'].map((method) =>
+        jest.spyOn(console, method as 'log').mockImplementation(() => undefined),
+      );
 
       const result = await runHrm(t, ['import', 'icehrm', '--from', from()]);
       const printedElsewhere = consoleWrites.flatMap((spy) => spy.mock.calls);
@@ -453,8 +493,16 @@ describeWithMysql('hrm import icehrm', () => {
         const lacking = await runHrm(t, ['import', 'icehrm', '--from', broken.url]);
         const badSince = await runHrm(t, ['import', 'icehrm', '--from', broken.url, '--since', '2026-02-30']);
 
-        expect(notIcehrm).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: it has no table Nationality\n$/) });
-        expect(lacking).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: table Attendance lacks in_time\n$/) });
+        expect(notIcehrm).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: it has no table Nationality\n$/),
+        });
+        expect(lacking).toEqual({
+          code: 2,
+          stdout: '',
+          stderr: expect.stringMatching(/^hrm: [^ ]+\/icehrm_t_\w+ is not an IceHrm database: table Attendance lacks in_time\n$/),
+        });
         expect(badSince).toEqual({ code: 2, stdout: '', stderr: 'hrm: --since must be a date YYYY-MM-DD\n' });
         expect(await countRows(t, 'employees')).toBe(0);
       } finally {
@@ -464,7 +512,7 @@ describeWithMysql('hrm import icehrm', () => {
     });
   });
 
-  describe.each(testDialects())('from IceHrm\'s base schema and older releases, on %s', (dialect) => {
+  describe.each(testDialects())("from IceHrm's base schema and older releases, on %s", (dialect) => {
     let t: TestApp;
     beforeEach(async () => {
       t = await startTestApp(dialect);
@@ -486,8 +534,19 @@ describeWithMysql('hrm import icehrm', () => {
         expect(notes).toHaveLength(11);
         expect(countsOf(result, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
         expect(countsOf(result, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
-        expect(await t.db('attendance').where({ id: 1001 }).first('note', 'latitude', 'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip')).toEqual({
-          note: 'Office', latitude: null, longitude: null, out_latitude: null, out_longitude: null, in_ip: null, out_ip: null,
+        expect(
+          await t
+            .db('attendance')
+            .where({ id: 1001 })
+            .first('note', 'latitude', 'longitude', 'out_latitude', 'out_longitude', 'in_ip', 'out_ip'),
+        ).toEqual({
+          note: 'Office',
+          latitude: null,
+          longitude: null,
+          out_latitude: null,
+          out_longitude: null,
+          in_ip: null,
+          out_ip: null,
         });
       } finally {
         await base.drop();
@@ -502,7 +561,10 @@ describeWithMysql('hrm import icehrm', () => {
         expect(result.code).toBe(0);
         expect(result.stdout).toMatch(/^Importing IceHrm 25\.0 \(migration 250012\) from /);
         expect(section(result, 'Imported differently').filter((line) => line.startsWith("IceHrm's database has no"))).toEqual([]);
-        expect(await t.db('attendance').where({ id: 1001 }).first('latitude', 'in_ip')).toEqual({ latitude: expect.anything(), in_ip: '10.0.0.3' });
+        expect(await t.db('attendance').where({ id: 1001 }).first('latitude', 'in_ip')).toEqual({
+          latitude: expect.anything(),
+          in_ip: '10.0.0.3',
+        });
       } finally {
         await old.drop();
       }
@@ -529,7 +591,7 @@ describeWithMysql('hrm import icehrm', () => {
       return { code, stdout, stderr };
     }
 
-    it('imports into the instance named by --instance; its admin token then answers as IceHrm\'s admin', async () => {
+    it("imports into the instance named by --instance; its admin token then answers as IceHrm's admin", async () => {
       const created = await hrm(['instance', 'create', 'moving-co']);
       const token = /^\s+(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(created.stdout)?.[1] as string;
 

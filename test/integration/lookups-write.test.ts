@@ -19,9 +19,17 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
   it.each([
     ['/departments', { name: 'Research', description: 'R&D' }, { name: 'Research', description: 'R&D', parent: null }],
     ['/job-titles', { name: 'Data Engineer', code: 'DE1' }, { name: 'Data Engineer', code: 'DE1', description: null }],
-    ['/pay-grades', { name: 'Grade X', currency: 'eur', min_salary: 1000, max_salary: '2500.50' }, { name: 'Grade X', currency: 'EUR', min_salary: '1000.00', max_salary: '2500.50' }],
+    [
+      '/pay-grades',
+      { name: 'Grade X', currency: 'eur', min_salary: 1000, max_salary: '2500.50' },
+      { name: 'Grade X', currency: 'EUR', min_salary: '1000.00', max_salary: '2500.50' },
+    ],
     ['/employment-statuses', { name: 'Freelance' }, { name: 'Freelance', description: null }],
-    ['/provinces', { name: 'Bavaria', code: 'BY', country: 'de' }, { name: 'Bavaria', code: 'BY', country: { type: 'Country', code: 'DE', display: 'Germany' } }],
+    [
+      '/provinces',
+      { name: 'Bavaria', code: 'BY', country: 'de' },
+      { name: 'Bavaria', code: 'BY', country: { type: 'Country', code: 'DE', display: 'Germany' } },
+    ],
   ])('lets an admin create, rename and delete %s', async (path, body, shape) => {
     const suffix = unique(' ');
     const created = await as(admin).post(path, { ...body, name: body.name + suffix });
@@ -64,21 +72,29 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     const res = await as(admin).delete(`${path}/${row.body.id}`);
 
     expectProblem(res, 409, 'in_use');
-    expect(await t.db(table).where({ id: Number(row.body.id) }).first('id')).toBeDefined();
+    expect(
+      await t
+        .db(table)
+        .where({ id: Number(row.body.id) })
+        .first('id'),
+    ).toBeDefined();
   });
 
-  it.each(['/employment-statuses', '/departments', '/job-titles'])('answers 409 duplicate for a name of %s already in use, in any case, and writes nothing', async (path) => {
-    const name = unique('Same ');
-    await as(admin).post(path, { name });
+  it.each(['/employment-statuses', '/departments', '/job-titles'])(
+    'answers 409 duplicate for a name of %s already in use, in any case, and writes nothing',
+    async (path) => {
+      const name = unique('Same ');
+      await as(admin).post(path, { name });
 
-    const res = await as(admin).post(path, { name: name.toUpperCase() });
+      const res = await as(admin).post(path, { name: name.toUpperCase() });
 
-    expect(expectProblem(res, 409, 'duplicate').errors).toEqual([{ field: 'name', message: 'is already in use' }]);
-    const list = await as(admin).get(`${path}?limit=100&page=1`);
-    expect(list.body.data.filter((row: { name: string }) => row.name.toLowerCase() === name.toLowerCase())).toHaveLength(1);
-  });
+      expect(expectProblem(res, 409, 'duplicate').errors).toEqual([{ field: 'name', message: 'is already in use' }]);
+      const list = await as(admin).get(`${path}?limit=100&page=1`);
+      expect(list.body.data.filter((row: { name: string }) => row.name.toLowerCase() === name.toLowerCase())).toHaveLength(1);
+    },
+  );
 
-  it('answers 409 duplicate when a department is renamed to another one\'s name', async () => {
+  it("answers 409 duplicate when a department is renamed to another one's name", async () => {
     const taken = await as(admin).post('/departments', { name: unique('Taken ') });
     const other = await as(admin).post('/departments', { name: unique('Other ') });
 
@@ -132,8 +148,12 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     const created = await as(admin).post('/provinces', { name: unique('Prov '), country: null });
     const cleared = await as(admin).put(`/provinces/${province.body.id}`, { country: '' });
 
-    expect(expectProblem(created, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'must be a two-letter ISO 3166-1 country code' }]);
-    expect(expectProblem(cleared, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'must be a two-letter ISO 3166-1 country code' }]);
+    expect(expectProblem(created, 422, 'validation_failed').errors).toEqual([
+      { field: 'country', message: 'must be a two-letter ISO 3166-1 country code' },
+    ]);
+    expect(expectProblem(cleared, 422, 'validation_failed').errors).toEqual([
+      { field: 'country', message: 'must be a two-letter ISO 3166-1 country code' },
+    ]);
     expect(await t.db('provinces').count({ n: '*' }).first()).toEqual(before);
     expect((await as(admin).get(`/provinces/${province.body.id}`)).body.country.code).toBe('FR');
   });
@@ -145,8 +165,12 @@ describe.each(testDialects())('changing reference tables on %s', (dialect) => {
     const unknown = await as(admin).post('/provinces', { name: unique('Prov '), country: 'ZZ' });
     const moved = await as(admin).put(`/provinces/${province.body.id}`, { country: 'ES' });
 
-    expect(expectProblem(unknown, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'is not a known ISO 3166-1 country code' }]);
-    expect(expectProblem(moved, 422, 'validation_failed').errors).toEqual([{ field: 'country', message: 'cannot change while employees live in this province' }]);
+    expect(expectProblem(unknown, 422, 'validation_failed').errors).toEqual([
+      { field: 'country', message: 'is not a known ISO 3166-1 country code' },
+    ]);
+    expect(expectProblem(moved, 422, 'validation_failed').errors).toEqual([
+      { field: 'country', message: 'cannot change while employees live in this province' },
+    ]);
   });
 
   it('answers 403 to anyone but an admin, and writes nothing', async () => {

@@ -23,8 +23,12 @@ describe.each(testDialects())('metrics on %s', (dialect) => {
   it('counts requests by route pattern and status, times them, and shows the database pool', async () => {
     const admin = await createUser(t, 'admin');
     const id = await createEmployee(t);
-    await request(t.app).get(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' });
-    await request(t.app).get(t.api(`/employees/${id}`)).auth(admin.token, { type: 'bearer' });
+    await request(t.app)
+      .get(t.api(`/employees/${id}`))
+      .auth(admin.token, { type: 'bearer' });
+    await request(t.app)
+      .get(t.api(`/employees/${id}`))
+      .auth(admin.token, { type: 'bearer' });
     await request(t.app).get(t.api('/employees/999999')).auth(admin.token, { type: 'bearer' });
 
     const text = await (await fetch(metricsUrl)).text();
@@ -32,7 +36,9 @@ describe.each(testDialects())('metrics on %s', (dialect) => {
     expect(text).toContain('hrm_http_requests_total{method="GET",route="/app/api/employees/:id",status="200"} 2');
     expect(text).toContain('hrm_http_requests_total{method="GET",route="/app/api/employees/:id",status="404"} 1');
     expect(text).toContain('hrm_http_request_duration_seconds_count{method="GET",route="/app/api/employees/:id",status="200"} 2');
-    expect(text).toContain('hrm_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/app/api/employees/:id",status="200"} 2');
+    expect(text).toContain(
+      'hrm_http_request_duration_seconds_bucket{le="+Inf",method="GET",route="/app/api/employees/:id",status="200"} 2',
+    );
     expect(text).toMatch(/hrm_db_pool_used\{database="main"\} \d+/);
     expect(text).toMatch(/hrm_process_cpu_user_seconds_total \d/);
     expect(text).not.toMatch(/route="[^"]*\/\d+"/);

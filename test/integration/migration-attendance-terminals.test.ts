@@ -27,7 +27,9 @@ describe.each(testDialects())('migration 0017_attendance_terminals on %s', (dial
       expect(row).toMatchObject({ id, attendance_device_id: null });
       await db('employees').where({ id }).update({ attendance_device_id: 'Card-7' });
       const other = { ...employeeColumns({ attendance_device_id: 'CARD-7' }), created_at: now, updated_at: now };
-      await expect(insertEmployee(db, other)).rejects.toMatchObject({ code: expect.stringMatching(/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE)$/) });
+      await expect(insertEmployee(db, other)).rejects.toMatchObject({
+        code: expect.stringMatching(/^(ER_DUP_ENTRY|SQLITE_CONSTRAINT_UNIQUE)$/),
+      });
     } finally {
       await db.destroy();
     }

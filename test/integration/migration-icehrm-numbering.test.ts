@@ -17,7 +17,15 @@ async function referencesOf(db: Db, ids: number[]) {
     .leftJoin('provinces as p', 'p.id', 'e.province_id')
     .whereIn('e.id', ids)
     .orderBy('e.id')
-    .select('e.id', 'e.nationality_id', 'n.name as nationality', 'e.province_id', 'p.country_code', 'p.name as province', 'e.updated_at')) as Array<Record<string, unknown>>;
+    .select(
+      'e.id',
+      'e.nationality_id',
+      'n.name as nationality',
+      'e.province_id',
+      'p.country_code',
+      'p.name as province',
+      'e.updated_at',
+    )) as Array<Record<string, unknown>>;
   return new Map(rows.map((row) => [Number(row.id), row]));
 }
 
@@ -36,7 +44,8 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
   const employee = async (columns: Record<string, unknown>) =>
     Number((await db('employees').insert({ ...employeeColumnsBefore0017(columns), created_at: BEFORE, updated_at: BEFORE }))[0]);
   const nationalityId = async (name: string) => Number((await db('nationalities').where({ name }).first('id')).id);
-  const provinceId = async (country: string, name: string) => Number((await db('provinces').where({ country_code: country, name }).first('id')).id);
+  const provinceId = async (country: string, name: string) =>
+    Number((await db('provinces').where({ country_code: country, name }).first('id')).id);
 
   it("moves an existing database to IceHrm's numbering; nobody changes nationality or province", async () => {
     await migrateThrough(db, '0011_employee_sort_indexes');
@@ -46,11 +55,27 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
     await db('provinces').where({ country_code: 'US', name: 'Wyoming' }).update({ name: 'Wyoming Territory' });
     await db('provinces').where({ country_code: 'US', name: 'Utah' }).delete();
     const people = {
-      canadianInOhio: await employee({ nationality_id: await nationalityId('Canadian'), country_code: 'US', province_id: await provinceId('US', 'Ohio') }),
-      emiratiInOntario: await employee({ nationality_id: await nationalityId('Emirati'), country_code: 'CA', province_id: await provinceId('CA', 'Ontario') }),
-      kosovarInBavaria: await employee({ nationality_id: await nationalityId('Kosovar'), country_code: 'DE', province_id: Number(bavaria) }),
+      canadianInOhio: await employee({
+        nationality_id: await nationalityId('Canadian'),
+        country_code: 'US',
+        province_id: await provinceId('US', 'Ohio'),
+      }),
+      emiratiInOntario: await employee({
+        nationality_id: await nationalityId('Emirati'),
+        country_code: 'CA',
+        province_id: await provinceId('CA', 'Ontario'),
+      }),
+      kosovarInBavaria: await employee({
+        nationality_id: await nationalityId('Kosovar'),
+        country_code: 'DE',
+        province_id: Number(bavaria),
+      }),
       afghanInTyrol: await employee({ nationality_id: await nationalityId('Afghan'), country_code: 'AT', province_id: 500 }),
-      zimbabweanInWyoming: await employee({ nationality_id: await nationalityId('Zimbabwean'), country_code: 'US', province_id: await provinceId('US', 'Wyoming Territory') }),
+      zimbabweanInWyoming: await employee({
+        nationality_id: await nationalityId('Zimbabwean'),
+        country_code: 'US',
+        province_id: await provinceId('US', 'Wyoming Territory'),
+      }),
       nowhere: await employee({}),
     };
     const ids = Object.values(people);
@@ -61,7 +86,12 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
 
     const of = (id: number) => after.get(id)!;
     expect(of(people.canadianInOhio)).toMatchObject({ nationality_id: 35, nationality: 'Canadian', province_id: 41, province: 'Ohio' });
-    expect(of(people.emiratiInOntario)).toMatchObject({ nationality_id: 56, nationality: 'Emirian', country_code: 'CA', province: 'Ontario' });
+    expect(of(people.emiratiInOntario)).toMatchObject({
+      nationality_id: 56,
+      nationality: 'Emirian',
+      country_code: 'CA',
+      province: 'Ontario',
+    });
     expect(of(people.kosovarInBavaria)).toMatchObject({ nationality: 'Kosovar', country_code: 'DE', province: 'Bavaria' });
     expect(of(people.afghanInTyrol)).toMatchObject({ nationality_id: 1, nationality: 'Afghan', province_id: 500, province: 'Tyrol' });
     expect(of(people.zimbabweanInWyoming)).toMatchObject({ nationality_id: 193, nationality: 'Zimbabwean', province: 'Wyoming Territory' });
@@ -74,12 +104,19 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
     // Same places, same country; only the employees whose ids moved show a change to a sync.
     for (const id of ids) expect(of(id).country_code).toBe(before.get(id)!.country_code);
     const changed = ids.filter((id) => of(id).updated_at !== BEFORE);
-    expect(changed.sort()).toEqual([people.canadianInOhio, people.emiratiInOntario, people.kosovarInBavaria, people.zimbabweanInWyoming].sort());
+    expect(changed.sort()).toEqual(
+      [people.canadianInOhio, people.emiratiInOntario, people.kosovarInBavaria, people.zimbabweanInWyoming].sort(),
+    );
 
     // IceHrm's tables are complete, the deleted Utah and the renamed Wyoming included.
-    const nationalities = (await db('nationalities').where('id', '<=', 193).orderBy('id').select('id', 'name')) as Array<{ id: number; name: string }>;
+    const nationalities = (await db('nationalities').where('id', '<=', 193).orderBy('id').select('id', 'name')) as Array<{
+      id: number;
+      name: string;
+    }>;
     expect(nationalities.map((row) => [Number(row.id), row.name])).toEqual(ICEHRM_NATIONALITIES.map(([id, name]) => [id, name]));
-    const provinces = (await db('provinces').where('id', '<=', 65).orderBy('id').select('id', 'country_code', 'code', 'name')) as Array<Record<string, unknown>>;
+    const provinces = (await db('provinces').where('id', '<=', 65).orderBy('id').select('id', 'country_code', 'code', 'name')) as Array<
+      Record<string, unknown>
+    >;
     expect(provinces.map((row) => [Number(row.id), row.country_code, row.code, row.name])).toEqual(ICEHRM_PROVINCES.map((row) => [...row]));
     expect(Number((await db('provinces').where({ country_code: 'US', name: 'Wyoming Territory' }).count({ n: '*' }).first())?.n)).toBe(1);
 
@@ -92,7 +129,23 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
     await migrateToLatest(db);
 
     const icehrmNames = new Set(ICEHRM_NATIONALITIES.map(([, name]) => name));
-    const renamed = ['Antiguan', 'Argentine', 'Botswanan', 'Djiboutian', 'Emirati', 'Icelandic', 'Kittitian and Nevisian', 'Maldivian', 'Monegasque', 'Sammarinese', 'Slovak', 'Surinamese', 'Trinidadian', 'Uzbek', 'Yemeni'];
+    const renamed = [
+      'Antiguan',
+      'Argentine',
+      'Botswanan',
+      'Djiboutian',
+      'Emirati',
+      'Icelandic',
+      'Kittitian and Nevisian',
+      'Maldivian',
+      'Monegasque',
+      'Sammarinese',
+      'Slovak',
+      'Surinamese',
+      'Trinidadian',
+      'Uzbek',
+      'Yemeni',
+    ];
     const ours = NATIONALITIES.filter((name) => !icehrmNames.has(name) && !renamed.includes(name));
     const nationalities = (await db('nationalities').orderBy('id').select('id', 'name')) as Array<{ id: number; name: string }>;
     expect(nationalities.map((row) => [Number(row.id), row.name])).toEqual([

@@ -16,7 +16,7 @@ describe.each(testDialects())('control migration 0002_instance_servers on %s', (
     await database.drop();
   });
 
-  it('puts the instances registered before it on the control database\'s own server, not moving', async () => {
+  it("puts the instances registered before it on the control database's own server, not moving", async () => {
     await migrateToLatest(db, { ...CONTROL_DATABASE_MIGRATIONS, migrations: CONTROL_MIGRATIONS.slice(0, 1) });
     await db('instances').insert([
       { name: 'acme', database_name: 'hrm_acme', created_at: '2026-01-05 09:00:00.000' },
@@ -26,8 +26,20 @@ describe.each(testDialects())('control migration 0002_instance_servers on %s', (
     await migrateToLatest(db, CONTROL_DATABASE_MIGRATIONS);
 
     expect(await listRegisteredInstances(db)).toEqual([
-      { name: 'acme', databaseName: 'hrm_acme', server: 'default', movingSince: null, createdAt: expect.stringMatching(/^2026-01-05 09:00:00/) },
-      { name: 'globex', databaseName: 'hrm_globex', server: 'default', movingSince: null, createdAt: expect.stringMatching(/^2026-01-06 09:00:00/) },
+      {
+        name: 'acme',
+        databaseName: 'hrm_acme',
+        server: 'default',
+        movingSince: null,
+        createdAt: expect.stringMatching(/^2026-01-05 09:00:00/),
+      },
+      {
+        name: 'globex',
+        databaseName: 'hrm_globex',
+        server: 'default',
+        movingSince: null,
+        createdAt: expect.stringMatching(/^2026-01-06 09:00:00/),
+      },
     ]);
   });
 });

@@ -32,7 +32,12 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
 
     await migrateToLatest(db);
 
-    const names = (await db('departments').whereIn('id', [first, second, third, other] as number[]).orderBy('id').select('name')).map((row: { name: string }) => row.name);
+    const names = (
+      await db('departments')
+        .whereIn('id', [first, second, third, other] as number[])
+        .orderBy('id')
+        .select('name')
+    ).map((row: { name: string }) => row.name);
     expect(names).toEqual(['Sales', `SALES (${second})`, `sales (${third})`, 'Support']);
     expect((await db('employees').where({ id: employee }).first('department_id')).department_id).toBe(second);
     expect(warn.mock.calls.map(([line]) => line)).toEqual([
@@ -65,7 +70,10 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
 
     const refused = await db('departments')
       .insert({ name: 'LEGAL' })
-      .then(() => 'inserted', (error: unknown) => String(error));
+      .then(
+        () => 'inserted',
+        (error: unknown) => String(error),
+      );
     expect(refused).toMatch(/unique|duplicate/i);
     expect(warn).not.toHaveBeenCalled();
   });

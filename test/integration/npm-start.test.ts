@@ -70,7 +70,11 @@ describe('npm start under a process manager', () => {
     const npmExited = new Promise<number | null>((resolve) => npm?.once('exit', (code) => resolve(code)));
 
     // npm start builds first; the server then logs its pid and prints where it listens.
-    const url = await until(() => /listening on (http:\/\/\S+)/.exec(output)?.[1], (found) => found !== undefined || npm?.exitCode !== null, 90_000);
+    const url = await until(
+      () => /listening on (http:\/\/\S+)/.exec(output)?.[1],
+      (found) => found !== undefined || npm?.exitCode !== null,
+      90_000,
+    );
     serverPid = Number(/"pid":(\d+)[^\n]*"msg":"server listening"/.exec(output)?.[1]);
     const port = Number(new URL(url ?? 'http://x').port);
     const health = await fetch(new URL('/healthz', url));
@@ -81,7 +85,11 @@ describe('npm start under a process manager', () => {
     process.kill(npm.pid as number, 'SIGTERM');
     const started = Date.now();
     const code = await npmExited;
-    const stillRunning = await until(() => isRunning(serverPid as number), (running) => !running, 12_000);
+    const stillRunning = await until(
+      () => isRunning(serverPid as number),
+      (running) => !running,
+      12_000,
+    );
 
     expect(stillRunning).toBe(false);
     expect(code).toBe(0);

@@ -30,8 +30,14 @@ describe('docs/openapi.json', () => {
       for (const path of paths) {
         const documented = Object.keys(document.paths?.[path] ?? {}).filter((key) => key !== 'servers');
         // OPTIONS on a path under the base lists what it serves; the health checks serve GET.
-        const allow = path.startsWith('/healthz') || path.startsWith('/readyz') ? 'GET' : (await request(t.app).options(t.api(path.replace(/\{\w+\}/g, '1')))).headers.allow;
-        const served = String(allow).split(', ').filter((method) => method !== 'HEAD' && method !== 'OPTIONS').map((method) => method.toLowerCase());
+        const allow =
+          path.startsWith('/healthz') || path.startsWith('/readyz')
+            ? 'GET'
+            : (await request(t.app).options(t.api(path.replace(/\{\w+\}/g, '1')))).headers.allow;
+        const served = String(allow)
+          .split(', ')
+          .filter((method) => method !== 'HEAD' && method !== 'OPTIONS')
+          .map((method) => method.toLowerCase());
         expect({ path, methods: documented.sort() }).toEqual({ path, methods: served.sort() });
       }
     } finally {
@@ -52,7 +58,11 @@ describe('docs/openapi.json', () => {
     const items = Object.entries(document.paths ?? {});
 
     // Both tools resolve every path under the document's server and ignore `servers` elsewhere.
-    expect(items.filter(([, item]) => 'servers' in item || Object.values(item).some((operation) => typeof operation === 'object' && 'servers' in operation))).toEqual([]);
+    expect(
+      items.filter(
+        ([, item]) => 'servers' in item || Object.values(item).some((operation) => typeof operation === 'object' && 'servers' in operation),
+      ),
+    ).toEqual([]);
     expect(items.map(([path]) => path).filter((path) => !served.has(path))).toEqual([]);
     // The health checks are served at the root, outside the document, and documented beside it.
     const api = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'api.md'), 'utf8');
@@ -73,11 +83,15 @@ describe('what docs/openapi.json promises generated clients', () => {
 
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(operations.length);
-    expect(operations.find(({ path, method }) => path === '/employees/{id}' && method === 'patch')?.operation.operationId).toBe('patchEmployee');
+    expect(operations.find(({ path, method }) => path === '/employees/{id}' && method === 'patch')?.operation.operationId).toBe(
+      'patchEmployee',
+    );
   });
 
   it('has bearer as the root security, and says security: [] exactly on the public operations', () => {
-    const publicOperations = operations.filter(({ operation }) => operation.security.length === 0).map(({ path, method }) => `${method} ${path}`);
+    const publicOperations = operations
+      .filter(({ operation }) => operation.security.length === 0)
+      .map(({ path, method }) => `${method} ${path}`);
 
     expect(document.security).toEqual([{ bearer: [] }]);
     expect(publicOperations.sort()).toEqual(
@@ -126,7 +140,11 @@ describe.each(testDialects())('the response headers docs/openapi.json declares, 
     const declared = Object.keys((document.paths as any)[path][method].responses[String(res.status)].headers ?? {});
     expect(declared.length).toBeGreaterThan(0);
     for (const name of declared.filter((header) => !optional.includes(header))) {
-      expect({ status: res.status, header: name, sent: res.headers[name.toLowerCase()] !== undefined }).toEqual({ status: res.status, header: name, sent: true });
+      expect({ status: res.status, header: name, sent: res.headers[name.toLowerCase()] !== undefined }).toEqual({
+        status: res.status,
+        header: name,
+        sent: true,
+      });
     }
     return declared;
   }
@@ -136,11 +154,20 @@ describe.each(testDialects())('the response headers docs/openapi.json declares, 
     const unauthenticated = await request(t.app).get(t.api('/employees/me'));
     const wrongMethod = await request(t.app).delete(t.api('/employees')).auth(admin.token, { type: 'bearer' });
     const create = () =>
-      request(t.app).post(t.api('/departments')).auth(admin.token, { type: 'bearer' }).set('Idempotency-Key', 'headers-1').send({ name: 'Header checks' });
+      request(t.app)
+        .post(t.api('/departments'))
+        .auth(admin.token, { type: 'bearer' })
+        .set('Idempotency-Key', 'headers-1')
+        .send({ name: 'Header checks' });
     const created = await create();
     const replayed = await create();
 
-    expect(expectDeclaredHeaders(unauthenticated, '/employees/me', 'get')).toEqual(['X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate']);
+    expect(expectDeclaredHeaders(unauthenticated, '/employees/me', 'get')).toEqual([
+      'X-Request-Id',
+      'RateLimit',
+      'RateLimit-Policy',
+      'WWW-Authenticate',
+    ]);
     // DELETE is no operation of /employees: its 405 is the one every operation there declares.
     expect(wrongMethod.status).toBe(405);
     expect(expectDeclaredHeaders(wrongMethod, '/employees', 'get')).toContain('Allow');
@@ -194,7 +221,7 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
     expect(init.text).toContain('validatorUrl: null');
   });
 
-  it('sends /docs/ to /docs, where the page\'s relative URLs resolve', async () => {
+  it("sends /docs/ to /docs, where the page's relative URLs resolve", async () => {
     const res = await request(t.app).get(t.api('/docs/'));
 
     expect(res.status).toBe(301);
@@ -203,7 +230,7 @@ describe.each(testDialects())('the served documentation on %s', (dialect) => {
     expect(res.text).toBe('');
   });
 
-  it('answers 404 for files that are not the page\'s', async () => {
+  it("answers 404 for files that are not the page's", async () => {
     expectProblem(await request(t.app).get(t.api('/docs/package.json')), 404, 'not_found');
     expectProblem(await request(t.app).get(t.api('/docs/..%2F..%2Fpackage.json')), 404, 'not_found');
     // Names of Object.prototype's members are files like any other: not found.
@@ -227,7 +254,11 @@ describe.each(testDialects())('the served documentation in cloud mode on %s', (d
 
     expect(alpha.status).toBe(200);
     expect(alpha.body.servers).toEqual([
-      { url: '/api/{instance}', variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } }, 'x-internal': false },
+      {
+        url: '/api/{instance}',
+        variables: { instance: { default: 'alpha', description: 'The instance (customer) name' } },
+        'x-internal': false,
+      },
     ]);
     expect(beta.status).toBe(200);
     expect(beta.body.servers[0].variables.instance.default).toBe('beta');
@@ -255,8 +286,16 @@ describe.each(testDialects())('punch-log entries docs/openapi.json accepts, and 
     ['employee as a number, log_id as a number', () => ({ log_id: 9001 + sequence, employee, time: time() }), true],
     ['employee as text, log_id as text', () => ({ log_id: `t-${sequence}`, employee: String(employee), time: time() }), true],
     ['attendance_device_id as a number', () => ({ log_id: 9101 + sequence, attendance_device_id: badge, time: time() }), true],
-    ['attendance_device_id as text', () => ({ log_id: `b-${sequence}`, attendance_device_id: String(badge), time: time(), direction: 'in' }), true],
-    ['both employee and attendance_device_id', () => ({ log_id: `x-${sequence}`, employee, attendance_device_id: String(badge), time: time() }), false],
+    [
+      'attendance_device_id as text',
+      () => ({ log_id: `b-${sequence}`, attendance_device_id: String(badge), time: time(), direction: 'in' }),
+      true,
+    ],
+    [
+      'both employee and attendance_device_id',
+      () => ({ log_id: `x-${sequence}`, employee, attendance_device_id: String(badge), time: time() }),
+      false,
+    ],
     ['neither employee nor attendance_device_id', () => ({ log_id: `y-${sequence}`, time: time() }), false],
     ['employee 0', () => ({ log_id: `z-${sequence}`, employee: 0, time: time() }), false],
     ['employee 2.5', () => ({ log_id: `z-${sequence}`, employee: 2.5, time: time() }), false],

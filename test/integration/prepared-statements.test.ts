@@ -10,7 +10,11 @@ describe.each(testDialects())('prepared statements in transactions on %s', (dial
 
   const auditRowsOf = (requestId: string) => t.db('audit_log').where({ request_id: requestId }).select('id', 'action');
   const write = (db: TestApp['db'], requestId: string) =>
-    writeAudit(db, { action: 'update', entityType: 'employee', entityId: 1, fields: ['city'] }, { caller: undefined, requestId, now: t.clock.now() });
+    writeAudit(
+      db,
+      { action: 'update', entityType: 'employee', entityId: 1, fields: ['city'] },
+      { caller: undefined, requestId, now: t.clock.now() },
+    );
 
   it('writes nothing when the transaction rolls back, and its row when it commits', async () => {
     const rolledBack = unique('rolled-back-');

@@ -21,7 +21,8 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
   /** A token row of a new user with the given dates, as `hrm token issue` would leave it. */
   const tokenRow = async (dates: { created?: number; expires: number; revoked?: number }) => {
     const user = await createUser(t, 'employee');
-    await t.db('api_tokens')
+    await t
+      .db('api_tokens')
       .where({ id: user.tokenId })
       .update({
         created_at: ago(dates.created ?? 200 * 24 * HOUR),
@@ -133,7 +134,7 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 });
 
 describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
-  it('purges every registered instance, and the control database\'s rate-limit counts', async () => {
+  it("purges every registered instance, and the control database's rate-limit counts", async () => {
     const c = await startCloudTestApp(dialect);
     const schedule: PurgeSchedule = { stop: async () => undefined };
     try {
@@ -142,7 +143,8 @@ describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
       const dbs = [await c.control.openInstanceDb('north'), await c.control.openInstanceDb('south')];
       // The control database's counts too (RATE_LIMIT_STORE=database in cloud mode), with a fresh
       // one that stays.
-      for (const db of [...dbs, c.control.db]) await db('rate_limits').insert({ limit_key: 'old', window_start: c.clock.now().getTime() - 2 * HOUR, hits: 1 });
+      for (const db of [...dbs, c.control.db])
+        await db('rate_limits').insert({ limit_key: 'old', window_start: c.clock.now().getTime() - 2 * HOUR, hits: 1 });
       await c.control.db('rate_limits').insert({ limit_key: 'fresh', window_start: c.clock.now().getTime(), hits: 1 });
       const remaining = async () => {
         let rows = 0;
@@ -157,7 +159,8 @@ describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
         clock: c.clock,
         logger: createLogger({ logLevel: 'silent' }),
       }).stop;
-      for (let waited = 0; waited < 5000 && (await remaining()) > 0; waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+      for (let waited = 0; waited < 5000 && (await remaining()) > 0; waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
 
       expect(await remaining()).toBe(0);
       expect(await c.control.db('rate_limits').pluck('limit_key')).toEqual(['fresh']);
@@ -167,4 +170,3 @@ describe.each(testDialects())('the purge in cloud mode on %s', (dialect) => {
     }
   });
 });
-

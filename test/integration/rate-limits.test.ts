@@ -80,7 +80,10 @@ describe.each(testDialects())('rate limits on %s', (dialect) => {
 
   describe('in cloud mode with RATE_LIMIT_STORE=database', () => {
     it("counts in the control database (its migration 0003 holds the table) across the instances' names", async () => {
-      const c = await startCloudTestApp(dialect, { env: { RATE_LIMIT_PER_IP: '2', RATE_LIMIT_STORE: 'database' }, rateLimitsInControl: true });
+      const c = await startCloudTestApp(dialect, {
+        env: { RATE_LIMIT_PER_IP: '2', RATE_LIMIT_STORE: 'database' },
+        rateLimitsInControl: true,
+      });
       try {
         await c.createInstance('north');
         // Without a token (cloud mode's echo needs one): counted per client address.
@@ -166,7 +169,12 @@ describe('rate limits across processes sharing Redis (RATE_LIMIT_STORE=redis)', 
     if (!redisAvailable) return;
     const target = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
     const proxy = await TcpProxy.create({ host: target.hostname, port: Number(target.port || 6379) });
-    const client = new Redis(`redis://127.0.0.1:${proxy.port}`, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 500, retryStrategy: () => 100 });
+    const client = new Redis(`redis://127.0.0.1:${proxy.port}`, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 500,
+      retryStrategy: () => 100,
+    });
     const t = await startTestApp('sqlite', {
       env: { RATE_LIMIT_PER_TOKEN: '2', JWT_SECRET: randomBytes(24).toString('hex') },
       rateLimitStore: { kind: 'redis', client },
@@ -176,7 +184,8 @@ describe('rate limits across processes sharing Redis (RATE_LIMIT_STORE=redis)', 
       const me = async () => (await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' })).status;
       const whileDown = [await me(), await me(), await me()];
       await proxy.up();
-      for (let waited = 0; client.status !== 'ready' && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let waited = 0; client.status !== 'ready' && waited < 5000; waited += 50)
+        await new Promise((resolve) => setTimeout(resolve, 50));
 
       const afterwards = [await me(), await me(), await me()];
 
@@ -191,12 +200,18 @@ describe('rate limits across processes sharing Redis (RATE_LIMIT_STORE=redis)', 
 
   it('lets requests through, unlimited, while Redis is unreachable', async () => {
     if (!redisAvailable) return;
-    const unreachable = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const unreachable = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     const t = await startTestApp('sqlite', { env: { RATE_LIMIT_PER_TOKEN: '1' }, rateLimitStore: { kind: 'redis', client: unreachable } });
     try {
       const user = await createUser(t, 'employee');
       const statuses = [];
-      for (let i = 0; i < 3; i++) statuses.push((await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' })).status);
+      for (let i = 0; i < 3; i++)
+        statuses.push((await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' })).status);
 
       expect(statuses).toEqual([200, 200, 200]);
     } finally {

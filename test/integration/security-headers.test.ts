@@ -10,7 +10,10 @@ describe.each(testDialects())('security headers and CORS on %s', (dialect) => {
     it('sends no-store, nosniff, a deny-all CSP and no framework banner', async () => {
       const user = await createUser(t, 'employee');
 
-      for (const res of [await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' }), await request(t.app).get(t.api('/nope'))]) {
+      for (const res of [
+        await request(t.app).get(t.api('/employees/me')).auth(user.token, { type: 'bearer' }),
+        await request(t.app).get(t.api('/nope')),
+      ]) {
         expect(res.headers['cache-control']).toBe('no-store');
         expect(res.headers['x-content-type-options']).toBe('nosniff');
         expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");

@@ -71,14 +71,16 @@ describe.each(testDialects())('the server with WORKERS=2 on %s', (dialect) => {
       const token = server.firstAdminToken() as string;
       workers = childrenOf(primary);
       expect(workers).toHaveLength(2);
-      for (const worker of workers) expect(fs.readFileSync(`/proc/${worker}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
+      for (const worker of workers)
+        expect(fs.readFileSync(`/proc/${worker}/cmdline`, 'utf8').split('\0')).toEqual(expect.arrayContaining([...SERVER_NODE_FLAGS]));
 
       expect(await hrm({ DATABASE_URL: database.url }, ['api', 'enable'])).toMatchObject({ code: 0 });
       const { origin, pathname } = new URL(server.apiUrl);
       expect(await until(async () => (await send(origin, `${pathname}/echo`)).status === 200)).toBe(true);
       // A new connection per request: the primary hands connections to the workers in turn.
       const statuses = [];
-      for (let i = 0; i < 20; i++) statuses.push((await send(origin, `${pathname}/employees/me`, { headers: { Authorization: `Bearer ${token}` } })).status);
+      for (let i = 0; i < 20; i++)
+        statuses.push((await send(origin, `${pathname}/employees/me`, { headers: { Authorization: `Bearer ${token}` } })).status);
 
       expect(statuses).toEqual(Array(20).fill(200));
       expect(await until(() => pidsInAccessLog(server.output()).size === 2)).toBe(true);

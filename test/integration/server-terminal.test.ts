@@ -54,7 +54,10 @@ async function until<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 
     const exited = new Promise<void>((resolve) => terminal?.once('exit', () => resolve()));
 
     // The terminal turns \n into \r\n.
-    const text = await until(() => output.replace(/\r\n/g, '\n'), (seen) => seen.includes('Then try:'));
+    const text = await until(
+      () => output.replace(/\r\n/g, '\n'),
+      (seen) => seen.includes('Then try:'),
+    );
     serverPid = Number(/ INFO \((\d+)\): server listening/.exec(text)?.[1]);
     const apiUrl = /HRM API listening on (http:\/\/\S+)/.exec(text)?.[1] as string;
     const token = /^ {2}(eyJ[\w-]+\.[\w-]+\.[\w-]+)$/m.exec(text)?.[1];
@@ -66,10 +69,16 @@ async function until<T>(read: () => T, done: (value: T) => boolean, timeoutMs = 
     expect(token).toBeDefined();
     expect(fs.existsSync(tokenFile)).toBe(false);
     const sink = { write: () => true };
-    await runCli(['api', 'enable'], { stdout: sink, stderr: sink, env: { DATABASE_URL: databaseUrl }, readStdin: async () => '', clock: systemClock });
+    await runCli(['api', 'enable'], {
+      stdout: sink,
+      stderr: sink,
+      env: { DATABASE_URL: databaseUrl },
+      readStdin: async () => '',
+      clock: systemClock,
+    });
     // Running servers see the setting within 2 seconds.
     let status = 0;
-    for (const started = Date.now(); status !== 200 && Date.now() - started < 5000; ) {
+    for (const started = Date.now(); status !== 200 && Date.now() - started < 5000;) {
       status = (await fetch(`${apiUrl}/employees/me`, { headers: { Authorization: `Bearer ${token}` } })).status;
       if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
     }

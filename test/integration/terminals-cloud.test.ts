@@ -13,7 +13,10 @@ describe.each(testDialects())('attendance terminals in cloud mode on %s', (diale
   it("takes a device's uploads on its own instance only, and keeps its token off the other routes there", async () => {
     const acme = await t.createInstance('acme');
     const globex = await t.createInstance('globex');
-    const employee = await request(t.app).post(t.api('acme', '/employees')).auth(acme, { type: 'bearer' }).send({ employee_id: 'T1', first_name: 'Tess', last_name: 'Terminal', attendance_device_id: '4711' });
+    const employee = await request(t.app)
+      .post(t.api('acme', '/employees'))
+      .auth(acme, { type: 'bearer' })
+      .send({ employee_id: 'T1', first_name: 'Tess', last_name: 'Terminal', attendance_device_id: '4711' });
     expect(employee.status).toBe(201);
     expect(employee.body.attendance_device_id).toBe('4711');
     const device = await request(t.app).post(t.api('acme', '/attendance/devices')).auth(acme, { type: 'bearer' }).send({ name: 'Gate' });

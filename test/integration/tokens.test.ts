@@ -36,7 +36,13 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expect(res.status).toBe(200);
       expect(res.headers['cache-control']).toBe('no-store');
       expect(res.headers.pragma).toBe('no-cache');
-      expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 180 * 86400, scope: 'employee', id: expect.any(String) });
+      expect(res.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'bearer',
+        expires_in: 180 * 86400,
+        scope: 'employee',
+        id: expect.any(String),
+      });
       expect(jwt.decode(res.body.access_token)).toMatchObject({ sub: String(user.userId), jti: res.body.id });
       expect((await me(res.body.access_token)).body.id).toBe(String(user.employeeId));
     });
@@ -96,7 +102,13 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       const user = await withPassword();
       const tokensBefore = Number((await t.db('api_tokens').count({ n: '*' }).first())?.n);
 
-      for (const variant of [`${user.username} `, ` ${user.username}`, `${user.username}\u00a0`, `${user.username}\t`, `${user.username}%`]) {
+      for (const variant of [
+        `${user.username} `,
+        ` ${user.username}`,
+        `${user.username}\u00a0`,
+        `${user.username}\t`,
+        `${user.username}%`,
+      ]) {
         const res = await grant({ grant_type: 'password', username: variant, password: PASSWORD });
 
         const body = expectProblem(res, 400, 'invalid_request');
@@ -132,7 +144,10 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
     it('issues a new token and revokes the one that asked', async () => {
       const user = await createUser(t, 'employee');
 
-      const res = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ name: 'laptop', expires_in: 3600 });
+      const res = await request(t.app)
+        .post(t.api('/tokens'))
+        .auth(user.token, { type: 'bearer' })
+        .send({ name: 'laptop', expires_in: 3600 });
 
       expect(res.status).toBe(201);
       expect(res.headers.location).toBe(t.api(`/tokens/${res.body.id}`));
@@ -147,7 +162,10 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       const bad = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ expires_in: 5, colour: 'red' });
       const count = Number((await t.db('api_tokens').where({ user_id: user.userId }).count({ n: '*' }).first())?.n);
 
-      expect(expectProblem(bad, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual(['expires_in', 'colour']);
+      expect(expectProblem(bad, 422, 'validation_failed').errors.map((error: { field: string }) => error.field)).toEqual([
+        'expires_in',
+        'colour',
+      ]);
       expect(count).toBe(1);
       expect((await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' })).status).toBe(201);
     });
@@ -156,9 +174,14 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
   describe('GET /tokens/{id}', () => {
     it("answers what POST /tokens's Location names: the new token's metadata, never the token string", async () => {
       const user = await createUser(t, 'employee');
-      const rotated = await request(t.app).post(t.api('/tokens')).auth(user.token, { type: 'bearer' }).send({ name: 'laptop', expires_in: 3600 });
+      const rotated = await request(t.app)
+        .post(t.api('/tokens'))
+        .auth(user.token, { type: 'bearer' })
+        .send({ name: 'laptop', expires_in: 3600 });
 
-      const res = await request(t.app).get(rotated.headers.location as string).auth(rotated.body.access_token, { type: 'bearer' });
+      const res = await request(t.app)
+        .get(rotated.headers.location as string)
+        .auth(rotated.body.access_token, { type: 'bearer' });
 
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
@@ -176,12 +199,22 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
 
     it("answers a revoked token of the caller's as revoked, and 404 for an unknown or malformed id", async () => {
       const user = await createUser(t, 'employee');
-      const get = (id: string) => request(t.app).get(t.api(`/tokens/${id}`)).auth(user.token, { type: 'bearer' });
+      const get = (id: string) =>
+        request(t.app)
+          .get(t.api(`/tokens/${id}`))
+          .auth(user.token, { type: 'bearer' });
       const mine = (await runHrm(t, ['token', 'issue', '--username', user.username])).stdout.trim();
       const mineId = (jwt.decode(mine) as { jti: string }).jti;
-      await request(t.app).delete(t.api(`/tokens/${mineId}`)).auth(user.token, { type: 'bearer' });
+      await request(t.app)
+        .delete(t.api(`/tokens/${mineId}`))
+        .auth(user.token, { type: 'bearer' });
 
-      expect((await get(mineId)).body).toMatchObject({ id: mineId, state: 'revoked', current: false, revoked_at: t.clock.now().toISOString() });
+      expect((await get(mineId)).body).toMatchObject({
+        id: mineId,
+        state: 'revoked',
+        current: false,
+        revoked_at: t.clock.now().toISOString(),
+      });
       expectProblem(await get('00000000-0000-4000-8000-000000000000'), 404, 'not_found');
       expectProblem(await get('not-a-token'), 404, 'not_found');
     });
@@ -190,9 +223,14 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       const user = await createUser(t, 'employee');
       const manager = await createUser(t, 'manager');
       const admin = await createUser(t, 'admin');
-      const get = (as: TestUser) => request(t.app).get(t.api(`/tokens/${user.tokenId}`)).auth(as.token, { type: 'bearer' });
+      const get = (as: TestUser) =>
+        request(t.app)
+          .get(t.api(`/tokens/${user.tokenId}`))
+          .auth(as.token, { type: 'bearer' });
 
-      const unknown = await request(t.app).get(t.api('/tokens/00000000-0000-4000-8000-000000000000')).auth(manager.token, { type: 'bearer' });
+      const unknown = await request(t.app)
+        .get(t.api('/tokens/00000000-0000-4000-8000-000000000000'))
+        .auth(manager.token, { type: 'bearer' });
       const asManager = await get(manager);
       const asAdmin = await get(admin);
 
@@ -227,7 +265,7 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expectProblem(await request(t.app).get(t.api('/tokens?limit=201')).auth(user.token, { type: 'bearer' }), 400, 'invalid_query');
     });
 
-    it('lists the caller\'s tokens without the token strings, marking the current one', async () => {
+    it("lists the caller's tokens without the token strings, marking the current one", async () => {
       const user = await createUser(t, 'employee');
       const second = await runHrm(t, ['token', 'issue', '--username', user.username, '--name', 'cli']);
 
@@ -250,27 +288,45 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       const other = (await runHrm(t, ['token', 'issue', '--username', user.username])).stdout.trim();
       const otherId = (jwt.decode(other) as { jti: string }).jti;
 
-      const res = await request(t.app).delete(t.api(`/tokens/${otherId}`)).auth(user.token, { type: 'bearer' });
+      const res = await request(t.app)
+        .delete(t.api(`/tokens/${otherId}`))
+        .auth(user.token, { type: 'bearer' });
 
       expect(res.body).toEqual({ id: otherId });
       expectProblem(await me(other), 401, 'invalid_token');
     });
 
-    it('answers 404 for someone else\'s token, and 403 for listing someone else\'s, to non-admins', async () => {
+    it("answers 404 for someone else's token, and 403 for listing someone else's, to non-admins", async () => {
       const user = await createUser(t, 'employee');
       const victim = await createUser(t, 'employee');
 
-      expectProblem(await request(t.app).delete(t.api(`/tokens/${victim.tokenId}`)).auth(user.token, { type: 'bearer' }), 404, 'not_found');
-      expectProblem(await request(t.app).get(t.api(`/tokens?username=${victim.username}`)).auth(user.token, { type: 'bearer' }), 403, 'forbidden');
+      expectProblem(
+        await request(t.app)
+          .delete(t.api(`/tokens/${victim.tokenId}`))
+          .auth(user.token, { type: 'bearer' }),
+        404,
+        'not_found',
+      );
+      expectProblem(
+        await request(t.app)
+          .get(t.api(`/tokens?username=${victim.username}`))
+          .auth(user.token, { type: 'bearer' }),
+        403,
+        'forbidden',
+      );
       expect((await me(victim.token)).status).toBe(200);
     });
 
-    it('lets an admin list and revoke anyone\'s tokens', async () => {
+    it("lets an admin list and revoke anyone's tokens", async () => {
       const admin = await createUser(t, 'admin');
       const user = await createUser(t, 'employee');
 
-      const list = await request(t.app).get(t.api(`/tokens?username=${user.username}`)).auth(admin.token, { type: 'bearer' });
-      const revoked = await request(t.app).delete(t.api(`/tokens/${user.tokenId}`)).auth(admin.token, { type: 'bearer' });
+      const list = await request(t.app)
+        .get(t.api(`/tokens?username=${user.username}`))
+        .auth(admin.token, { type: 'bearer' });
+      const revoked = await request(t.app)
+        .delete(t.api(`/tokens/${user.tokenId}`))
+        .auth(admin.token, { type: 'bearer' });
 
       expect(list.body.data.map((token: { id: string }) => token.id)).toEqual([user.tokenId]);
       expect(revoked.body).toEqual({ id: user.tokenId });
@@ -311,7 +367,9 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
     it('refuses an unknown user and a short password', async () => {
       const user = await createUser(t, 'employee');
 
-      expect(await runHrm(t, ['user', 'set-password', '--username', 'nobody-here'], { stdin: 'long enough password\n' })).toMatchObject({ code: 1 });
+      expect(await runHrm(t, ['user', 'set-password', '--username', 'nobody-here'], { stdin: 'long enough password\n' })).toMatchObject({
+        code: 1,
+      });
       expect(await runHrm(t, ['user', 'set-password', '--username', user.username], { stdin: 'short\n' })).toMatchObject({
         code: 1,
         stderr: expect.stringMatching(/at least 12/),
@@ -326,7 +384,10 @@ describe.each(testDialects())('POST /oauth/token under a burst of attempts on %s
 
   it('lets no more attempts than the limit reach the password check, however many arrive at once', async () => {
     const user = await createUser(t, 'employee');
-    await t.db('users').where({ id: user.userId }).update({ password_hash: await hashPassword(PASSWORD) });
+    await t
+      .db('users')
+      .where({ id: user.userId })
+      .update({ password_hash: await hashPassword(PASSWORD) });
     const attempts = Array.from({ length: 40 }, (_, index) =>
       request(t.app)
         .post(t.api('/oauth/token'))

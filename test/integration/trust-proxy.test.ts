@@ -18,7 +18,10 @@ describe.each(testDialects())('TRUST_PROXY on %s', (dialect) => {
         done();
       },
     });
-    const t = await startTestApp(dialect, { env: { LOG_LEVEL: 'info', ...env, ...(trustProxy ? { TRUST_PROXY: trustProxy } : {}) }, logDestination: sink });
+    const t = await startTestApp(dialect, {
+      env: { LOG_LEVEL: 'info', ...env, ...(trustProxy ? { TRUST_PROXY: trustProxy } : {}) },
+      logDestination: sink,
+    });
     apps.push(t);
     return t;
   }

@@ -21,25 +21,35 @@ describe.each(testDialects())('users of removed employees on %s', (dialect) => {
     await t.db('users').where({ id: user.userId }).update({ password_hash: hash });
     return user;
   };
-  const signIn = (username: string) => request(t.app).post(t.api('/oauth/token')).send({ grant_type: 'password', username, password: PASSWORD });
+  const signIn = (username: string) =>
+    request(t.app).post(t.api('/oauth/token')).send({ grant_type: 'password', username, password: PASSWORD });
   const disabledOf = async (userId: number) => Boolean((await t.db('users').where({ id: userId }).first('disabled')).disabled);
 
-  it('refuses the password of a deleted employee\'s user, an admin\'s included: the delete disabled it', async () => {
+  it("refuses the password of a deleted employee's user, an admin's included: the delete disabled it", async () => {
     const deleted = await withPassword('admin');
     expect((await signIn(deleted.username)).status).toBe(200);
 
-    const res = await request(t.app).delete(t.api(`/employees/${deleted.employeeId}`)).auth(admin.token, { type: 'bearer' });
+    const res = await request(t.app)
+      .delete(t.api(`/employees/${deleted.employeeId}`))
+      .auth(admin.token, { type: 'bearer' });
 
     expect(res.status).toBe(200);
     expect(expectProblem(await signIn(deleted.username), 400, 'invalid_grant').detail).toBe('The username or password is wrong');
-    expect(await t.db('users').where({ id: deleted.userId }).first('employee_id', 'disabled')).toEqual({ employee_id: null, disabled: expect.anything() });
+    expect(await t.db('users').where({ id: deleted.userId }).first('employee_id', 'disabled')).toEqual({
+      employee_id: null,
+      disabled: expect.anything(),
+    });
     expect(await disabledOf(deleted.userId)).toBe(true);
     expect(await t.db('api_tokens').where({ user_id: deleted.userId }).whereNull('revoked_at')).toEqual([]);
   });
 
   it('disables the user on termination and keeps it disabled on re-activation, until hrm user enable', async () => {
     const user = await withPassword('employee');
-    const patch = (body: object) => request(t.app).patch(t.api(`/employees/${user.employeeId}`)).auth(admin.token, { type: 'bearer' }).send(body);
+    const patch = (body: object) =>
+      request(t.app)
+        .patch(t.api(`/employees/${user.employeeId}`))
+        .auth(admin.token, { type: 'bearer' })
+        .send(body);
 
     expect((await patch({ status: 'Terminated' })).status).toBe(200);
     const whileTerminated = await signIn(user.username);

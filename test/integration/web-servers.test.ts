@@ -130,7 +130,9 @@ describe.each(testDialects())('behind a real web server, on %s', (dialect) => {
       });
 
       it('logs the client address the web server saw, not a forged X-Forwarded-For', async () => {
-        const res = await call('/echo', { headers: { 'X-Forwarded-For': '203.0.113.7', 'X-Request-Id': `xff-${kind}-${config}-${dialect}` } });
+        const res = await call('/echo', {
+          headers: { 'X-Forwarded-For': '203.0.113.7', 'X-Request-Id': `xff-${kind}-${config}-${dialect}` },
+        });
 
         const line = await until(() => appLog().find((entry) => entry.requestId === res.headers['x-request-id']));
         expect(line?.remoteAddress).toBe(CLIENT_ADDRESS);

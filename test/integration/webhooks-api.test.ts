@@ -28,7 +28,11 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
 
   describe('POST /webhooks', () => {
     it('creates a subscription and shows its secret once, as Standard Webhooks writes it', async () => {
-      const res = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created', 'attendance.punched_in'], description: 'Payroll' });
+      const res = await as(admin).post('/webhooks', {
+        url: PUBLIC_URL,
+        events: ['employee.created', 'attendance.punched_in'],
+        description: 'Payroll',
+      });
 
       expect(res.status).toBe(201);
       expect(res.headers.location).toBe(t.api(`/webhooks/${res.body.id}`));
@@ -51,7 +55,13 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
     });
 
     it('takes "*" for every event, active and include_personal', async () => {
-      const res = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'], active: false, include_personal: true, description: '' });
+      const res = await as(admin).post('/webhooks', {
+        url: PUBLIC_URL,
+        events: ['*'],
+        active: false,
+        include_personal: true,
+        description: '',
+      });
 
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ events: ['*'], active: false, include_personal: true, description: null });
@@ -68,7 +78,11 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
     });
 
     it('refuses "*" together with other events, an empty list and a missing url', async () => {
-      const star = expectProblem(await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*', 'employee.created'] }), 422, 'validation_failed');
+      const star = expectProblem(
+        await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*', 'employee.created'] }),
+        422,
+        'validation_failed',
+      );
       const empty = expectProblem(await as(admin).post('/webhooks', { url: PUBLIC_URL, events: [] }), 422, 'validation_failed');
       const missing = expectProblem(await as(admin).post('/webhooks', { events: ['*'] }), 422, 'validation_failed');
 
@@ -86,7 +100,9 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
     });
 
     it('answers 401 without a token', async () => {
-      const res = await request(t.app).post(t.api('/webhooks')).send({ url: PUBLIC_URL, events: ['*'] });
+      const res = await request(t.app)
+        .post(t.api('/webhooks'))
+        .send({ url: PUBLIC_URL, events: ['*'] });
 
       expectProblem(res, 401, 'unauthorized');
     });
@@ -141,7 +157,11 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       const res = await as(admin).get('/webhooks?limit=1&page=1');
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ data: [expect.objectContaining({ id: expect.any(String), url: expect.any(String) })], total, nextPage: total > 1 ? 2 : null });
+      expect(res.body).toEqual({
+        data: [expect.objectContaining({ id: expect.any(String), url: expect.any(String) })],
+        total,
+        nextPage: total > 1 ? 2 : null,
+      });
       expect(res.text).not.toContain('whsec_');
     });
 
@@ -153,28 +173,53 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
   describe('PATCH and DELETE /webhooks/{id}', () => {
     it('changes only the sent fields; turning it on again clears why it was disabled', async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'] });
-      await t.db('webhooks').where({ id: created.body.id }).update({ active: false, disabled_reason: 'Disabled: failing', failing_since: '2026-01-01 00:00:00.000' });
+      await t
+        .db('webhooks')
+        .where({ id: created.body.id })
+        .update({ active: false, disabled_reason: 'Disabled: failing', failing_since: '2026-01-01 00:00:00.000' });
 
       const res = await as(admin).patch(`/webhooks/${created.body.id}`, { active: true, events: ['employee.updated', 'employee.updated'] });
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ ...created.body, secret: undefined, active: true, events: ['employee.updated'], failing_since: null, disabled_reason: null });
+      expect(res.body).toEqual({
+        ...created.body,
+        secret: undefined,
+        active: true,
+        events: ['employee.updated'],
+        failing_since: null,
+        disabled_reason: null,
+      });
     });
 
     it('answers 404 for an unknown id and 422 for unknown fields', async () => {
       expectProblem(await as(admin).patch('/webhooks/999999', { active: false }), 404, 'not_found');
       expectProblem(await as(admin).get('/webhooks/abc'), 404, 'not_found');
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'] });
-      const problem = expectProblem(await as(admin).patch(`/webhooks/${created.body.id}`, { secret: 'whsec_mine' }), 422, 'validation_failed');
+      const problem = expectProblem(
+        await as(admin).patch(`/webhooks/${created.body.id}`, { secret: 'whsec_mine' }),
+        422,
+        'validation_failed',
+      );
       expect(problem.errors).toEqual([{ field: 'secret', message: 'is not a known field' }]);
     });
 
     it('deletes a subscription with its deliveries and their attempts', async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['*'] });
-      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-DEL-1', first_name: 'Del', last_name: 'Eted' });
+      await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: 'WH-DEL-1', first_name: 'Del', last_name: 'Eted' });
       const delivery = await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).first('id');
       // An attempt as the worker records it (no worker runs here).
-      await t.db('webhook_attempts').insert({ delivery_id: delivery.id, number: 1, attempted_at: '2026-01-01 00:00:00.000', duration_ms: 12, delivered: false, status: 500, error: 'answered 500' });
+      await t.db('webhook_attempts').insert({
+        delivery_id: delivery.id,
+        number: 1,
+        attempted_at: '2026-01-01 00:00:00.000',
+        duration_ms: 12,
+        delivered: false,
+        status: 500,
+        error: 'answered 500',
+      });
       expect(Number((await t.db('webhook_deliveries').where({ webhook_id: created.body.id }).count({ n: '*' }).first())?.n)).toBe(1);
 
       const res = await as(admin).delete(`/webhooks/${created.body.id}`);
@@ -215,7 +260,10 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
   describe('deliveries', () => {
     it("lists a subscription's deliveries with status and attempts, and queues one again with POST .../retry (202)", async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
-      const employee = await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-LIST-1', first_name: 'Lis', last_name: 'Ted' });
+      const employee = await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: 'WH-LIST-1', first_name: 'Lis', last_name: 'Ted' });
 
       const list = await as(admin).get(`/webhooks/${created.body.id}/deliveries`);
 
@@ -241,19 +289,36 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(event.resource_key).toBe(`employee:${employee.body.id}`);
 
       const delivery = list.body.data[0];
-      await t.db('webhook_deliveries').where({ id: delivery.id }).update({ status: 'failed', attempts: 20, last_status: 500, last_error: 'answered 500' });
+      await t
+        .db('webhook_deliveries')
+        .where({ id: delivery.id })
+        .update({ status: 'failed', attempts: 20, last_status: 500, last_error: 'answered 500' });
       t.clock.advance(1000);
       const retried = await as(admin).post(`/webhooks/${created.body.id}/deliveries/${delivery.id}/retry`);
 
       expect(retried.status).toBe(202);
-      expect(retried.body).toEqual({ ...delivery, status: 'pending', attempts: 20, last_status: 500, last_error: 'answered 500', next_attempt_at: t.clock.now().toISOString() });
-      expect((await as(admin).get(`/webhooks/${created.body.id}/deliveries?status=failed`)).body).toEqual({ data: [], total: 0, nextPage: null });
+      expect(retried.body).toEqual({
+        ...delivery,
+        status: 'pending',
+        attempts: 20,
+        last_status: 500,
+        last_error: 'answered 500',
+        next_attempt_at: t.clock.now().toISOString(),
+      });
+      expect((await as(admin).get(`/webhooks/${created.body.id}/deliveries?status=failed`)).body).toEqual({
+        data: [],
+        total: 0,
+        nextPage: null,
+      });
     });
 
     it('answers 404 for a delivery of another subscription, 409 webhook_inactive while it is off, 400 for a bad status filter', async () => {
       const one = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
       const other = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
-      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-404-1', first_name: 'Four', last_name: 'Oh' });
+      await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: 'WH-404-1', first_name: 'Four', last_name: 'Oh' });
       const delivery = (await as(admin).get(`/webhooks/${one.body.id}/deliveries`)).body.data[0];
 
       expectProblem(await as(admin).post(`/webhooks/${other.body.id}/deliveries/${delivery.id}/retry`), 404, 'not_found');
@@ -267,7 +332,10 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
   describe('GET /webhooks/{id}/deliveries/{delivery}', () => {
     it('answers a delivery not yet attempted with an empty attempt log', async () => {
       const created = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
-      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-1', first_name: 'One', last_name: 'Delivery' });
+      await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: 'WH-ONE-1', first_name: 'One', last_name: 'Delivery' });
       const [listed] = (await as(admin).get(`/webhooks/${created.body.id}/deliveries`)).body.data;
 
       const res = await as(admin).get(`/webhooks/${created.body.id}/deliveries/${listed.id}`);
@@ -279,10 +347,15 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
     it('answers 404 for an unknown delivery, one of another subscription and a malformed id; 403 for a manager; 401 without a token', async () => {
       const one = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
       const other = await as(admin).post('/webhooks', { url: PUBLIC_URL, events: ['employee.created'] });
-      await request(t.app).post(t.api('/employees')).auth(admin.token, { type: 'bearer' }).send({ employee_id: 'WH-ONE-2', first_name: 'Two', last_name: 'Delivery' });
+      await request(t.app)
+        .post(t.api('/employees'))
+        .auth(admin.token, { type: 'bearer' })
+        .send({ employee_id: 'WH-ONE-2', first_name: 'Two', last_name: 'Delivery' });
       const [delivery] = (await as(admin).get(`/webhooks/${one.body.id}/deliveries`)).body.data;
 
-      expect(expectProblem(await as(admin).get(`/webhooks/${other.body.id}/deliveries/${delivery.id}`), 404, 'not_found').detail).toBe('No such delivery');
+      expect(expectProblem(await as(admin).get(`/webhooks/${other.body.id}/deliveries/${delivery.id}`), 404, 'not_found').detail).toBe(
+        'No such delivery',
+      );
       expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/999999999`), 404, 'not_found');
       expectProblem(await as(admin).get(`/webhooks/${one.body.id}/deliveries/abc`), 404, 'not_found');
       expectProblem(await as(admin).get(`/webhooks/999999/deliveries/${delivery.id}`), 404, 'not_found');
@@ -293,7 +366,16 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
 
   describe('hrm webhook', () => {
     it('adds, lists and removes subscriptions', async () => {
-      const added = await runHrm(t, ['webhook', 'add', '--url', PUBLIC_URL, '--events', 'employee.created,employee.deleted', '--description', 'from the CLI']);
+      const added = await runHrm(t, [
+        'webhook',
+        'add',
+        '--url',
+        PUBLIC_URL,
+        '--events',
+        'employee.created,employee.deleted',
+        '--description',
+        'from the CLI',
+      ]);
 
       expect(added.code).toBe(0);
       const id = /Created webhook (\d+) for employee\.created,employee\.deleted\./.exec(added.stdout)?.[1];
@@ -301,7 +383,9 @@ describe.each(testDialects())('webhook subscriptions on %s', (dialect) => {
       expect(added.stdout).toMatch(/Signing secret \(shown only now\): whsec_[A-Za-z0-9+/]{43}=/);
       const listed = await runHrm(t, ['webhook', 'list']);
       expect(listed.code).toBe(0);
-      expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+active\\s+employee\\.created,employee\\.deleted\\s+no\\s+\\S+\\s+${PUBLIC_URL.replace(/\./g, '\\.')}$`, 'm'));
+      expect(listed.stdout).toMatch(
+        new RegExp(`^${id}\\s+active\\s+employee\\.created,employee\\.deleted\\s+no\\s+\\S+\\s+${PUBLIC_URL.replace(/\./g, '\\.')}$`, 'm'),
+      );
       expect(listed.stdout).not.toContain('whsec_');
 
       const removed = await runHrm(t, ['webhook', 'remove', String(id)]);

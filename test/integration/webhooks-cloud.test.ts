@@ -22,14 +22,26 @@ describe.each(testDialects())('webhooks in cloud mode on %s', (dialect) => {
     const ids: Record<string, string> = {};
     for (const name of ['acme', 'globex']) {
       const token = await t.createInstance(name);
-      const subscribed = await request(t.app).post(t.api(name, '/webhooks')).auth(token, { type: 'bearer' }).send({ url: receiver.url, events: ['employee.created'] });
+      const subscribed = await request(t.app)
+        .post(t.api(name, '/webhooks'))
+        .auth(token, { type: 'bearer' })
+        .send({ url: receiver.url, events: ['employee.created'] });
       expect(subscribed.status).toBe(201);
       receiver.secrets.push(subscribed.body.secret);
-      const created = await request(t.app).post(t.api(name, '/employees')).auth(token, { type: 'bearer' }).send({ employee_id: `C-${name}`, first_name: 'Cloud', last_name: name });
+      const created = await request(t.app)
+        .post(t.api(name, '/employees'))
+        .auth(token, { type: 'bearer' })
+        .send({ employee_id: `C-${name}`, first_name: 'Cloud', last_name: name });
       ids[name] = created.body.id;
     }
 
-    const worker = startWebhookDelivery({ config: t.config, logger: pino({ level: 'silent' }), clock: t.clock, instances: t.directory, control: t.control.db });
+    const worker = startWebhookDelivery({
+      config: t.config,
+      logger: pino({ level: 'silent' }),
+      clock: t.clock,
+      instances: t.directory,
+      control: t.control.db,
+    });
     try {
       await receiver.waitFor(2);
     } finally {
@@ -39,7 +51,11 @@ describe.each(testDialects())('webhooks in cloud mode on %s', (dialect) => {
     const byInstance = Object.fromEntries(receiver.received.map((got) => [got.event.instance, got]));
     expect(Object.keys(byInstance).sort()).toEqual(['acme', 'globex']);
     for (const name of ['acme', 'globex']) {
-      expect(byInstance[name]?.event).toMatchObject({ type: 'employee.created', instance: name, data: { id: ids[name], employee_id: `C-${name}` } });
+      expect(byInstance[name]?.event).toMatchObject({
+        type: 'employee.created',
+        instance: name,
+        data: { id: ids[name], employee_id: `C-${name}` },
+      });
       // Each instance signs with its own subscription's secret: exactly one of the two verifies.
       expect(byInstance[name]?.verifiedWith).toHaveLength(1);
     }
@@ -49,11 +65,17 @@ describe.each(testDialects())('webhooks in cloud mode on %s', (dialect) => {
   const tenant = async (name: string, receivers: WebhookReceiver[]) => {
     const token = await t.createInstance(name);
     for (const to of receivers) {
-      const subscribed = await request(t.app).post(t.api(name, '/webhooks')).auth(token, { type: 'bearer' }).send({ url: to.url, events: ['employee.created'] });
+      const subscribed = await request(t.app)
+        .post(t.api(name, '/webhooks'))
+        .auth(token, { type: 'bearer' })
+        .send({ url: to.url, events: ['employee.created'] });
       expect(subscribed.status).toBe(201);
       to.secrets.push(subscribed.body.secret);
     }
-    const created = await request(t.app).post(t.api(name, '/employees')).auth(token, { type: 'bearer' }).send({ employee_id: `E-${name}`, first_name: 'Ten', last_name: name });
+    const created = await request(t.app)
+      .post(t.api(name, '/employees'))
+      .auth(token, { type: 'bearer' })
+      .send({ employee_id: `E-${name}`, first_name: 'Ten', last_name: name });
     expect(created.status).toBe(201);
   };
   const hangingReceivers = async (count: number) =>
@@ -74,7 +96,13 @@ describe.each(testDialects())('webhooks in cloud mode on %s', (dialect) => {
 
     // The worker starts after the writes (an idle instance is looked at once a minute): the time
     // from its start is at most the time from the write.
-    const worker = startWebhookDelivery({ config: t.config, logger: pino({ level: 'silent' }), clock: t.clock, instances: t.directory, control: t.control.db });
+    const worker = startWebhookDelivery({
+      config: t.config,
+      logger: pino({ level: 'silent' }),
+      clock: t.clock,
+      instances: t.directory,
+      control: t.control.db,
+    });
     const startedAt = Date.now();
     try {
       await healthy.waitFor(1, 15_000);

@@ -50,7 +50,9 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     return res.body as { id: string; secret: string };
   };
   /** A worker as main.ts runs one, on the test app's instance; passes are run by the test. */
-  const worker = (options: { policy?: { allowHttp: boolean; allowPrivate: boolean }; timeoutMs?: number; concurrency?: Partial<Concurrency> } = {}) => {
+  const worker = (
+    options: { policy?: { allowHttp: boolean; allowPrivate: boolean }; timeoutMs?: number; concurrency?: Partial<Concurrency> } = {},
+  ) => {
     const created = new DeliveryWorker({
       instances: singleInstance(t.instance),
       instanceNames: async () => [undefined],
@@ -74,7 +76,8 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
       t.clock.advance(Math.max(0, at - t.clock.now().getTime()) + 1);
     }
   };
-  const deliveries = async (webhookId: string) => (await api.get(`/webhooks/${webhookId}/deliveries?limit=200`)).body.data as Array<Record<string, any>>;
+  const deliveries = async (webhookId: string) =>
+    (await api.get(`/webhooks/${webhookId}/deliveries?limit=200`)).body.data as Array<Record<string, any>>;
 
   it('sends each write of a scenario as exactly its events, signed, in order per resource; personal fields only where allowed', async () => {
     const plain = await receiver();
@@ -100,7 +103,9 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     await api.put(`/employees/${id}`, { status: 'Terminated' });
     await api.delete(`/employees/${supervisor.body.id}`);
     // Refused writes emit nothing.
-    expect((await api.post('/employees', { employee_id: hired.body.employee_id, first_name: 'Dup', last_name: 'Licate' })).status).toBe(409);
+    expect((await api.post('/employees', { employee_id: hired.body.employee_id, first_name: 'Dup', last_name: 'Licate' })).status).toBe(
+      409,
+    );
     expect((await api.put(`/employees/${id}`, { birthday: '2999-01-01' })).status).toBe(422);
 
     await drain(worker());
@@ -140,12 +145,22 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(update?.data).not.toHaveProperty('city');
     expect(update?.data).not.toHaveProperty('birthday');
     const personalUpdate = personal.events.find((event) => event.type === 'employee.updated' && event.data.id === id);
-    expect(personalUpdate?.data).toMatchObject({ city: 'Berlin', birthday: '1990-05-01', country: { type: 'Country', code: 'DE', display: 'Germany' } });
+    expect(personalUpdate?.data).toMatchObject({
+      city: 'Berlin',
+      birthday: '1990-05-01',
+      country: { type: 'Country', code: 'DE', display: 'Germany' },
+    });
     expect(personalUpdate?.data).not.toHaveProperty('restricted_fields');
-    expect(plain.events.find((event) => event.type === 'employee.terminated')).toMatchObject({ changed_fields: ['termination_date', 'status'], data: { status: 'Terminated' } });
+    expect(plain.events.find((event) => event.type === 'employee.terminated')).toMatchObject({
+      changed_fields: ['termination_date', 'status'],
+      data: { status: 'Terminated' },
+    });
     expect(plain.events.find((event) => event.type === 'employee.deleted')?.data).toEqual({ id: supervisor.body.id });
     // Deleting the supervisor cleared the hire's supervisor: an update of the hire.
-    expect(plain.events.filter((event) => event.type === 'employee.updated').at(-1)).toMatchObject({ changed_fields: ['supervisor'], data: { id, supervisor: null } });
+    expect(plain.events.filter((event) => event.type === 'employee.updated').at(-1)).toMatchObject({
+      changed_fields: ['supervisor'],
+      data: { id, supervisor: null },
+    });
     expect(plain.events.find((event) => event.type === 'attendance.punched_out')?.data).toMatchObject({
       id: punchIn.body.id,
       employee: { type: 'Employee', id, display: 'Hal Hired' },
@@ -153,7 +168,10 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
       note: null,
       hours: 1,
     });
-    expect(plain.events.find((event) => event.type === 'attendance.corrected' && event.data.id === punchIn.body.id)).toMatchObject({ changed_fields: ['note'], data: { note: 'corrected' } });
+    expect(plain.events.find((event) => event.type === 'attendance.corrected' && event.data.id === punchIn.body.id)).toMatchObject({
+      changed_fields: ['note'],
+      data: { note: 'corrected' },
+    });
     expect(await registry.getSingleMetricAsString('hrm_webhook_deliveries_delivered_total')).toMatch(/ 22$/);
   });
 
@@ -172,15 +190,21 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     await drain(worker(), 20);
 
     const accepted = flaky.received.filter((_, index) => index >= 4);
-    expect(accepted.map((got) => `${got.event.type} ${got.event.data.id}`).sort()).toEqual(ids.flatMap((id) => [`employee.created ${id}`, `employee.updated ${id}`]).sort());
+    expect(accepted.map((got) => `${got.event.type} ${got.event.data.id}`).sort()).toEqual(
+      ids.flatMap((id) => [`employee.created ${id}`, `employee.updated ${id}`]).sort(),
+    );
     for (const id of ids) {
       // Every request about this employee, failed ones too: the update never went out before the create was accepted.
-      const sent = flaky.received.map((got, index) => ({ type: got.event.type, id: got.event.data.id, accepted: index >= 4 })).filter((got) => got.id === id);
+      const sent = flaky.received
+        .map((got, index) => ({ type: got.event.type, id: got.event.data.id, accepted: index >= 4 }))
+        .filter((got) => got.id === id);
       const firstUpdate = sent.findIndex((got) => got.type === 'employee.updated');
       expect(sent.slice(0, firstUpdate).some((got) => got.type === 'employee.created' && got.accepted)).toBe(true);
     }
     const listed = await deliveries(subscription.id);
-    expect(listed.every((delivery) => delivery.status === 'delivered' && delivery.next_attempt_at === null && delivery.last_status === 200)).toBe(true);
+    expect(
+      listed.every((delivery) => delivery.status === 'delivered' && delivery.next_attempt_at === null && delivery.last_status === 200),
+    ).toBe(true);
     expect(listed.reduce((sum, delivery) => sum + delivery.attempts, 0)).toBe(6 + 4);
     expect((await api.get(`/webhooks/${subscription.id}`)).body).toMatchObject({ active: true, failing_since: null });
     expect(await registry.getSingleMetricAsString('hrm_webhook_attempts_failed_total')).toMatch(/ 4$/);
@@ -212,12 +236,28 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
       last_status: 204,
       last_error: null,
       attempt_log: [
-        { number: 1, attempted_at: times[0], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
-        { number: 2, attempted_at: times[1], duration_ms: expect.any(Number), delivered: false, status: 503, error: 'answered 503: busy, come back later' },
+        {
+          number: 1,
+          attempted_at: times[0],
+          duration_ms: expect.any(Number),
+          delivered: false,
+          status: 503,
+          error: 'answered 503: busy, come back later',
+        },
+        {
+          number: 2,
+          attempted_at: times[1],
+          duration_ms: expect.any(Number),
+          delivered: false,
+          status: 503,
+          error: 'answered 503: busy, come back later',
+        },
         { number: 3, attempted_at: times[2], duration_ms: expect.any(Number), delivered: true, status: 204, error: null },
       ],
     });
-    expect(res.body.attempt_log.every((attempt: { duration_ms: number }) => attempt.duration_ms >= 0 && attempt.duration_ms < 2000)).toBe(true);
+    expect(res.body.attempt_log.every((attempt: { duration_ms: number }) => attempt.duration_ms >= 0 && attempt.duration_ms < 2000)).toBe(
+      true,
+    );
     expect(await t.db('webhook_attempts').where({ delivery_id: listed?.id }).count({ n: '*' }).first()).toEqual({ n: 3 });
   });
 
@@ -242,7 +282,14 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(timedOut).toMatchObject({ number: 1, delivered: false, status: null, error: 'no answer within 0.3 s' });
     expect(timedOut.duration_ms).toBeGreaterThanOrEqual(290);
     expect(await attemptsOf(ssrf.id)).toEqual([
-      { number: 1, attempted_at: t.clock.now().toISOString(), duration_ms: expect.any(Number), delivered: false, status: null, error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/) },
+      {
+        number: 1,
+        attempted_at: t.clock.now().toISOString(),
+        duration_ms: expect.any(Number),
+        delivered: false,
+        status: null,
+        error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/),
+      },
     ]);
   });
 
@@ -271,7 +318,12 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     await drain(worker());
 
     const [delivery] = await deliveries(subscription.id);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, last_status: 500, last_error: `answered 500: internal error ${'x'.repeat(185)}` });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 500,
+      last_error: `answered 500: internal error ${'x'.repeat(185)}`,
+    });
     const wait = new Date(delivery?.next_attempt_at).getTime() - t.clock.now().getTime();
     expect(wait).toBeGreaterThanOrEqual(2500);
     expect(wait).toBeLessThanOrEqual(5000);
@@ -290,7 +342,10 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
     expect(delivery).toMatchObject({ status: 'failed', next_attempt_at: null, last_status: 502, last_error: 'answered 502' });
     expect(delivery?.attempts).toBeGreaterThan(10);
     const webhook = (await api.get(`/webhooks/${subscription.id}`)).body;
-    expect(webhook).toMatchObject({ active: false, disabled_reason: expect.stringMatching(/^Disabled at .*: every delivery failed for 3 days \(since .*\); last error: answered 502$/) });
+    expect(webhook).toMatchObject({
+      active: false,
+      disabled_reason: expect.stringMatching(/^Disabled at .*: every delivery failed for 3 days \(since .*\); last error: answered 502$/),
+    });
     expect(await registry.getSingleMetricAsString('hrm_webhook_deliveries_failed_total')).toMatch(/ 1$/);
     // Turned off: new events are not queued for it.
     await api.post('/employees', { employee_id: unique('DOWN'), first_name: 'Dow', last_name: 'Nagain' });
@@ -324,7 +379,12 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
 
     expect(target.received).toHaveLength(0);
     const [delivery] = await deliveries(subscription.id);
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/) });
+    expect(delivery).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: null,
+      last_error: expect.stringMatching(/^refused: 127\.0\.0\.1 is a loopback address/),
+    });
   });
 
   it('never follows a redirect, not even to an address it could send to', async () => {
@@ -338,7 +398,11 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
 
     expect(redirecting.received).toHaveLength(1);
     expect(elsewhere.received).toHaveLength(0);
-    expect((await deliveries(subscription.id))[0]).toMatchObject({ status: 'pending', last_status: 307, last_error: 'answered 307: redirects are not followed' });
+    expect((await deliveries(subscription.id))[0]).toMatchObject({
+      status: 'pending',
+      last_status: 307,
+      last_error: 'answered 307: redirects are not followed',
+    });
   });
 
   it('sends a delivery again after POST .../retry, with the same webhook-id', async () => {
@@ -400,14 +464,17 @@ describe.each(testDialects())('webhook deliveries on %s', (dialect) => {
       slow.hold();
       await subscribe(slow, { events: ['employee.created', 'employee.updated'] });
       const ids: string[] = [];
-      for (let n = 0; n < 12; n++) ids.push((await api.post('/employees', { employee_id: unique('SLOW'), first_name: 'Slo', last_name: `W${n}` })).body.id);
+      for (let n = 0; n < 12; n++)
+        ids.push((await api.post('/employees', { employee_id: unique('SLOW'), first_name: 'Slo', last_name: `W${n}` })).body.id);
       await api.put(`/employees/${ids[0]}`, { work_phone: '1' });
       const running = worker({ timeoutMs: 10_000 }).start();
 
       await slow.waitFor(8);
       await realTime(1200);
 
-      expect(slow.received.map((got) => `${got.event.type} ${got.event.data.id}`)).toEqual(ids.slice(0, 8).map((id) => `employee.created ${id}`));
+      expect(slow.received.map((got) => `${got.event.type} ${got.event.data.id}`)).toEqual(
+        ids.slice(0, 8).map((id) => `employee.created ${id}`),
+      );
       expect(running.attemptsInFlight).toBe(8);
       slow.release();
       await slow.waitFor(13);

@@ -21,7 +21,11 @@ async function hrm(database: TestDatabase, argv: string[]): Promise<string> {
 }
 
 /** Polls the database until `check` holds (a test failure after `timeoutMs`, not a timing assertion). */
-async function until(database: TestDatabase, check: (rows: Array<Record<string, any>>) => boolean, timeoutMs = 30_000): Promise<Array<Record<string, any>>> {
+async function until(
+  database: TestDatabase,
+  check: (rows: Array<Record<string, any>>) => boolean,
+  timeoutMs = 30_000,
+): Promise<Array<Record<string, any>>> {
   const db = database.open();
   try {
     const deadline = Date.now() + timeoutMs;

@@ -44,8 +44,7 @@ describe('the bench build (npm run build:bench)', () => {
   });
 
   it('is what every bench script builds with', () => {
-    const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
-      .scripts;
+    const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
     const bench = Object.entries(scripts).filter(([name]) => name.startsWith('bench'));
 
     expect(scripts['build:bench']).toBe('tsc -p tsconfig.bench.json');

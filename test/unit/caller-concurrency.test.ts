@@ -9,7 +9,12 @@ import { limitCallerConcurrency } from '../../src/rate-limits/concurrency';
  * requests are being served at any moment is then known, whatever the machine's speed. The
  * integration tests (caller-concurrency.test.ts) run it inside the real app on both databases.
  */
-function appWithGatedLists(options: { limit: number; waitMs: number }): { app: Express; served: string[]; closed: string[]; release(name: string): void } {
+function appWithGatedLists(options: { limit: number; waitMs: number }): {
+  app: Express;
+  served: string[];
+  closed: string[];
+  release(name: string): void;
+} {
   const served: string[] = [];
   // Requests whose response the server saw end (answered, or the client went away).
   const closed: string[] = [];
@@ -19,7 +24,8 @@ function appWithGatedLists(options: { limit: number; waitMs: number }): { app: E
     // What resolveInstance and requireBearer set in the real app.
     req.instance = { realm: 'hrm' } as Instance;
     const user = req.get('X-User');
-    req.caller = user === undefined ? undefined : { userId: Number(user), username: `u${user}`, role: 'admin', employeeId: null, tokenId: 't' };
+    req.caller =
+      user === undefined ? undefined : { userId: Number(user), username: `u${user}`, role: 'admin', employeeId: null, tokenId: 't' };
     req.clientIp = '127.0.0.1';
     res.once('close', () => closed.push(String(req.get('X-Name'))));
     next();
@@ -35,7 +41,10 @@ function appWithGatedLists(options: { limit: number; waitMs: number }): { app: E
   app.get('/employees/me', (_req, res) => res.json({ me: true }));
   app.use(((error, _req, res, _next) => {
     const mapped = toAppError(error, { bodyLimitBytes: 1024 });
-    res.status(mapped?.status ?? 500).set(mapped?.headers ?? {}).json({ code: mapped?.code });
+    res
+      .status(mapped?.status ?? 500)
+      .set(mapped?.headers ?? {})
+      .json({ code: mapped?.code });
   }) as express.ErrorRequestHandler);
   return {
     app,
@@ -90,7 +99,11 @@ describe('limitCallerConcurrency', () => {
     const { app, served, release } = appWithGatedLists({ limit: 1, waitMs: 5000 });
     const server = app.listen(0);
     try {
-      const list = (name: string) => request(server).get('/employees').set({ 'X-User': '1', 'X-Name': name }).then((res) => res);
+      const list = (name: string) =>
+        request(server)
+          .get('/employees')
+          .set({ 'X-User': '1', 'X-Name': name })
+          .then((res) => res);
       const first = list('b1');
       await until(() => served.length === 1);
       const second = list('b2');
@@ -117,10 +130,16 @@ describe('limitCallerConcurrency', () => {
     const { app, served, release } = appWithGatedLists({ limit: 1, waitMs: 200 });
     const server = app.listen(0);
     try {
-      const held = request(server).get('/employees').set({ 'X-User': '1', 'X-Name': 'c1' }).then((res) => res);
+      const held = request(server)
+        .get('/employees')
+        .set({ 'X-User': '1', 'X-Name': 'c1' })
+        .then((res) => res);
       await until(() => served.length === 1);
 
-      const other = request(server).get('/employees/7/attendance').set({ 'X-User': '2', 'X-Name': 'c2' }).then((res) => res);
+      const other = request(server)
+        .get('/employees/7/attendance')
+        .set({ 'X-User': '2', 'X-Name': 'c2' })
+        .then((res) => res);
       await until(() => served.length === 2);
       release('c2');
       const me = await request(server).get('/employees/me').set({ 'X-User': '1' });
@@ -144,11 +163,17 @@ describe('limitCallerConcurrency', () => {
     const { app, served, release } = appWithGatedLists({ limit: 1, waitMs: 0 });
     const server = app.listen(0);
     try {
-      const held = request(server).get('/openapi.json').set({ 'X-Name': 'd1' }).then((res) => res);
+      const held = request(server)
+        .get('/openapi.json')
+        .set({ 'X-Name': 'd1' })
+        .then((res) => res);
       await until(() => served.length === 1);
 
       const refused = await request(server).get('/openapi.json').set({ 'X-Name': 'd2' });
-      const user = request(server).get('/openapi.json').set({ 'X-User': '3', 'X-Name': 'd3' }).then((res) => res);
+      const user = request(server)
+        .get('/openapi.json')
+        .set({ 'X-User': '3', 'X-Name': 'd3' })
+        .then((res) => res);
       await until(() => served.length === 2);
       release('d3');
 
@@ -170,13 +195,19 @@ describe('limitCallerConcurrency', () => {
       await expect(gone).rejects.toThrow(/Timeout/);
       await until(() => closed.includes('e1'));
       // e1's client went away while being served: its turn is free again.
-      const next = request(server).get('/employees').set({ 'X-User': '1', 'X-Name': 'e2' }).then((res) => res);
+      const next = request(server)
+        .get('/employees')
+        .set({ 'X-User': '1', 'X-Name': 'e2' })
+        .then((res) => res);
       await until(() => served.length === 2);
       const waiting = request(server).get('/employees').set({ 'X-User': '1', 'X-Name': 'e3' }).timeout(100);
       await expect(waiting).rejects.toThrow(/Timeout/);
       await until(() => closed.includes('e3'));
       release('e2');
-      const last = request(server).get('/employees').set({ 'X-User': '1', 'X-Name': 'e4' }).then((res) => res);
+      const last = request(server)
+        .get('/employees')
+        .set({ 'X-User': '1', 'X-Name': 'e4' })
+        .then((res) => res);
       await until(() => served.length === 3);
 
       // e3 gave its place up: e4 got the turn e2 freed.
@@ -194,7 +225,12 @@ describe('limitCallerConcurrency', () => {
     const { app, served, release } = appWithGatedLists({ limit: 0, waitMs: 0 });
     const server = app.listen(0);
     try {
-      const lists = ['f1', 'f2', 'f3'].map((name) => request(server).get('/employees').set({ 'X-User': '1', 'X-Name': name }).then((res) => res));
+      const lists = ['f1', 'f2', 'f3'].map((name) =>
+        request(server)
+          .get('/employees')
+          .set({ 'X-User': '1', 'X-Name': name })
+          .then((res) => res),
+      );
       await until(() => served.length === 3);
       for (const name of ['f1', 'f2', 'f3']) release(name);
 

@@ -130,7 +130,9 @@ describe('loadConfig', () => {
 
   it('refuses a hop count for TRUST_PROXY, saying why', () => {
     expect(() => loadConfig({ TRUST_PROXY: '1' })).toThrow(
-      new ConfigError('Invalid configuration: TRUST_PROXY must list proxy addresses or subnets; a hop count cannot tell a proxy from a client'),
+      new ConfigError(
+        'Invalid configuration: TRUST_PROXY must list proxy addresses or subnets; a hop count cannot tell a proxy from a client',
+      ),
     );
   });
 
@@ -138,7 +140,9 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'none' }).trustProxy).toEqual([]);
     expect(loadConfig({ TRUST_PROXY: ' None ' }).trustProxy).toEqual([]);
     expect(() => loadConfig({ TRUST_PROXY: 'none, loopback' })).toThrow(
-      new ConfigError('Invalid configuration: TRUST_PROXY must be none, or a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal'),
+      new ConfigError(
+        'Invalid configuration: TRUST_PROXY must be none, or a comma-separated list of addresses, subnets (10.0.0.0/8), loopback, linklocal or uniquelocal',
+      ),
     );
   });
 
@@ -205,11 +209,19 @@ describe('loadConfig', () => {
       { name: 'eu1', url: 'mysql://u:p@h1:3306/' },
       { name: 'eu2', url: 'mysql://u:p@h2:3306,h3:3306/' },
     ]);
-    expect(() => loadConfig({ ...cloud, DEPLOYMENT: 'self-hosted', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode on MySQL/);
-    expect(() => loadConfig({ DEPLOYMENT: 'cloud', DATABASE_URL: 'sqlite:x.sqlite', DATABASE_SERVERS: good })).toThrow(/DATABASE_SERVERS is for cloud mode/);
+    expect(() => loadConfig({ ...cloud, DEPLOYMENT: 'self-hosted', DATABASE_SERVERS: good })).toThrow(
+      /DATABASE_SERVERS is for cloud mode on MySQL/,
+    );
+    expect(() => loadConfig({ DEPLOYMENT: 'cloud', DATABASE_URL: 'sqlite:x.sqlite', DATABASE_SERVERS: good })).toThrow(
+      /DATABASE_SERVERS is for cloud mode/,
+    );
     expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'default=mysql://u:p@h1:3306' })).toThrow(/cannot name a server "default"/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306;eu1=mysql://u:p@h2:3306' })).toThrow(/names the server eu1 twice/);
-    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'mysql://u:hunter2@h1:3306' })).toThrow(/must be name=mysql:.*\(got "mysql:\/\/h1:3306"\)$/);
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306;eu1=mysql://u:p@h2:3306' })).toThrow(
+      /names the server eu1 twice/,
+    );
+    expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'mysql://u:hunter2@h1:3306' })).toThrow(
+      /must be name=mysql:.*\(got "mysql:\/\/h1:3306"\)$/,
+    );
     expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=mysql://u:p@h1:3306/somedb' })).toThrow(/invalid URL for eu1/);
     expect(() => loadConfig({ ...cloud, DATABASE_SERVERS: 'eu1=postgres://h1' })).toThrow(/invalid URL for eu1/);
   });

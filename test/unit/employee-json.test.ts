@@ -62,7 +62,11 @@ const names = (name: string): NameLookup => ({ name: (table) => (table === 'depa
 describe('toEmployeeJson', () => {
   it('writes exactly the text JSON.stringify would, for any text in any field', () => {
     // 'binary' strings include lone surrogates, which JSON.stringify writes as \udxxx escapes.
-    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: 'grapheme' }), fc.constantFrom('"', '\\', '\u0000', '\u2028', '</script>'));
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('"', '\\', '\u0000', '\u2028', '</script>'),
+    );
     fc.assert(
       fc.property(text, text, (value, name) => {
         const json = toEmployeeJson(record(value, name), admin, names(name));
@@ -107,7 +111,13 @@ describe('toEmployeeJson', () => {
     const parsed = JSON.parse(toEmployeeJson(record('E1', 'Sam Boss'), colleague, names('Sales'))) as Record<string, unknown>;
 
     const personal = new Set<string>(PERSONAL_FIELDS);
-    expect(Object.keys(parsed)).toEqual(['id', ...EMPLOYEE_FIELDS.filter((field) => !personal.has(field)), 'created_at', 'updated_at', 'restricted_fields']);
+    expect(Object.keys(parsed)).toEqual([
+      'id',
+      ...EMPLOYEE_FIELDS.filter((field) => !personal.has(field)),
+      'created_at',
+      'updated_at',
+      'restricted_fields',
+    ]);
     expect(parsed.restricted_fields).toEqual([...PERSONAL_FIELDS]);
     expect(parsed).toMatchObject({ id: '7', first_name: 'E1', department: { type: 'Department', id: '2', display: 'Sales' } });
   });

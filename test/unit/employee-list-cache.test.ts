@@ -12,7 +12,11 @@ function controlledCount() {
         failers.push(reject);
       }),
   );
-  return { count, finish: (call: number, total: number) => finishers[call]?.(total), fail: (call: number) => failers[call]?.(new Error('lost')) };
+  return {
+    count,
+    finish: (call: number, total: number) => finishers[call]?.(total),
+    fail: (call: number) => failers[call]?.(new Error('lost')),
+  };
 }
 
 describe('EmployeeListCache totals', () => {

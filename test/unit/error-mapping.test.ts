@@ -44,7 +44,10 @@ describe('toAppError', () => {
   });
 
   it('maps foreign key violations to 409', () => {
-    expect(toAppError(sqliteError('INSERT INTO employees (employee_id, parent) VALUES (\'E2\', 99)'))).toMatchObject({ status: 409, code: 'conflict' });
+    expect(toAppError(sqliteError("INSERT INTO employees (employee_id, parent) VALUES ('E2', 99)"))).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
     expect(toAppError({ code: 'ER_ROW_IS_REFERENCED_2' })).toMatchObject({ status: 409 });
   });
 
@@ -57,12 +60,9 @@ describe('toAppError', () => {
     { code: 'ER_UNKNOWN_COM_ERROR', errno: 1047 },
     { code: 'ER_LOCK_DEADLOCK', errno: 1213 },
     Object.assign(new Error("ROLLBACK - Can't add new command when connection is in closed state"), { fatal: true }),
-  ])(
-    'maps an unreachable database (%j) to 503 with Retry-After',
-    (error) => {
-      expect(toAppError(error)).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '5' } });
-    },
-  );
+  ])('maps an unreachable database (%j) to 503 with Retry-After', (error) => {
+    expect(toAppError(error)).toMatchObject({ status: 503, code: 'service_unavailable', headers: { 'Retry-After': '5' } });
+  });
 
   it.each([
     // MariaDB's max_statement_time (mysql2 has no name for 1969) and MySQL's MAX_EXECUTION_TIME.

@@ -49,7 +49,9 @@ describe('the first admin token on a first start', () => {
     const cwd = process.cwd();
     process.chdir(directory);
     try {
-      expect(handOverFirstAdmin(firstAdmin, 'first-admin-token', false).tokenFile?.path).toBe(path.join(fs.realpathSync(directory), 'first-admin-token'));
+      expect(handOverFirstAdmin(firstAdmin, 'first-admin-token', false).tokenFile?.path).toBe(
+        path.join(fs.realpathSync(directory), 'first-admin-token'),
+      );
     } finally {
       process.chdir(cwd);
     }

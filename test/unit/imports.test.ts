@@ -14,7 +14,9 @@ beforeAll(async () => {
 
 function importsFrom(folder: string, into: string): string[] {
   return Object.entries(imports).flatMap(([from, tos]) =>
-    from.startsWith(`${folder}/`) ? tos.filter((to) => to.startsWith(`${into}/`) || to === `${into}.ts`).map((to) => `${from} -> ${to}`) : [],
+    from.startsWith(`${folder}/`)
+      ? tos.filter((to) => to.startsWith(`${into}/`) || to === `${into}.ts`).map((to) => `${from} -> ${to}`)
+      : [],
   );
 }
 
@@ -79,7 +81,8 @@ describe('the rooms of src/ (each folder, and each top-level file)', () => {
 
     expect(graph.size).toBeGreaterThanOrEqual(20);
     for (const infrastructure of ['db/', 'http/', 'instances/', 'webhooks/', 'tokens/', 'employee-records/']) {
-      for (const feature of ['employees/', 'attendance/', 'terminals/', 'auth/', 'lookups/']) expect([infrastructure, reaches(infrastructure, feature)]).toEqual([infrastructure, false]);
+      for (const feature of ['employees/', 'attendance/', 'terminals/', 'auth/', 'lookups/'])
+        expect([infrastructure, reaches(infrastructure, feature)]).toEqual([infrastructure, false]);
     }
   });
 });

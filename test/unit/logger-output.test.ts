@@ -46,6 +46,11 @@ describe('the log output', () => {
 
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 30, pid: process.pid, msg: 'server listening', url: 'http://127.0.0.1:8080/app/api' });
+    expect(JSON.parse(lines[0] as string)).toMatchObject({
+      level: 30,
+      pid: process.pid,
+      msg: 'server listening',
+      url: 'http://127.0.0.1:8080/app/api',
+    });
   });
 });

@@ -24,9 +24,11 @@ interface SpectralResult {
 /** Spectral's findings of every severity (it exits 1 when there are any; the JSON is printed either way). */
 async function spectral(rulesetFile: string): Promise<SpectralResult[]> {
   const args = ['lint', '--format', 'json', '--fail-severity', 'hint', '--quiet', '--ruleset', rulesetFile, DOCUMENT];
-  const output = await run(bin('spectral'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({
-    stdout: error.stdout ?? '',
-  }));
+  const output = await run(bin('spectral'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch(
+    (error: { stdout?: string }) => ({
+      stdout: error.stdout ?? '',
+    }),
+  );
   return JSON.parse(output.stdout.trim() || '[]') as SpectralResult[];
 }
 
@@ -50,7 +52,12 @@ function placeOf(document: unknown, spectralPath: string[]): string {
 function globMatches(pattern: string, place: string): boolean {
   const source = pattern
     .split('**')
-    .map((part) => part.split('*').map((text) => text.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('[^.]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((text) => text.replace(/[.+?^${}()|[\]\\/]/g, '\\$&'))
+        .join('[^.]*'),
+    )
     .join('.*');
   return new RegExp(`^${source}$`).test(place);
 }
@@ -84,12 +91,16 @@ describe('docs/openapi.json read by third-party tools', () => {
     const document = JSON.parse(fs.readFileSync(DOCUMENT, 'utf8')) as unknown;
     const findings = await spectral(ruleset('spectral-owasp.yaml'));
 
-    const errors = findings.filter((finding) => finding.severity === 0).map((finding) => ({ rule: finding.code, place: placeOf(document, finding.path) }));
+    const errors = findings
+      .filter((finding) => finding.severity === 0)
+      .map((finding) => ({ rule: finding.code, place: placeOf(document, finding.path) }));
     const explains = (rule: string, place: string) => explained.get(rule)?.places.some((pattern) => globMatches(pattern, place)) ?? false;
     expect(errors.filter(({ rule, place }) => !explains(rule, place))).toEqual([]);
     // Nothing explained that is not found: a place no longer reported, a rule that no longer fires.
     const stale = [...explained].flatMap(([rule, { places }]) =>
-      places.filter((pattern) => !errors.some((error) => error.rule === rule && globMatches(pattern, error.place))).map((pattern) => `${rule} ${pattern}`),
+      places
+        .filter((pattern) => !errors.some((error) => error.rule === rule && globMatches(pattern, error.place)))
+        .map((pattern) => `${rule} ${pattern}`),
     );
     expect(stale).toEqual([]);
     const counts = [...explained].filter(([, { count }]) => count !== undefined).map(([rule, { count }]) => ({ rule, count }));
@@ -99,10 +110,15 @@ describe('docs/openapi.json read by third-party tools', () => {
 
   it("has no error for Redocly's recommended ruleset", async () => {
     const args = ['lint', '--config', ruleset('redocly.yaml'), '--format', 'json', DOCUMENT];
-    const output = await run(bin('redocly'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stdout?: string }) => ({
-      stdout: error.stdout ?? '',
-    }));
-    const report = JSON.parse(output.stdout) as { totals: { errors: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+    const output = await run(bin('redocly'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout?: string }) => ({
+        stdout: error.stdout ?? '',
+      }),
+    );
+    const report = JSON.parse(output.stdout) as {
+      totals: { errors: number };
+      problems: Array<{ ruleId: string; severity: string; message: string }>;
+    };
 
     expect(report.problems.filter((problem) => problem.severity === 'error')).toEqual([]);
     expect(report.totals.errors).toBe(0);
@@ -135,7 +151,8 @@ describe('docs/openapi.json read by third-party tools', () => {
 
     /** Type-checks `source` against the generated types; tsc's complaints, or '' when there are none. */
     async function typeCheck(name: string, source: string): Promise<string> {
-      for (const file of fs.readdirSync(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))) fs.rmSync(path.join(dir, file));
+      for (const file of fs.readdirSync(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')))
+        fs.rmSync(path.join(dir, file));
       fs.writeFileSync(path.join(dir, name), `${source}\nexport {};\n`);
       const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
       return run(process.execPath, [tsc, '-p', dir], { cwd: ROOT }).then(

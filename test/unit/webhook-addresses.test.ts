@@ -1,4 +1,11 @@
-import { checkUrlShape, RefusedUrlError, type Resolve, refusedAddressReason, resolveAllowedAddresses, systemResolve } from '../../src/webhooks/addresses';
+import {
+  checkUrlShape,
+  RefusedUrlError,
+  type Resolve,
+  refusedAddressReason,
+  resolveAllowedAddresses,
+  systemResolve,
+} from '../../src/webhooks/addresses';
 import { retryDelayMs } from '../../src/webhooks/worker';
 
 const strict = { allowHttp: false, allowPrivate: false };
@@ -67,7 +74,12 @@ describe('refusedAddressReason', () => {
   });
 
   it("refuses a local-use NAT64 address with 127.0.0.1 at any of RFC 6052's positions (the prefix length is the network's choice)", () => {
-    for (const address of ['64:ff9b:1:7f00:0:100:808:808', '64:ff9b:1:87f:0:1:808:808', '64:ff9b:1:808:7f:0:108:808', '64:ff9b:1:808:8:808:7f00:1']) {
+    for (const address of [
+      '64:ff9b:1:7f00:0:100:808:808',
+      '64:ff9b:1:87f:0:1:808:808',
+      '64:ff9b:1:808:7f:0:108:808',
+      '64:ff9b:1:808:8:808:7f00:1',
+    ]) {
       expect(refusedAddressReason(address)).toMatch(/^a local-use NAT64 address of /);
     }
     expect(refusedAddressReason('64:ff9b:1:808:8:808:7f00:1')).toBe('a local-use NAT64 address of 127.0.0.1, a loopback address');
@@ -83,7 +95,11 @@ describe('refusedAddressReason', () => {
 describe('every spelling of an address inside the network, as a URL (the outside review)', () => {
   const refusal = async (url: string, resolve: Resolve = systemResolve) => {
     try {
-      await resolveAllowedAddresses(checkUrlShape(url, { allowHttp: true, allowPrivate: false }), { allowHttp: true, allowPrivate: false }, resolve);
+      await resolveAllowedAddresses(
+        checkUrlShape(url, { allowHttp: true, allowPrivate: false }),
+        { allowHttp: true, allowPrivate: false },
+        resolve,
+      );
     } catch (error) {
       if (error instanceof RefusedUrlError) return error.message;
       throw error;
@@ -103,10 +119,18 @@ describe('every spelling of an address inside the network, as a URL (the outside
     ['full-width dots', 'https://127\u30020\u30020\u30021/', LOOPBACK],
     ['IPv4-mapped', 'https://[::ffff:127.0.0.1]/', /^::ffff:7f00:1 is an IPv4-mapped address of 127\.0\.0\.1, a loopback address/],
     ['IPv4-mapped, long form', 'https://[0:0:0:0:0:ffff:7f00:1]/', /^::ffff:7f00:1 is an IPv4-mapped address of 127\.0\.0\.1/],
-    ['IPv4-translated', 'https://[::ffff:0:127.0.0.1]/', /^::ffff:0:7f00:1 is an IPv4-translated address of 127\.0\.0\.1, a loopback address/],
+    [
+      'IPv4-translated',
+      'https://[::ffff:0:127.0.0.1]/',
+      /^::ffff:0:7f00:1 is an IPv4-translated address of 127\.0\.0\.1, a loopback address/,
+    ],
     ['IPv4-compatible', 'https://[::127.0.0.1]/', /^::7f00:1 is an IPv4-compatible address of 127\.0\.0\.1, a loopback address/],
     ['NAT64', 'https://[64:ff9b::169.254.169.254]/', /^64:ff9b::a9fe:a9fe is a NAT64 address of 169\.254\.169\.254, a link-local address/],
-    ['NAT64, local use', 'https://[64:ff9b:1::10.0.0.1]/', /^64:ff9b:1::a00:1 is a local-use NAT64 address of 10\.0\.0\.1, a private address/],
+    [
+      'NAT64, local use',
+      'https://[64:ff9b:1::10.0.0.1]/',
+      /^64:ff9b:1::a00:1 is a local-use NAT64 address of 10\.0\.0\.1, a private address/,
+    ],
     ['6to4', 'https://[2002:7f00:1::]/', /^2002:7f00:1:: is a 6to4 address of 127\.0\.0\.1, a loopback address/],
     ['Teredo', 'https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/', /is a Teredo address of 127\.0\.0\.1, a loopback address/],
     ['site-local', 'https://[fec0::1]/', /^fec0::1 is a site-local \(private\) address/],
@@ -139,7 +163,9 @@ describe('every spelling of an address inside the network, as a URL (the outside
 describe('checkUrlShape', () => {
   it('takes https:// URLs, and http:// only when allowed', () => {
     expect(checkUrlShape('https://hooks.example.com/in', strict).hostname).toBe('hooks.example.com');
-    expect(() => checkUrlShape('http://hooks.example.com/in', strict)).toThrow(new RefusedUrlError('must be an https:// URL (http:// only with WEBHOOK_ALLOW_HTTP=1)'));
+    expect(() => checkUrlShape('http://hooks.example.com/in', strict)).toThrow(
+      new RefusedUrlError('must be an https:// URL (http:// only with WEBHOOK_ALLOW_HTTP=1)'),
+    );
     expect(checkUrlShape('http://hooks.example.com/in', { ...strict, allowHttp: true }).protocol).toBe('http:');
   });
 
@@ -154,7 +180,8 @@ describe('checkUrlShape', () => {
 });
 
 describe('resolveAllowedAddresses', () => {
-  const resolving = (addresses: string[]) => async () => addresses.map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) }));
+  const resolving = (addresses: string[]) => async () =>
+    addresses.map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) }));
 
   it('refuses a name if any address it resolves to is refused', async () => {
     const url = new URL('https://rebind.example.com/');
@@ -162,15 +189,21 @@ describe('resolveAllowedAddresses', () => {
     await expect(resolveAllowedAddresses(url, strict, resolving(['93.184.215.14', '10.0.0.5']))).rejects.toThrow(
       'host rebind.example.com resolves to 10.0.0.5, a private address; webhooks go to public addresses only (WEBHOOK_ALLOW_PRIVATE=1 allows it)',
     );
-    await expect(resolveAllowedAddresses(url, strict, resolving(['93.184.215.14']))).resolves.toEqual([{ address: '93.184.215.14', family: 4 }]);
+    await expect(resolveAllowedAddresses(url, strict, resolving(['93.184.215.14']))).resolves.toEqual([
+      { address: '93.184.215.14', family: 4 },
+    ]);
   });
 
   it('allows private addresses with WEBHOOK_ALLOW_PRIVATE, and says when a name does not resolve', async () => {
     const url = new URL('https://intranet.example.com/');
 
-    await expect(resolveAllowedAddresses(url, { ...strict, allowPrivate: true }, resolving(['10.0.0.5']))).resolves.toEqual([{ address: '10.0.0.5', family: 4 }]);
+    await expect(resolveAllowedAddresses(url, { ...strict, allowPrivate: true }, resolving(['10.0.0.5']))).resolves.toEqual([
+      { address: '10.0.0.5', family: 4 },
+    ]);
     await expect(resolveAllowedAddresses(url, strict, resolving([]))).rejects.toThrow('host intranet.example.com could not be resolved');
-    await expect(resolveAllowedAddresses(url, strict, () => Promise.reject(new Error('ENOTFOUND')))).rejects.toThrow('could not be resolved');
+    await expect(resolveAllowedAddresses(url, strict, () => Promise.reject(new Error('ENOTFOUND')))).rejects.toThrow(
+      'could not be resolved',
+    );
   });
 });
 

@@ -44,25 +44,48 @@ describe('sendWebhook', () => {
   it('refuses, without connecting, a name that now resolves to loopback (DNS changed since the subscription)', async () => {
     const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
 
-    const result = await sendWebhook(to(`http://receiver.invalid:${port}/in`), { policy: { allowHttp: true, allowPrivate: false }, resolve, timeoutMs: 2000 });
+    const result = await sendWebhook(to(`http://receiver.invalid:${port}/in`), {
+      policy: { allowHttp: true, allowPrivate: false },
+      resolve,
+      timeoutMs: 2000,
+    });
 
-    expect(result).toEqual({ delivered: false, status: null, error: expect.stringMatching(/^refused: host receiver\.invalid resolves to 127\.0\.0\.1, a loopback address/) });
+    expect(result).toEqual({
+      delivered: false,
+      status: null,
+      error: expect.stringMatching(/^refused: host receiver\.invalid resolves to 127\.0\.0\.1, a loopback address/),
+    });
     expect(got).toHaveLength(0);
   });
 
-  it.each([`http://127.0.0.1:PORT/in`, `http://[::1]:PORT/in`, `http://localhost:PORT/in`])('refuses %s without connecting', async (url) => {
-    const result = await sendWebhook(to(url.replace('PORT', String(port))), { policy: { allowHttp: true, allowPrivate: false }, resolve: async () => [{ address: '127.0.0.1', family: 4 }], timeoutMs: 2000 });
+  it.each([`http://127.0.0.1:PORT/in`, `http://[::1]:PORT/in`, `http://localhost:PORT/in`])(
+    'refuses %s without connecting',
+    async (url) => {
+      const result = await sendWebhook(to(url.replace('PORT', String(port))), {
+        policy: { allowHttp: true, allowPrivate: false },
+        resolve: async () => [{ address: '127.0.0.1', family: 4 }],
+        timeoutMs: 2000,
+      });
 
-    expect(result.delivered).toBe(false);
-    expect(result.error).toMatch(/^refused: .*(loopback|unspecified, loopback)/);
-    expect(got).toHaveLength(0);
-  });
+      expect(result.delivered).toBe(false);
+      expect(result.error).toMatch(/^refused: .*(loopback|unspecified, loopback)/);
+      expect(got).toHaveLength(0);
+    },
+  );
 
   it('counts a redirect as a failure and keeps only a short excerpt of an error answer', async () => {
     answer = (res) => res.writeHead(301, { Location: 'http://127.0.0.1:1/' }).end();
-    const redirected = await sendWebhook(to(`http://127.0.0.1:${port}/in`), { policy: loopbackAllowed, resolve: async () => [], timeoutMs: 2000 });
+    const redirected = await sendWebhook(to(`http://127.0.0.1:${port}/in`), {
+      policy: loopbackAllowed,
+      resolve: async () => [],
+      timeoutMs: 2000,
+    });
     answer = (res) => res.writeHead(500).end(`boom ${'y'.repeat(5000)}`);
-    const failed = await sendWebhook(to(`http://127.0.0.1:${port}/in`), { policy: loopbackAllowed, resolve: async () => [], timeoutMs: 2000 });
+    const failed = await sendWebhook(to(`http://127.0.0.1:${port}/in`), {
+      policy: loopbackAllowed,
+      resolve: async () => [],
+      timeoutMs: 2000,
+    });
 
     expect(redirected).toEqual({ delivered: false, status: 301, error: 'answered 301: redirects are not followed' });
     expect(failed).toEqual({ delivered: false, status: 500, error: `answered 500: boom ${'y'.repeat(195)}` });
@@ -71,7 +94,11 @@ describe('sendWebhook', () => {
   it('gives up on a receiver that does not answer within the timeout', async () => {
     answer = () => undefined;
 
-    const result = await sendWebhook(to(`http://127.0.0.1:${port}/in`), { policy: loopbackAllowed, resolve: async () => [], timeoutMs: 300 });
+    const result = await sendWebhook(to(`http://127.0.0.1:${port}/in`), {
+      policy: loopbackAllowed,
+      resolve: async () => [],
+      timeoutMs: 300,
+    });
 
     expect(result).toEqual({ delivered: false, status: null, error: 'no answer within 0.3 s' });
   });
@@ -106,7 +133,11 @@ describe('signatures and bodies', () => {
 
     expect(Object.keys(plain)).toEqual(['id', 'type', 'occurred_at', 'instance', 'changed_fields', 'data']);
     expect(plain).toMatchObject({ id: 'evt_1', occurred_at: '2026-11-24T10:00:00.000Z', instance: 'acme', changed_fields: ['city'] });
-    expect(plain.data).toEqual({ id: '5', first_name: 'A', restricted_fields: expect.arrayContaining(['birthday', 'city', 'private_email']) });
+    expect(plain.data).toEqual({
+      id: '5',
+      first_name: 'A',
+      restricted_fields: expect.arrayContaining(['birthday', 'city', 'private_email']),
+    });
     expect(personal.data).toEqual({ id: '5', first_name: 'A', birthday: '1990-01-01', city: 'Berlin' });
   });
 });
