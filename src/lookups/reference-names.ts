@@ -21,19 +21,26 @@ export interface NameLookup {
 
 type Names = Map<NamedTable, Map<string, string>>;
 
-/** How long names are trusted before a request triggers a re-read in the background. */
+/** How long names are trusted before a request reads them again. */
 const REFERENCE_NAMES_TTL_MS = 2000;
 
 /**
  * The names of the reference tables, held in memory so that reading an employee needs no join
  * per reference. The tables are small and rarely renamed; a rename made by another process shows
  * within about two seconds. A row this process has not seen yet (just created elsewhere) makes it
- * re-read at once rather than answer a null display.
+ * read them again at once rather than answer a null display.
+ *
+ * Every read runs for a request, on the handle it passes, and the requests that need names
+ * meanwhile on the same handle wait for that read. None runs in the background: in cloud mode an
+ * idle or moved instance's pool is closed once no request holds it, and a read left on it waited
+ * out the pool's acquire timeout, with every request that joined it.
  */
 class ReferenceNames {
   private names: Names | undefined;
   private readAt = 0;
-  private reading: Promise<Names> | undefined;
+  private reading: { db: Db; names: Promise<Names> } | undefined;
+  /** Counts invalidate() calls. */
+  private generation = 0;
 
   constructor(
     private readonly db: Db,
@@ -42,44 +49,52 @@ class ReferenceNames {
   ) {}
 
   /**
-   * A lookup that knows every key in `wanted`, re-reading the tables if one is missing. Inside a
-   * transaction pass it as `db`: a read that must wait happens on it (SQLite has one connection).
+   * A lookup that knows every key in `wanted`, reading the tables again when they are older than
+   * the TTL or one is missing. Inside a transaction pass it as `db`: the read then happens on it
+   * (SQLite has one connection).
    */
   async lookup(wanted: Array<[NamedTable, number | string]>, db: Db = this.db): Promise<NameLookup> {
-    let names = this.names ?? (await this.read(db));
-    if (this.clock.now().getTime() - this.readAt >= this.ttlMs) {
-      // Stale: answer with what we have and refresh for the next request; a failed refresh is
-      // retried by the next request after this one.
-      this.read(this.db).catch(() => undefined);
-    }
-    if (wanted.some(([table, key]) => !names.get(table)?.has(String(key)))) names = await this.read(db);
+    const cached = this.names !== undefined && this.clock.now().getTime() - this.readAt < this.ttlMs ? this.names : undefined;
+    let names = cached ?? (await this.read(db));
+    if (cached && wanted.some(([table, key]) => !cached.get(table)?.has(String(key)))) names = await this.read(db);
     return { name: (table, key) => names.get(table)?.get(String(key)) ?? null };
   }
 
   /** Forget the names, after this process renamed or added a row itself. */
   invalidate(): void {
     this.names = undefined;
+    this.reading = undefined;
+    this.generation += 1;
   }
 
+  /** The names read on `db`: the read already running on it, or a new one. */
   private read(db: Db): Promise<Names> {
-    this.reading ??= this.load(db).finally(() => {
-      this.reading = undefined;
-    });
-    return this.reading;
+    if (this.reading?.db === db) return this.reading.names;
+    const reading = { db, names: this.load(db) };
+    this.reading = reading;
+    const done = () => {
+      if (this.reading === reading) this.reading = undefined;
+    };
+    reading.names.then(done, done);
+    return reading.names;
   }
 
+  /** Every named table in one query (one connection, one round trip). */
   private async load(db: Db): Promise<Names> {
     const startedAt = this.clock.now().getTime();
-    const tables = await Promise.all(
-      NAMED_TABLES.map(async (table) => {
-        const key = table === 'countries' ? 'code' : 'id';
-        const rows: Array<{ key: number | string; name: string }> = await db(table).select(`${key} as key`, 'name');
-        return [table, new Map(rows.map((row) => [String(row.key), row.name]))] as const;
-      }),
+    const generation = this.generation;
+    const [first, ...others] = NAMED_TABLES.map((table) =>
+      db(table).select(db.raw('? as ??', [table, 'table_name']), `${table === 'countries' ? 'code' : 'id'} as key`, 'name'),
     );
-    this.names = new Map(tables);
-    this.readAt = startedAt;
-    return this.names;
+    const rows: Array<{ table_name: NamedTable; key: number | string; name: string }> = await first!.unionAll(others);
+    const names: Names = new Map(NAMED_TABLES.map((table) => [table, new Map<string, string>()]));
+    for (const row of rows) names.get(row.table_name)?.set(String(row.key), row.name);
+    // A read begun before invalidate() answers its own request but is not kept.
+    if (generation === this.generation) {
+      this.names = names;
+      this.readAt = startedAt;
+    }
+    return names;
   }
 }
 

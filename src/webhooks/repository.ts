@@ -139,6 +139,19 @@ export async function insertDeliveries(db: Db, rows: Array<Record<string, unknow
 
 // Deliveries, as the API lists them.
 
+/** The columns of a delivery as answered (DeliveryRow). */
+const DELIVERY_COLUMNS = [
+  'd.id',
+  'e.event_id',
+  'e.type',
+  'd.status',
+  'd.attempts',
+  'd.next_attempt_at',
+  'd.last_status',
+  'd.last_error',
+  'd.created_at',
+];
+
 export async function listDeliveries(
   db: Db,
   webhookId: number,
@@ -154,17 +167,7 @@ export async function listDeliveries(
       .orderBy('d.id', 'desc')
       .limit(criteria.limit)
       .offset(criteria.offset)
-      .select(
-        'd.id',
-        'e.event_id',
-        'e.type',
-        'd.status',
-        'd.attempts',
-        'd.next_attempt_at',
-        'd.last_status',
-        'd.last_error',
-        'd.created_at',
-      ),
+      .select(DELIVERY_COLUMNS),
     where(db('webhook_deliveries as d')).count({ n: '*' }).first(),
   ]);
   return {
@@ -177,17 +180,7 @@ export async function findDelivery(db: Db, webhookId: number, id: number): Promi
   const row = (await db('webhook_deliveries as d')
     .join('webhook_events as e', 'e.id', 'd.event_id')
     .where({ 'd.id': id, 'd.webhook_id': webhookId })
-    .first(
-      'd.id',
-      'e.event_id',
-      'e.type',
-      'd.status',
-      'd.attempts',
-      'd.next_attempt_at',
-      'd.last_status',
-      'd.last_error',
-      'd.created_at',
-    )) as DeliveryRow | undefined;
+    .first(DELIVERY_COLUMNS)) as DeliveryRow | undefined;
   return row && { ...row, id: Number(row.id), attempts: Number(row.attempts) };
 }
 

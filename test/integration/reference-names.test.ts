@@ -27,7 +27,7 @@ describe.each(testDialects())('reference displays on %s', (dialect) => {
     await t.db('job_titles').where({ id: jobTitleId }).update({ name: renamed });
 
     t.clock.advance(2001);
-    await me(user.token); // answered from the stale names; starts the re-read
+    await me(user.token); // the names are older than the TTL: read again
     const after = await waitFor(async () => (await me(user.token)).body.job_title.display, renamed);
 
     expect(after).toBe(renamed);
