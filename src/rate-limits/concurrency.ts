@@ -39,9 +39,17 @@ export function limitCallerConcurrency(options: Config['callerConcurrency'], hea
   const forgetIfIdle = (key: string, budget: Budget) => {
     if (budget.running === 0 && budget.waiting.length === 0) budgets.delete(key);
   };
+  /** Hands free turns to the callers waiting, in order (one whose client left passes its turn on). */
+  const passTurns = (key: string, budget: Budget) => {
+    while (budget.running < limit && budget.waiting.length > 0) budget.waiting.shift()?.();
+    forgetIfIdle(key, budget);
+  };
 
   return (req, res, next) => {
     if ((req.method !== 'GET' && req.method !== 'HEAD') || !heavy.test(req.path)) return next();
+    // A client that went away while authentication ran has no answer to wait for, and its close
+    // has passed: a turn it took would never be given back.
+    if (res.closed) return;
     const key = callerKey(req);
     let budget = budgets.get(key);
     if (!budget) budgets.set(key, (budget = { running: 0, waiting: [] }));
@@ -51,9 +59,7 @@ export function limitCallerConcurrency(options: Config['callerConcurrency'], hea
       current.running++;
       res.once('close', () => {
         current.running--;
-        const nextInLine = current.waiting.shift();
-        if (nextInLine) nextInLine();
-        else forgetIfIdle(key, current);
+        passTurns(key, current);
       });
       // The list starts on the event loop's next turn: the requests already received (another
       // caller's GET /employees/me) go first, and on SQLite, whose queries hold the thread from
@@ -71,7 +77,7 @@ export function limitCallerConcurrency(options: Config['callerConcurrency'], hea
     };
     const turn = () => {
       stopWaiting();
-      serve();
+      if (!res.closed) serve();
     };
     const timer = setTimeout(() => {
       stopWaiting();

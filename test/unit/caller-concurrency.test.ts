@@ -28,7 +28,9 @@ function appWithGatedLists(options: { limit: number; waitMs: number }): {
       user === undefined ? undefined : { userId: Number(user), username: `u${user}`, role: 'admin', employeeId: null, tokenId: 't' };
     req.clientIp = '127.0.0.1';
     res.once('close', () => closed.push(String(req.get('X-Name'))));
-    next();
+    // Authentication still running when the client goes away: the budget meets a closed response.
+    if (req.get('X-Slow') !== undefined) res.once('close', () => next());
+    else next();
   });
   app.use(limitCallerConcurrency(options, ['/employees', '/employees/:id/attendance', '/openapi.json']));
   const gated: express.RequestHandler = (req, res) => {
@@ -67,6 +69,31 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('limitCallerConcurrency', () => {
+  it('takes no turn for a client that went away before its list reached the budget', async () => {
+    const { app, served, closed, release } = appWithGatedLists({ limit: 2, waitMs: 300 });
+    const server = app.listen(0);
+    try {
+      // Three clients give up while their requests are still being authenticated.
+      for (const name of ['gone1', 'gone2', 'gone3']) {
+        await expect(request(server).get('/employees').set({ 'X-User': '1', 'X-Name': name, 'X-Slow': '1' }).timeout(30)).rejects.toThrow();
+      }
+      await until(() => closed.includes('gone3'));
+
+      const next = request(server)
+        .get('/employees')
+        .set({ 'X-User': '1', 'X-Name': 'b1' })
+        .then((res) => res);
+      await until(() => served.includes('b1'));
+      release('b1');
+      const answer = await next;
+
+      expect(served).toEqual(['b1']);
+      expect(answer.status).toBe(200);
+    } finally {
+      server.close();
+    }
+  });
+
   it('serves a caller N lists at once; the next waits, and is refused with 429 and Retry-After when no turn comes', async () => {
     const { app, served, release } = appWithGatedLists({ limit: 2, waitMs: 300 });
     const server = app.listen(0);
