@@ -20,6 +20,8 @@ export interface Fixture {
   employeeId: number;
   /** The seeded employees' ids. */
   employees: { firstId: number; lastId: number };
+  /** The seeded employees whose last day has passed: attendance refuses their punches. */
+  terminatedIds: ReadonlySet<number>;
   /** The 31 days up to yesterday (UTC), for the monthly attendance read. */
   month: { from: string; to: string };
   attendanceRows: number;
@@ -70,6 +72,7 @@ export async function prepareFixture(config: DatabaseConfig, employees: number, 
       const personId = await insertUser(db, { username: `bench-user-${id}`, role: 'employee', employeeId: id, passwordHash: null, now });
       userTokens.push((await issueToken(db, instance.signingKey, { userId: personId, name: 'bench', now })).token);
     }
+    const terminated: Array<{ id: number }> = await db('employees').where({ status: 'Terminated' }).select('id');
     await writeSetting(db, SETTING.restApiEnabled, '1', now);
     const yesterday = addDays(now.toISOString().slice(0, 10), -1);
     return {
@@ -77,6 +80,7 @@ export async function prepareFixture(config: DatabaseConfig, employees: number, 
       userTokens,
       employeeId: seeded.firstId,
       employees: { firstId: seeded.firstId, lastId: seeded.lastId },
+      terminatedIds: new Set(terminated.map((row) => Number(row.id))),
       month: { from: addDays(yesterday, -30), to: yesterday },
       attendanceRows: attendance.count,
       seedSeconds: { employees: employeeSeconds, attendance: attendanceSeconds },

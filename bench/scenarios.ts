@@ -170,11 +170,12 @@ export const SCENARIOS: readonly Scenario[] = [
   // server's time) and out again. The punch-out names the next whole second, so that it is after
   // the punch-in and within the future tolerance; an employee comes round again seconds later.
   // A run that ends between the two leaves the employee punched in: they are not punched again.
+  // Terminated employees are left out from the start: their punches are refused.
   {
     name: 'attendance: POST /attendance/punch-in + punch-out pairs',
     needsToken: true,
     requests: (fixture) => {
-      const punchedIn = new Set<number>();
+      const punchedIn = new Set<number>(fixture.terminatedIds);
       const nextEmployee = roundRobin(fixture, punchedIn);
       return [
         {
