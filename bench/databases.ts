@@ -16,6 +16,15 @@ export interface BenchDatabase {
 
 export class DatabaseUnreachableError extends Error {}
 
+/** Runs a benchmark's main: an unreachable database is one line, anything else its stack; exit 1. */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    if (error instanceof DatabaseUnreachableError) process.stderr.write(`${error.message}\n`);
+    else process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  });
+}
+
 export function createSqliteDatabase(workDir: string): BenchDatabase {
   const filename = path.join(workDir, 'hrm.sqlite');
   for (const suffix of ['', '-wal', '-shm']) fs.rmSync(filename + suffix, { force: true });

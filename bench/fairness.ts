@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Children, freePort, waitUntilAnswering } from './children';
-import { type BenchDatabase, createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
+import { type BenchDatabase, createSqliteDatabase, runBench, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { UNLIMITED } from './limits';
 
@@ -165,8 +165,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof DatabaseUnreachableError) process.stderr.write(`${error.message}\n`);
-  else process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -20,7 +20,7 @@ import { openDatabase } from '../src/db/connect';
 import { openInstance } from '../src/instances/instance';
 import { createDevice } from '../src/terminals/devices';
 import { Children, freePort, waitUntilAnswering } from './children';
-import { createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase, withoutCredentials } from './databases';
+import { createSqliteDatabase, runBench, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { UNLIMITED } from './limits';
 
@@ -182,8 +182,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof DatabaseUnreachableError) process.stderr.write(`${error.message}\n`);
-  else process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);
