@@ -1,5 +1,11 @@
 import { classifyDays, formatHours, hoursOf, totalsOf, type WorkedRecord, workedRecordOf } from '../../src/pay-rules/classify';
-import { DEFAULT_PAY_PERIOD_SETTINGS, type OvertimeRules, parseStoredPayPeriodSettings } from '../../src/pay-rules/settings';
+import {
+  DEFAULT_PAY_PERIOD_SETTINGS,
+  isThresholdHours,
+  type OvertimeRules,
+  parseStoredPayPeriodSettings,
+  thresholdSeconds,
+} from '../../src/pay-rules/settings';
 
 const H = 3600;
 const flsa: OvertimeRules = { daily_after_hours: null, daily_double_after_hours: null, weekly_after_hours: 40, seventh_day: false };
@@ -41,6 +47,20 @@ describe('parseStoredPayPeriodSettings', () => {
       ...DEFAULT_PAY_PERIOD_SETTINGS,
       month_start_day: 28,
     });
+  });
+});
+
+describe('thresholds', () => {
+  it('turns every 2-decimal hours value up to 200 into whole seconds, 36 per hundredth', () => {
+    for (let hundredths = 1; hundredths <= 20_000; hundredths += 1) {
+      const hours = Number((hundredths / 100).toFixed(2));
+      expect(isThresholdHours(hours)).toBe(true);
+      if (thresholdSeconds(hours) !== hundredths * 36) expect([hours, thresholdSeconds(hours)]).toEqual([hours, hundredths * 36]);
+    }
+  });
+
+  it('accepts only numbers above 0 with at most 2 decimals', () => {
+    for (const bad of [0, -1, 8.001, Number.NaN, Number.POSITIVE_INFINITY, '8', null]) expect(isThresholdHours(bad)).toBe(false);
   });
 });
 
