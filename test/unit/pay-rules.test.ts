@@ -1,4 +1,5 @@
 import { classifyDays, formatHours, hoursOf, totalsOf, type WorkedRecord, workedRecordOf } from '../../src/pay-rules/classify';
+import { wallClockIn } from '../../src/time';
 import {
   DEFAULT_PAY_PERIOD_SETTINGS,
   isThresholdHours,
@@ -89,6 +90,42 @@ describe('workedRecordOf', () => {
       date: '2024-06-30',
       seconds: 1801,
     });
+  });
+
+  it('finds the same local date as the wall clock at every instant around the changes of odd zones', () => {
+    const zones = [
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+      'Asia/Kathmandu',
+      'America/St_Johns',
+      'Pacific/Apia',
+      'America/Santiago',
+      'Europe/Dublin',
+    ];
+    const mismatches: string[] = [];
+    for (const timezone of zones) {
+      for (let ms = Date.UTC(2011, 0, 1); ms < Date.UTC(2013, 0, 1); ms += 97 * 60_000) {
+        const inTime = new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+        const { date } = workedRecordOf({ in_time_utc: inTime, out_time_utc: inTime, timezone });
+        if (date !== wallClockIn(timezone, new Date(ms)).slice(0, 10)) mismatches.push(`${timezone} ${inTime} ${date}`);
+      }
+    }
+
+    expect(mismatches).toEqual([]);
+  });
+
+  it('reads stored times with fractions and ISO times with offsets, and never counts negative time', () => {
+    expect(
+      workedRecordOf({ in_time_utc: '2024-06-03 09:00:00.750', out_time_utc: '2024-06-03T11:00:00+02:00', timezone: 'Europe/Berlin' }),
+    ).toEqual({
+      date: '2024-06-03',
+      seconds: 0,
+    });
+    expect(workedRecordOf({ in_time_utc: '2024-06-03T09:00:00Z', out_time_utc: '2024-06-03 17:30:15', timezone: 'Asia/Kolkata' })).toEqual({
+      date: '2024-06-03',
+      seconds: 8 * H + 30 * 60 + 15,
+    });
+    expect(() => workedRecordOf({ in_time_utc: 'yesterday', out_time_utc: '2024-06-03 17:30:15', timezone: 'UTC' })).toThrow(RangeError);
   });
 });
 
