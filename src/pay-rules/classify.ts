@@ -56,7 +56,7 @@ const MAX_CACHED_DAYS = 4096;
  * Per zone, per UTC day, the zone's offset in seconds when it is the same at both ends of that day,
  * else null. An export dates hundreds of thousands of records, and reading a wall clock through
  * Intl costs far more than adding an offset; a day with a change is read through Intl record by record.
- * (No zone changes its offset twice within a day and back, which equal ends would miss.)
+ * It assumes no zone changes its offset and back within one UTC day (equal ends would miss it).
  */
 const steadyOffsets = new Map<string, Map<number, number | null>>();
 /** Day numbers as dates: an export meets the same few dozen over and over. */
