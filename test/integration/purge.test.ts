@@ -61,7 +61,7 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 
     const counts = await purgeOldRows(t.db, t.clock.now());
 
-    expect(counts).toEqual({ tokens: 2, idempotencyKeys: 1, rateLimits: 1 });
+    expect(counts).toEqual({ tokens: 2, idempotencyKeys: 1, rateLimits: 1, tombstones: 0 });
     const tokens = await ids('api_tokens', 'id');
     expect(tokens).not.toContain(expiredLongAgo);
     expect(tokens).not.toContain(revokedLongAgo);
@@ -101,7 +101,7 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
       const tooSoon = await purgeIfDue(other, { now: new Date(now.getTime() + HOUR - 1000), intervalMs: HOUR, claimedBy: 'second' });
       const due = await purgeIfDue(other, { now: new Date(now.getTime() + HOUR), intervalMs: HOUR, claimedBy: 'second' });
 
-      expect(results.filter((result) => result !== undefined)).toEqual([{ tokens: 0, idempotencyKeys: 0, rateLimits: 1 }]);
+      expect(results.filter((result) => result !== undefined)).toEqual([{ tokens: 0, idempotencyKeys: 0, rateLimits: 1, tombstones: 0 }]);
       expect(tooSoon).toBeUndefined();
       expect(due).toEqual({ tokens: 0, idempotencyKeys: 0, rateLimits: 1 });
       expect(await t.db('maintenance_runs').select('job', 'claimed_by')).toEqual([{ job: 'purge', claimed_by: 'second' }]);
