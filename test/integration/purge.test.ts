@@ -70,6 +70,29 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
     expect(await ids('rate_limits', 'limit_key')).toEqual(['fresh']);
   });
 
+  it('keeps deletion tombstones 97 days (the feeds promise at least 90), then deletes them', async () => {
+    await t.db('deleted_employees').delete();
+    await t.db('deleted_attendance').delete();
+    const DAY = 24 * HOUR;
+    const tombstone = (table: string, id: number, deletedAgo: number) =>
+      t.db(table).insert({
+        ...(table === 'deleted_employees' ? { employee_id: id, employee_code: `T${id}` } : { attendance_id: id, employee_id: 1 }),
+        supervisor_id: null,
+        deleted_at: ago(deletedAgo),
+      });
+    await tombstone('deleted_employees', 1, RETENTION_MS.tombstones + HOUR);
+    await tombstone('deleted_employees', 2, 90 * DAY + HOUR);
+    await tombstone('deleted_attendance', 3, RETENTION_MS.tombstones + HOUR);
+    await tombstone('deleted_attendance', 4, 96 * DAY);
+
+    const counts = await purgeOldRows(t.db, t.clock.now());
+
+    expect(RETENTION_MS.tombstones).toBeGreaterThanOrEqual(90 * DAY);
+    expect(counts.tombstones).toBe(2);
+    expect(await ids('deleted_employees', 'employee_id')).toEqual(['2']);
+    expect(await ids('deleted_attendance', 'attendance_id')).toEqual(['4']);
+  });
+
   it('deletes in batches of the given size until none is left', async () => {
     for (let i = 0; i < 7; i++) await rateLimitRow(`old-${i}`, 2 * HOUR);
     const deletes: string[] = [];
@@ -103,7 +126,7 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 
       expect(results.filter((result) => result !== undefined)).toEqual([{ tokens: 0, idempotencyKeys: 0, rateLimits: 1, tombstones: 0 }]);
       expect(tooSoon).toBeUndefined();
-      expect(due).toEqual({ tokens: 0, idempotencyKeys: 0, rateLimits: 1 });
+      expect(due).toEqual({ tokens: 0, idempotencyKeys: 0, rateLimits: 1, tombstones: 0 });
       expect(await t.db('maintenance_runs').select('job', 'claimed_by')).toEqual([{ job: 'purge', claimed_by: 'second' }]);
     } finally {
       await other.destroy();
