@@ -33,7 +33,7 @@ describe.each(testDialects())('conditional requests (ETag, If-None-Match, If-Mat
 
       const first = await send(org.admin, 'get', `/employees/${id}`);
       const again = await send(org.admin, 'get', `/employees/${id}`);
-      const notModified = await send(org.admin, 'get', `/employees/${id}`, { 'If-None-Match': first.headers.etag });
+      const notModified = await send(org.admin, 'get', `/employees/${id}`, { 'If-None-Match': first.headers.etag as string });
 
       expect(first.status).toBe(200);
       expect(first.headers.etag).toMatch(STRONG_TAG);
@@ -243,11 +243,11 @@ describe.each(testDialects())('conditional requests (ETag, If-None-Match, If-Mat
       const { id } = await recordOf();
 
       const first = await send(org.admin, 'get', `/attendance/${id}`);
-      const notModified = await send(org.manager, 'get', `/attendance/${id}`, { 'If-None-Match': first.headers.etag });
-      const head = await send(org.admin, 'head', `/attendance/${id}`, { 'If-None-Match': first.headers.etag });
+      const notModified = await send(org.manager, 'get', `/attendance/${id}`, { 'If-None-Match': first.headers.etag as string });
+      const head = await send(org.admin, 'head', `/attendance/${id}`, { 'If-None-Match': first.headers.etag as string });
       later();
       const corrected = await send(org.admin, 'patch', `/attendance/${id}`).send({ note: 'changed' });
-      const after = await send(org.admin, 'get', `/attendance/${id}`, { 'If-None-Match': first.headers.etag });
+      const after = await send(org.admin, 'get', `/attendance/${id}`, { 'If-None-Match': first.headers.etag as string });
 
       expect(first.status).toBe(200);
       expect(first.headers.etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
