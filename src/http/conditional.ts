@@ -67,7 +67,9 @@ export type Precondition = (state: string) => void;
  * The If-Match of a write as a Precondition over the resource's full read shape, or undefined
  * when none was sent. Strong comparison (a W/ tag never matches) of the tags' version part: a
  * tag of any representation of the current state passes; `*` passes for any existing resource.
- * A stale tag is 412 `precondition_failed`.
+ * A stale tag is 412 `precondition_failed`. A retry under an Idempotency-Key whose first try
+ * succeeded is answered from its stored reply before the write runs, so its tag, stale by its
+ * own write, is not checked again (docs/api.md, "Keeping a copy in sync").
  */
 export function ifMatchOf(req: Request): Precondition | undefined {
   const ifMatch = parseEntityTags(req.headers['if-match']);
