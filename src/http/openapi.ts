@@ -122,14 +122,10 @@ export const ETAG_HEADER = z.object({ ETag: z.string().max(100) });
 
 /** If-None-Match on the GET of one resource (src/http/conditional.ts). */
 export const ifNoneMatchHeader = z.object({
-  'If-None-Match': z
-    .string()
-    .max(2000)
-    .optional()
-    .meta({
-      description: 'ETags the client holds (or `*`): 304 without a body when the current one is among them',
-      example: '"q2V3yL1rY0l9bJx8n4sQfA"',
-    }),
+  'If-None-Match': z.string().max(2000).optional().meta({
+    description: 'ETags the client holds (or `*`): 304 without a body when the current one is among them',
+    example: '"q2V3yL1rY0l9bJx8n4sQfA"',
+  }),
 });
 
 /** If-Match on a write of one resource. */
