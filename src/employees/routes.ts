@@ -18,6 +18,7 @@ import { assertMayFilter, listEmployeesQuery } from './list-query';
 import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
 import type { EmployeeRecord } from '../employee-records/record';
 import { updateEmployee } from './update-employee';
+import { employeeQuery, type FieldSelection, meQuery } from './field-selection';
 
 /** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {
@@ -26,8 +27,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
   // `db` is the write's transaction: the reference names are read on it if need be.
   const respond = async (req: Request, employee: EmployeeRecord, db: Db) =>
     toEmployeeResponse(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee], db));
-  const send = async (req: Request, res: Response, employee: EmployeeRecord) =>
-    sendJsonText(res, toEmployeeJson(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee])));
+  const send = async (req: Request, res: Response, employee: EmployeeRecord, selection?: FieldSelection) =>
+    sendJsonText(res, toEmployeeJson(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee]), selection));
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
   const update = async (req: Request, res: Response) => {
     const id = pathId(req.params.id, 'employee');
@@ -49,10 +50,11 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         '/me',
         {
           get: async (req, res) => {
+            const fields = selectionOf(req, meQuery);
             const employee = req.callerEmployee;
             if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
             const names = await employeeReferenceNames(instanceOf(req), [employee]);
-            sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now()));
+            sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now(), fields));
           },
         },
         { callerEmployee: true },
@@ -67,7 +69,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             const instance = instanceOf(req);
             const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
             const names = await employeeReferenceNames(instance, records);
-            const items = records.map((record) => toEmployeeJson(record, caller, names));
+            const items = records.map((record) => toEmployeeJson(record, caller, names, query.fields));
             sendJsonText(res, toPageJson(items, total, query.page, hasMore));
           },
           post: async (req, res) => {
@@ -91,7 +93,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
       .route('/:id', {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');
-          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id));
+          const fields = selectionOf(req, employeeQuery);
+          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id), fields);
         },
         put: update,
         patch: update,
@@ -111,4 +114,9 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         },
       })
   );
+}
+
+/** The fields= of a one-employee read; a request without a query string (most of them) parses nothing. */
+function selectionOf(req: Request, schema: typeof employeeQuery): FieldSelection | undefined {
+  return req.url.includes('?') ? parseQuery(schema, req.query).fields : undefined;
 }
