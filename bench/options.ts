@@ -34,7 +34,8 @@ export const USAGE = `Usage: npm run bench:core -- [options]   (npm run bench ru
   --employees N        employees to seed (default 10000)
   --attendance-days D  working days of attendance to seed per employee (default 22; 0 for none)
   --only TEXT          only the scenarios whose name contains TEXT, e.g. --only attendance; may be
-                       given several times (a scenario matching any of them runs)
+                       given several times (a scenario matching any of them runs); =NAME
+                       for the scenario of that exact name
   --connections N      concurrent connections (default 64)
   --warmup S           seconds of unmeasured load before each measurement (default 3)
   --duration S         measured seconds per scenario (default 10)

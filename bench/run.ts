@@ -162,9 +162,9 @@ interface Baseline {
   server: RunningServer;
 }
 
-/** Whether --only (any of its texts) lets the scenario or ceiling of this name run. */
+/** Whether --only (any of its texts; `=name` for that name exactly) lets the scenario or ceiling of this name run. */
 function wanted(options: BenchOptions, name: string): boolean {
-  return options.only === undefined || options.only.some((text) => name.includes(text));
+  return options.only === undefined || options.only.some((text) => (text.startsWith('=') ? name === text.slice(1) : name.includes(text)));
 }
 
 function workersOf(scenario: Scenario): number {
