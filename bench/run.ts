@@ -242,7 +242,8 @@ async function measureRounds(
   const rowOf = (plan: Plan): ResultRow => {
     const measurement = medianOf(plan.rounds);
     const scenario = plan.comparedWith?.name ?? plan.name;
-    const ceilingPlan = ceilingOf(listCeilings.has(scenario) ? LIST_CEILING_SCENARIO : CEILING_SCENARIO);
+    const listRow = listCeilings.has(scenario) || scenario === PREPARED_LIST_CEILING_SCENARIO || scenario === LIST_CEILING_SCENARIO;
+    const ceilingPlan = ceilingOf(listRow ? LIST_CEILING_SCENARIO : CEILING_SCENARIO);
     // Each round's ratio to the ceiling's figure of the same round, and their median: the rounds
     // were alternated so that both meet the same load from the machine's other users.
     const ratios = ceilingPlan?.rounds.map(
