@@ -107,13 +107,10 @@ const meSchema = employeeSchema
   .meta({ id: 'EmployeeMe', description: "The caller's employee record and account, as IceHrm's /me answers it" });
 
 /** With fields= (docs/api.md, "Field selection"): id and the named members only. */
-const employeeFieldsSchema = employeeSchema
-  .partial()
-  .required({ id: true })
-  .meta({
-    id: 'EmployeeFields',
-    description: 'An employee read with fields=: id and the named fields (less those the caller may not read)',
-  });
+const employeeFieldsSchema = employeeSchema.partial().required({ id: true }).meta({
+  id: 'EmployeeFields',
+  description: 'An employee read with fields=: id and the named fields (less those the caller may not read)',
+});
 const meFieldsSchema = meSchema
   .partial()
   .required({ id: true })
