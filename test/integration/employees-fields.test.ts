@@ -292,6 +292,14 @@ describe.each(testDialects())('fields= on the employee reads on %s', (dialect) =
       expect(res.body.current_time).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     });
 
+    it("answers an admin's own record and account level", async () => {
+      const res = await get(admin, '/employees/me?fields=user_level,employee_id');
+
+      expect(res.status).toBe(200);
+      expect(Object.keys(res.body)).toEqual(['id', 'employee_id', 'user_level']);
+      expect(res.body).toMatchObject({ id: String(admin.employeeId), user_level: 'Admin' });
+    });
+
     it('answers an account field alone', async () => {
       const res = await get(employee, '/employees/me?fields=user_email,can_login');
 
