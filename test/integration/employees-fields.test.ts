@@ -354,6 +354,22 @@ describe.each(testDialects())('fields= on the employee reads on %s', (dialect) =
       }
     });
 
+    it('is what an admin page 1 sends, under the list statement limit on MySQL/MariaDB', async () => {
+      const sent: string[] = [];
+      const listen = (query: { sql: string }) => sent.push(query.sql);
+      t.db.on('query', listen);
+      try {
+        expect((await get(admin, '/employees?limit=2&sortField=last_name&fields=last_name')).status).toBe(200);
+      } finally {
+        t.db.off('query', listen);
+      }
+      const rows = sent.filter((sql) => sql.includes('order by `e`.`last_name` asc, `e`.`id` asc limit ?'));
+      expect(rows).toHaveLength(1);
+      // Only the named field's column, the id and the sort column; no joins.
+      expect(rows[0]).toContain('`e`.`id`, `e`.`last_name` from `employees` as `e` order by');
+      expect(rows[0]!.includes('max_statement_time')).toBe(t.dialect === 'mysql');
+    });
+
     it('is not taken for filters, search, updated_since, deep pages without a known start, other roles or sorts without an index', () => {
       const caller: Caller = { userId: admin.userId, username: admin.username, role: 'admin', employeeId: admin.employeeId, tokenId: 'x' };
       const fast = (raw: Record<string, string>, who: Caller = caller) =>
