@@ -8,8 +8,8 @@ export interface BenchOptions {
   employees: number;
   /** Working days of attendance seeded per employee. */
   attendanceDays: number;
-  /** Only the scenarios whose name contains this text (and the ceiling only if its name does). */
-  only: string | undefined;
+  /** Only the scenarios whose name contains one of these texts (and a ceiling only if its name does). */
+  only: string[] | undefined;
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
@@ -33,7 +33,9 @@ export const USAGE = `Usage: npm run bench:core -- [options]   (npm run bench ru
   --db sqlite,mysql    databases to measure (default: both)
   --employees N        employees to seed (default 10000)
   --attendance-days D  working days of attendance to seed per employee (default 22; 0 for none)
-  --only TEXT          only the scenarios whose name contains TEXT, e.g. --only attendance
+  --only TEXT          only the scenarios whose name contains TEXT, e.g. --only attendance; may be
+                       given several times (a scenario matching any of them runs); =NAME
+                       for the scenario of that exact name
   --connections N      concurrent connections (default 64)
   --warmup S           seconds of unmeasured load before each measurement (default 3)
   --duration S         measured seconds per scenario (default 10)
@@ -58,7 +60,7 @@ export function parseBenchOptions(args: string[], env: NodeJS.ProcessEnv): Bench
       db: { type: 'string', default: 'sqlite,mysql' },
       employees: { type: 'string', default: '10000' },
       'attendance-days': { type: 'string', default: '22' },
-      only: { type: 'string' },
+      only: { type: 'string', multiple: true },
       connections: { type: 'string', default: '64' },
       warmup: { type: 'string', default: '3' },
       duration: { type: 'string', default: '10' },

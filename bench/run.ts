@@ -1,3 +1,8 @@
+import knex from 'knex';
+import type { Caller } from '../src/caller';
+import { fastStatementOf, listRowsQuery } from '../src/employees/list';
+import { listEmployeesQuery } from '../src/employees/list-query';
+import { parseQuery } from '../src/http/parse';
 import { UNLIMITED } from './limits';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +22,9 @@ const BASE_PATH = '/app/api';
 const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
 const CEILING_SCRIPT = path.join(__dirname, 'ceiling-server.js');
 const CEILING_SCENARIO = 'ceiling: GET /employees/me (node:http + mysql2)';
+const LIST_CEILING_SCRIPT = path.join(__dirname, 'list-ceiling-server.js');
+const LIST_CEILING_SCENARIO = "list ceiling: GET /employees?limit=50 (page 1) (node:http + mysql2 query, the list's rows query)";
+const PREPARED_LIST_CEILING_SCENARIO = 'list ceiling, prepared: GET /employees?limit=50 (page 1) (node:http + mysql2 execute, the same)';
 const EXPRESS_BASELINE_SCRIPT = path.join(__dirname, 'express-baseline.js');
 const EXPRESS_BASELINE_SCENARIO = 'Express 5 baseline: GET /employees/me (bare Express + mysql2)';
 
@@ -114,7 +122,7 @@ async function benchDatabase(
   const line = `${database.label}: seeded ${options.employees} employees in ${employees.toFixed(1)} s, ${fixture.attendanceRows} attendance records in ${attendance.toFixed(1)} s`;
   progress(line);
   seeded.push(line);
-  const scenarios = SCENARIOS.filter((scenario) => options.only === undefined || scenario.name.includes(options.only));
+  const scenarios = SCENARIOS.filter((scenario) => wanted(options, scenario.name));
   // One server per WORKERS setting the scenarios ask for (and per build, with --compare); the
   // others sit idle meanwhile.
   const servers = new Map<number, RunningServer>();
@@ -129,12 +137,14 @@ async function benchDatabase(
       }
     }
     if (database.dialect === 'mysql') {
-      for (const [name, script] of [
-        [CEILING_SCENARIO, CEILING_SCRIPT],
-        [EXPRESS_BASELINE_SCENARIO, EXPRESS_BASELINE_SCRIPT],
+      for (const [name, script, path] of [
+        [CEILING_SCENARIO, CEILING_SCRIPT, '/employees/me'],
+        [LIST_CEILING_SCENARIO, LIST_CEILING_SCRIPT, '/employees'],
+        [PREPARED_LIST_CEILING_SCENARIO, LIST_CEILING_SCRIPT, '/employees'],
+        [EXPRESS_BASELINE_SCENARIO, EXPRESS_BASELINE_SCRIPT, '/employees/me'],
       ] as const) {
-        if (options.only === undefined || name.includes(options.only))
-          baselines.push({ name, server: await startBaseline(name, script, database, fixture, workDir, children) });
+        if (wanted(options, name))
+          baselines.push({ name, path, server: await startBaseline(name, script, path, database, fixture, workDir, children) });
       }
     }
     return await measureRounds(database, scenarios, { servers, compared, baselines }, fixture, options);
@@ -147,7 +157,14 @@ async function benchDatabase(
 /** A bare server the API is compared with: the ceiling, the Express baseline. */
 interface Baseline {
   name: string;
+  /** What it answers, relative to its origin. */
+  path: string;
   server: RunningServer;
+}
+
+/** Whether --only (any of its texts; `=name` for that name exactly) lets the scenario or ceiling of this name run. */
+function wanted(options: BenchOptions, name: string): boolean {
+  return options.only === undefined || options.only.some((text) => (text.startsWith('=') ? name === text.slice(1) : name.includes(text)));
 }
 
 function workersOf(scenario: Scenario): number {
@@ -205,7 +222,7 @@ async function measureRounds(
   });
   const baselinePlans = running.baselines.map((baseline): Plan => ({
     name: baseline.name,
-    target: { url: `${baseline.server.baseUrl}/employees/me`, method: 'GET', headers: {} },
+    target: { url: `${baseline.server.baseUrl}${baseline.path}`, method: 'GET', headers: {} },
     server: baseline.server,
     rounds: [],
   }));
@@ -218,12 +235,23 @@ async function measureRounds(
     }
   }
 
-  const ceilingPlan = baselinePlans.find((plan) => plan.name === CEILING_SCENARIO);
-  const ceilingMedian = ceilingPlan && medianOf(ceilingPlan.rounds);
+  const ceilingOf = (name: string) => baselinePlans.find((plan) => plan.name === name);
+  // The list scenarios' ratio is to the text-protocol list ceiling, as /employees/me's is to its
+  // text-protocol ceiling; the prepared one is measured beside it (docs/performance.md).
+  const listCeilings = new Set(scenarios.filter((scenario) => scenario.ceiling === 'list').map((scenario) => scenario.name));
   const rowOf = (plan: Plan): ResultRow => {
     const measurement = medianOf(plan.rounds);
-    const ratioToCeiling =
-      plan !== ceilingPlan && ceilingMedian ? measurement.requestsPerSecond / ceilingMedian.requestsPerSecond : undefined;
+    const scenario = plan.comparedWith?.name ?? plan.name;
+    const listRow = listCeilings.has(scenario) || scenario === PREPARED_LIST_CEILING_SCENARIO || scenario === LIST_CEILING_SCENARIO;
+    const ceilingPlan = ceilingOf(listRow ? LIST_CEILING_SCENARIO : CEILING_SCENARIO);
+    // Each round's ratio to the ceiling's figure of the same round, and their median: the rounds
+    // were alternated so that both meet the same load from the machine's other users.
+    const ratios = ceilingPlan?.rounds.map(
+      (round, index) => (plan.rounds[index]?.requestsPerSecond ?? Number.NaN) / round.requestsPerSecond,
+    );
+    const ratioToCeiling = plan !== ceilingPlan && ratios ? medianOfNumbers(ratios) : undefined;
+    if (ratios && plan !== ceilingPlan && ratios.length > 1)
+      progress(`${database.label}: ${plan.name}: ratio to its ceiling by round ${ratios.map((ratio) => ratio.toFixed(2)).join(', ')}`);
     const compared = plans.find((other) => other.comparedWith === plan);
     const ratioToCompared = compared && measurement.requestsPerSecond / medianOf(compared.rounds).requestsPerSecond;
     return {
@@ -285,9 +313,34 @@ async function startServer(
   return { child, baseUrl };
 }
 
+function medianOfNumbers(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/**
+ * The SQL and values the server sends for the admin's GET /employees?limit=50, page 1, once it
+ * knows the page's first row (every request but the first in 2 seconds): its own list module
+ * writes them, so the list ceiling always runs the server's current rows query.
+ */
+function listPageOneStatement(fixture: Fixture): { sql: string; values: unknown[] } {
+  const caller: Caller = { userId: 0, username: 'bench-admin', role: 'admin', employeeId: fixture.employeeId, tokenId: 'bench' };
+  const query = parseQuery(listEmployeesQuery, { limit: '50' });
+  const first = fixture.employees.firstId;
+  const start = { value: first, id: first };
+  const statement = fastStatementOf(caller, query, start, 'mysql');
+  if (statement) return statement;
+  const { sql, bindings } = listRowsQuery(knex({ client: 'mysql2' }), caller, query, start)
+    .toSQL()
+    .toNative();
+  return { sql, values: [...bindings] };
+}
+
 async function startBaseline(
   name: string,
   script: string,
+  answers: string,
   database: BenchDatabase,
   fixture: Fixture,
   workDir: string,
@@ -302,15 +355,22 @@ async function startBaseline(
       HOST,
       PORT: String(port),
       EMPLOYEE_ID: String(fixture.employeeId),
+      ...(script === LIST_CEILING_SCRIPT ? listCeilingEnv(fixture) : {}),
+      ...(name === PREPARED_LIST_CEILING_SCENARIO ? { LIST_PREPARED: '1' } : {}),
     },
     cwd: workDir,
     logFile: path.join(workDir, `${path.basename(script, '.js')}.log`),
   });
   const baseUrl = `http://${HOST}:${port}`;
   // Every answer does the lookup, so an answer also proves the database is reachable.
-  await waitUntilAnswering(child, `${baseUrl}/employees/me`);
+  await waitUntilAnswering(child, `${baseUrl}${answers}`);
   progress(`${database.label}: ${name}, pid ${child.pid} on ${baseUrl}`);
   return { child, baseUrl };
+}
+
+function listCeilingEnv(fixture: Fixture): Record<string, string> {
+  const { sql, values } = listPageOneStatement(fixture);
+  return { LIST_SQL: sql, LIST_VALUES: JSON.stringify(values), LIST_LIMIT: '50' };
 }
 
 function stopChildrenOnExit(children: Children): void {

@@ -10,6 +10,11 @@ interface ScenarioBase {
   connections?: number;
   /** Served by a server started with this WORKERS (default 1). */
   workers?: number;
+  /**
+   * The ceiling its ratio is taken to: `list` (list-ceiling-server.ts, the list's own rows query
+   * for page 1), by default the `/employees/me` one (ceiling-server.ts).
+   */
+  ceiling?: 'list';
 }
 
 /** One request, repeated by every connection. */
@@ -92,7 +97,15 @@ export const SCENARIOS: readonly Scenario[] = [
     },
   },
   // A page of 50 with its total, first and deep (page 1000, or the last full page when fewer).
-  { name: 'GET /employees?limit=50 (page 1)', method: 'GET', path: '/employees?limit=50', needsToken: true },
+  { name: 'GET /employees?limit=50 (page 1)', method: 'GET', path: '/employees?limit=50', needsToken: true, ceiling: 'list' },
+  // What a directory sync asks for: three fields of every employee, page 1.
+  {
+    name: 'GET /employees?limit=50&fields=first_name,last_name,work_email (page 1)',
+    method: 'GET',
+    path: '/employees?limit=50&fields=first_name,last_name,work_email',
+    needsToken: true,
+    ceiling: 'list',
+  },
   {
     name: 'GET /employees?limit=50 (deep page)',
     method: 'GET',

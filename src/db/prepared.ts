@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { type Db, type Dialect, dialectOf, QUERY_TIMEOUT_MS } from './connect';
+import { limitedListSql, listReadLimitOf } from './statement-time';
 
 const PARAMETER = '\u0000hrm-parameter:';
 
@@ -57,6 +58,18 @@ export function preparedQuery(build: (db: Db) => Knex.QueryBuilder): (db: Db, ar
 export function preparedWrite(build: (db: Db) => Knex.QueryBuilder): (db: Db, args: unknown[]) => Promise<WriteResult> {
   const compiled = compiledOnce(build);
   return async (db, args) => (await run(db, valuesOf(compiled(db), args), 'write')) as WriteResult;
+}
+
+/**
+ * A list read (statement-time.ts) written as SQL, run as a prepared statement like preparedQuery's
+ * (a statement the server keeps per connection, so callers send only a bounded set of texts),
+ * under the list statement limit when `db` has one. The SQL uses `?` placeholders and backquoted
+ * names, which both dialects read.
+ */
+export async function preparedListRead(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
+  const limit = dialectOf(db) === 'mysql' ? listReadLimitOf(db) : undefined;
+  const statement = { sql: limit ? limitedListSql(sql, limit.limitMs) : sql, values };
+  return (await run(db, statement, 'read', limit?.timeoutMs)) as Row[];
 }
 
 /** Most keys one batched query asks for; the IN lists are 1, 2, 4 ... this many long. */
@@ -178,7 +191,12 @@ function compile(builder: Knex.QueryBuilder): Compiled {
   return { sql, slots };
 }
 
-async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }, kind: 'read' | 'write'): Promise<Row[] | WriteResult> {
+async function run(
+  db: Db,
+  { sql, values }: { sql: string; values: unknown[] },
+  kind: 'read' | 'write',
+  timeoutMs = QUERY_TIMEOUT_MS,
+): Promise<Row[] | WriteResult> {
   // A finished transaction's connection is back in the pool, perhaps serving another request.
   if ((db as Knex.Transaction).isTransaction && (db as Knex.Transaction).isCompleted()) {
     throw new Error('Prepared statement on a transaction that has ended');
@@ -192,7 +210,7 @@ async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }, 
   const connection = await client.acquireConnection();
   try {
     if (dialectOf(db) === 'mysql') {
-      const result = await executeWithTimeout(connection as MysqlConnection, sql, values);
+      const result = await executeWithTimeout(connection as MysqlConnection, sql, values, timeoutMs);
       if (kind === 'read') return result as Row[];
       const { insertId, affectedRows } = result as WriteResult;
       return { insertId: Number(insertId), affectedRows };
@@ -210,13 +228,13 @@ async function run(db: Db, { sql, values }: { sql: string; values: unknown[] }, 
  * mysql2 `execute`, failing after QUERY_TIMEOUT_MS like every Knex query does: the connection is
  * then marked disposed (Knex's own flag), so the pool destroys it on release.
  */
-function executeWithTimeout(connection: MysqlConnection, sql: string, values: unknown[]): Promise<unknown> {
+function executeWithTimeout(connection: MysqlConnection, sql: string, values: unknown[], timeoutMs: number): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      const error = Object.assign(new Error(`Query timed out after ${QUERY_TIMEOUT_MS} ms`), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
+      const error = Object.assign(new Error(`Query timed out after ${timeoutMs} ms`), { code: 'PROTOCOL_SEQUENCE_TIMEOUT' });
       connection.__knex__disposed = error;
       reject(error);
-    }, QUERY_TIMEOUT_MS);
+    }, timeoutMs);
     connection.execute(sql, values, (error, result) => {
       clearTimeout(timer);
       if (error) reject(error);

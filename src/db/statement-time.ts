@@ -29,6 +29,17 @@ export function limitedListSql(sql: string, limitMs: number): string {
   return `/*M!100102 SET STATEMENT max_statement_time=${(limitMs / 1000).toFixed(3)} FOR */ ${hinted}`;
 }
 
+/** Per Knex client (shared by its transactions): the list statement limit limitListReads set. */
+const listReadLimits = new WeakMap<object, { limitMs: number; timeoutMs: number }>();
+
+/**
+ * The list statement limit of `db` (limitListReads) and the client timeout that goes with it, for
+ * list reads sent past Knex (src/db/prepared.ts); undefined when list reads have no limit.
+ */
+export function listReadLimitOf(db: Knex): { limitMs: number; timeoutMs: number } | undefined {
+  return listReadLimits.get(db.client as object);
+}
+
 /**
  * Runs every list read (asListRead) of `db`, a MySQL/MariaDB pool, under a statement time limit of
  * `limitMs`. Its Knex timeout (the client giving up on the server, QUERY_TIMEOUT_MS in connect.ts)
@@ -40,6 +51,7 @@ export function limitListReads(db: Knex, limitMs: number, clientTimeoutMs: numbe
   const client = db.client as { query(connection: unknown, query: unknown): Promise<unknown> };
   const query = client.query.bind(client);
   const timeoutMs = Math.max(clientTimeoutMs, limitMs + 1000);
+  listReadLimits.set(db.client as object, { limitMs, timeoutMs });
   client.query = (connection, obj) => {
     if (obj !== null && typeof obj === 'object') {
       const statement = obj as { sql?: unknown; timeout?: number; queryContext?: ListReadContext };

@@ -4,6 +4,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { ForbiddenError, type FieldError } from '../errors';
 import { idSchema, instant } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
+import { fieldsParameter } from './field-selection';
 import {
   COUNTRY,
   EMPLOYEE_STATUSES,
@@ -244,6 +245,7 @@ export const listEmployeesQuery = z.strictObject({
     .default('ascend')
     .meta({ description: 'ascend or descend; also ASC or DESC, in any case' }),
   updated_since: instant.optional(),
+  fields: fieldsParameter({ account: false }),
   _: z.string().optional().meta({ description: 'Ignored: a browser cache-buster' }),
 });
 

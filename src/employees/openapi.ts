@@ -17,6 +17,7 @@ import {
   referenceSchema,
 } from '../http/openapi';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from '../employee-records/fields';
+import { employeeQuery, meQuery } from './field-selection';
 import { listEmployeesQuery } from './list-query';
 import { deletionFeedQuery } from '../deletions/tombstones';
 import { employeeWriteSchema } from './schemas';
@@ -110,6 +111,17 @@ const meSchema = employeeSchema
   })
   .meta({ id: 'EmployeeMe', description: "The caller's employee record and account, as IceHrm's /me answers it" });
 
+/** With fields= (docs/api.md, "Field selection"): id and the named members only. */
+const employeeFieldsSchema = employeeSchema.partial().required({ id: true }).meta({
+  id: 'EmployeeFields',
+  description: 'An employee read with fields=: id and the named fields (less those the caller may not read)',
+});
+const meFieldsSchema = meSchema
+  .partial()
+  .required({ id: true })
+  .meta({ id: 'EmployeeMeFields', description: '/employees/me read with fields=: id and the named fields' });
+const employeeOrFields = z.union([employeeSchema, employeeFieldsSchema]);
+
 const employeeInput = employeeWriteSchema.meta({
   id: 'EmployeeInput',
   description:
@@ -140,9 +152,10 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "The caller's own employee record",
+    request: { query: meQuery },
     responses: {
-      200: jsonResponse("The employee linked to the token's user, with the user's account", meSchema),
-      ...problems(401, 404, ...COMMON_PROBLEMS),
+      200: jsonResponse("The employee linked to the token's user, with the user's account", z.union([meSchema, meFieldsSchema])),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
     },
   });
   registry.registerPath({
@@ -156,7 +169,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
       "IceHrm's parameters, read as IceHrm reads them where that is harmless (`limit` and `page` out of range, `sortOrder` in any case, an empty or `null` `filters`, `_`). Unknown parameters, filters and sort fields, and bad values, are 400 naming them. Managers may not filter or sort on a personal field of their reports: 403 `filter_not_allowed`.",
     request: { query: listEmployeesQuery },
     responses: {
-      200: jsonResponse('A page of employees', pageSchema(employeeSchema, 'EmployeePage')),
+      200: jsonResponse('A page of employees', pageSchema(employeeOrFields, 'EmployeePage')),
       ...problems(400, 401, ...COMMON_PROBLEMS),
     },
   });
@@ -182,11 +195,11 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     summary: 'One employee, with its ETag',
     description:
       'The answer carries a strong `ETag` that changes with every change of the employee (and of the reference names it displays). Send it back in `If-None-Match` to be answered 304 without a body while nothing changed, or in `If-Match` on a write.',
-    request: { params: idParam, headers: ifNoneMatchHeader },
+    request: { params: idParam, query: employeeQuery, headers: ifNoneMatchHeader },
     responses: {
-      200: jsonResponse('The employee', employeeSchema, ETAG_HEADER),
+      200: jsonResponse('The employee', employeeOrFields, ETAG_HEADER),
       304: NOT_MODIFIED,
-      ...problems(401, 404, ...COMMON_PROBLEMS),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
     },
   });
   registry.registerPath({

@@ -5,6 +5,7 @@ import type { Instance } from '../instances/instance';
 import { type NamedTable, type NameLookup, referenceNamesOf } from '../lookups/reference-names';
 import { wallClockIn } from '../time';
 import { seesPersonalFields } from './access';
+import { type AccountField, type FieldSelection, isPersonalField, type ReadField } from './field-selection';
 import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
 import { type EmployeeRecord, storedIdList } from '../employee-records/record';
 
@@ -17,10 +18,11 @@ export function referencesOf(records: readonly EmployeeRecord[]): Array<[NamedTa
   const wanted: Array<[NamedTable, number | string]> = [];
   for (const record of records) {
     for (const field of NAMED_REFERENCES) {
+      // A list read with fields= has only the columns it answers: the others are undefined.
       const id = record[REFERENCE_FIELDS[field].column as keyof EmployeeRecord];
-      if (id !== null) wanted.push([REFERENCE_FIELDS[field].table as NamedTable, id as number]);
+      if (id != null) wanted.push([REFERENCE_FIELDS[field].table as NamedTable, id as number]);
     }
-    if (record.country_code !== null) wanted.push([COUNTRY.table, record.country_code]);
+    if (record.country_code != null) wanted.push([COUNTRY.table, record.country_code]);
   }
   return wanted;
 }
@@ -36,10 +38,76 @@ const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 const RESTRICTED_FIELDS_JSON = `,"restricted_fields":${JSON.stringify(PERSONAL_FIELDS)}`;
 
-/** The read shape (docs/decisions.md, "Wire format") as JSON text, leaving out what the caller may not see. */
-export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup): string {
+/**
+ * The read shape (docs/decisions.md, "Wire format") as JSON text, leaving out what the caller may
+ * not see; with a `selection` (fields=) only its fields and `id`.
+ */
+export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, selection?: FieldSelection): string {
   const personal = seesPersonalFields(caller, record.id);
+  if (selection) return selectedJson(record, names, personal, selection);
   return personal ? employeeJson(record, names, true) : employeeJson(record, names, false) + RESTRICTED_FIELDS_JSON + '}';
+}
+
+type Writer = (r: EmployeeRecord, names: NameLookup) => string;
+
+/** Each field's value as JSON, as employeeJson writes it: for a selection (fields=), field by field. */
+const WRITERS: Record<Exclude<ReadField, 'id'>, Writer> = {
+  employee_id: (r) => quote(r.employee_id),
+  first_name: (r) => quote(r.first_name),
+  middle_name: (r) => optional(r.middle_name),
+  last_name: (r) => quote(r.last_name),
+  nationality: (r, names) => named('Nationality', 'nationalities', r.nationality_id, names),
+  birthday: (r) => date(r.birthday),
+  gender: (r) => optional(r.gender),
+  marital_status: (r) => optional(r.marital_status),
+  ssn_num: (r) => optional(r.ssn_num),
+  nic_num: (r) => optional(r.nic_num),
+  other_id: (r) => optional(r.other_id),
+  driving_license: (r) => optional(r.driving_license),
+  employment_status: (r, names) => named('EmploymentStatus', 'employment_statuses', r.employment_status_id, names),
+  job_title: (r, names) => named('JobTitle', 'job_titles', r.job_title_id, names),
+  pay_grade: (r, names) => named('PayGrade', 'pay_grades', r.pay_grade_id, names),
+  work_station_id: (r) => optional(r.work_station_id),
+  address1: (r) => optional(r.address1),
+  address2: (r) => optional(r.address2),
+  city: (r) => optional(r.city),
+  country: (r, names) => country(r.country_code, names),
+  province: (r, names) => named('Province', 'provinces', r.province_id, names),
+  postal_code: (r) => optional(r.postal_code),
+  home_phone: (r) => optional(r.home_phone),
+  mobile_phone: (r) => optional(r.mobile_phone),
+  work_phone: (r) => optional(r.work_phone),
+  work_email: (r) => optional(r.work_email),
+  private_email: (r) => optional(r.private_email),
+  joined_date: (r) => date(r.joined_date),
+  confirmation_date: (r) => date(r.confirmation_date),
+  supervisor: (r) => employee(r.supervisor_id, r.employeeNames.supervisor),
+  indirect_supervisors: (r) => idList(r.indirect_supervisors),
+  department: (r, names) => named('Department', 'departments', r.department_id, names),
+  termination_date: (r) => date(r.termination_date),
+  status: (r) => quote(r.status),
+  approver1: (r) => employee(r.approver1_id, r.employeeNames.approver1),
+  approver2: (r) => employee(r.approver2_id, r.employeeNames.approver2),
+  approver3: (r) => employee(r.approver3_id, r.employeeNames.approver3),
+  timezone: (r) => quote(r.timezone),
+  attendance_device_id: (r) => optional(r.attendance_device_id),
+  created_at: (r) => `"${sqlDateTimeToIso(r.created_at)}"`,
+  updated_at: (r) => `"${sqlDateTimeToIso(r.updated_at)}"`,
+};
+
+/**
+ * The fields of a selection and `id`. Personal fields the caller may not read are left out and
+ * listed in `restricted_fields`, as in the whole shape: which ones depends only on the request
+ * and on who the employee is to the caller, never on what the record holds.
+ */
+function selectedJson(r: EmployeeRecord, names: NameLookup, personal: boolean, selection: FieldSelection): string {
+  let json = `{"id":"${r.id}"`;
+  for (const field of selection.fields) {
+    if (!personal && isPersonalField(field)) continue;
+    json += `,"${field}":${WRITERS[field](r, names)}`;
+  }
+  if (!personal && selection.personal.length > 0) json += `,"restricted_fields":${JSON.stringify(selection.personal)}`;
+  return `${json}}`;
 }
 
 /**
@@ -98,12 +166,32 @@ const USER_LEVELS: Record<Role, string> = { admin: 'Admin', manager: 'Manager', 
  * "IceHrm compatibility"). Users here have no e-mail of their own: user_email is the employee's work e-mail. IceHrm's
  * can_login says whether the employee has a user, which the caller of /me always is.
  */
-export function toMeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, now: Date): string {
-  const employee = toEmployeeJson(record, caller, names);
-  return (
-    `${employee.slice(0, -1)},"user_name":${quote(caller.username)},"user_email":${optional(record.work_email)}` +
-    `,"user_level":"${USER_LEVELS[caller.role]}","can_login":"Yes","current_time":"${wallClockIn(record.timezone, now)}"}`
-  );
+export function toMeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, now: Date, selection?: FieldSelection): string {
+  const employee = toEmployeeJson(record, caller, names, selection).slice(0, -1);
+  if (!selection) {
+    return (
+      `${employee},"user_name":${quote(caller.username)},"user_email":${optional(record.work_email)}` +
+      `,"user_level":"${USER_LEVELS[caller.role]}","can_login":"Yes","current_time":"${wallClockIn(record.timezone, now)}"}`
+    );
+  }
+  let json = employee;
+  for (const field of selection.account) json += `,"${field}":${accountValue(field, record, caller, now)}`;
+  return `${json}}`;
+}
+
+function accountValue(field: AccountField, record: EmployeeRecord, caller: Caller, now: Date): string {
+  switch (field) {
+    case 'user_name':
+      return quote(caller.username);
+    case 'user_email':
+      return optional(record.work_email);
+    case 'user_level':
+      return `"${USER_LEVELS[caller.role]}"`;
+    case 'can_login':
+      return '"Yes"';
+    case 'current_time':
+      return `"${wallClockIn(record.timezone, now)}"`;
+  }
 }
 
 /** The same read shape as an object, for the replies of writes (kept for idempotent retries). */

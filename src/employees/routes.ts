@@ -21,6 +21,7 @@ import { deletedEmployeesPage, deletionFeedQuery } from '../deletions/tombstones
 import { ifMatchOf, sendJsonWithEntityTag } from '../http/conditional';
 import type { EmployeeRecord } from '../employee-records/record';
 import { updateEmployee } from './update-employee';
+import { employeeQuery, type FieldSelection, meQuery } from './field-selection';
 
 /** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {
@@ -29,9 +30,9 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
   // `db` is the write's transaction: the reference names are read on it if need be. The answer
   // carries the employee's ETag, as a GET would (docs/api.md, "Keeping a copy in sync").
   const respond = (req: Request, employee: EmployeeRecord, db: Db) => employeeAnswer(instanceOf(req), callerOf(req), employee, db);
-  const send = async (req: Request, res: Response, employee: EmployeeRecord) => {
+  const send = async (req: Request, res: Response, employee: EmployeeRecord, selection?: FieldSelection) => {
     const names = await employeeReferenceNames(instanceOf(req), [employee]);
-    sendJsonWithEntityTag(req, res, toEmployeeJson(employee, callerOf(req), names), employeeStateJson(employee, names));
+    sendJsonWithEntityTag(req, res, toEmployeeJson(employee, callerOf(req), names, selection), employeeStateJson(employee, names));
   };
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
   /** The context of a write of one employee, with the request's If-Match checked in its transaction. */
@@ -62,10 +63,11 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         '/me',
         {
           get: async (req, res) => {
+            const fields = selectionOf(req, meQuery);
             const employee = req.callerEmployee;
             if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
             const names = await employeeReferenceNames(instanceOf(req), [employee]);
-            sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now()));
+            sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now(), fields));
           },
         },
         { callerEmployee: true },
@@ -80,7 +82,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             const instance = instanceOf(req);
             const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
             const names = await employeeReferenceNames(instance, records);
-            const items = records.map((record) => toEmployeeJson(record, caller, names));
+            const items = records.map((record) => toEmployeeJson(record, caller, names, query.fields));
             sendJsonText(res, toPageJson(items, total, query.page, hasMore));
           },
           post: async (req, res) => {
@@ -112,7 +114,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
       .route('/:id', {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');
-          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id));
+          const fields = selectionOf(req, employeeQuery);
+          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id), fields);
         },
         put: update,
         patch: update,
@@ -132,4 +135,9 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         },
       })
   );
+}
+
+/** The fields= of a one-employee read; a request without a query string (most of them) parses nothing. */
+function selectionOf(req: Request, schema: typeof employeeQuery): FieldSelection | undefined {
+  return req.url.includes('?') ? parseQuery(schema, req.query).fields : undefined;
 }

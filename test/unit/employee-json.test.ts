@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Caller } from '../../src/caller';
 import { EMPLOYEE_FIELDS, PERSONAL_FIELDS } from '../../src/employee-records/fields';
+import { fieldsParameter, READ_FIELDS } from '../../src/employees/field-selection';
 import { toEmployeeJson } from '../../src/employees/output';
 import type { EmployeeRecord } from '../../src/employee-records/record';
 import type { NameLookup } from '../../src/lookups/reference-names';
@@ -120,5 +121,30 @@ describe('toEmployeeJson', () => {
     ]);
     expect(parsed.restricted_fields).toEqual([...PERSONAL_FIELDS]);
     expect(parsed).toMatchObject({ id: '7', first_name: 'E1', department: { type: 'Department', id: '2', display: 'Sales' } });
+  });
+
+  it('with fields= writes exactly the named members of the whole read, for any text and any selection', () => {
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.constantFrom('"', '\\', '', 'plain'));
+    const selection = fc.subarray([...READ_FIELDS, 'restricted_fields']);
+    fc.assert(
+      fc.property(text, text, selection, fc.boolean(), (value, name, fields, own) => {
+        const parsed = fieldsParameter({ account: false }).safeParse(fields.join(','));
+        fc.pre(parsed.success && parsed.data !== undefined);
+        const caller = own ? admin : colleague;
+        const whole = JSON.parse(toEmployeeJson(record(value, name), caller, names(name))) as Record<string, unknown>;
+        const json = toEmployeeJson(record(value, name), caller, names(name), parsed.data);
+        const selected = JSON.parse(json) as Record<string, unknown>;
+
+        expect(json).toBe(JSON.stringify(selected));
+        const named = new Set<string>(fields);
+        const expected = Object.fromEntries(Object.entries(whole).filter(([key]) => key === 'id' || named.has(key)));
+        const hidden = PERSONAL_FIELDS.filter((field) => named.has(field) && !(field in whole));
+        if (hidden.length > 0) expected.restricted_fields = hidden;
+        else delete expected.restricted_fields;
+        expect(selected).toEqual(expected);
+        expect(Object.keys(selected)).toEqual(Object.keys(expected));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
