@@ -1,5 +1,9 @@
 import request from 'supertest';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
+import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createOrg } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
@@ -170,9 +174,9 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
     it('locks an ended period: bumps every attendance_version, freezes snapshots, audits; listed with its stored dates', async () => {
       const employee = await createEmployee(t, { employee_id: 'LOCK1' });
       await insertAttendanceRow(t, employee, { in: '2026-11-02T08:00:00Z', out: '2026-11-02T17:00:00Z' });
-      const versions = async () => (await t.db('employees').sum({ v: 'attendance_version' }))[0].v;
+      const versions = async () => (await t.db('employees').sum({ v: 'attendance_version' }))[0]?.v;
       const before = Number(await versions());
-      const employees = Number((await t.db('employees').count({ n: '*' }))[0].n);
+      const employees = Number((await t.db('employees').count({ n: '*' }))[0]?.n);
 
       const res = await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock');
 
@@ -236,6 +240,77 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       ).toEqual([{ n: 1 }]);
       expectProblem(await asUser(t, org.admin).post('/pay-periods/2026-11-01/unlock'), 409, 'period_not_locked');
       expectProblem(await asUser(t, org.admin).post('/pay-periods/2026-11-02/unlock'), 404, 'not_found');
+    });
+  });
+
+  describe('hrm pay-period', () => {
+    afterEach(async () => {
+      await t.db('pay_period_snapshots').delete();
+      await t.db('pay_period_locks').delete();
+      await t.db('attendance').delete();
+    });
+
+    it('lists, locks, exports and unlocks', async () => {
+      const employee = await createEmployee(t, { employee_id: 'CLI1' });
+      await insertAttendanceRow(t, employee, { in: '2026-10-05T08:00:00Z', out: '2026-10-05T16:30:00Z' });
+
+      const locked = await runHrm(t, ['pay-period', 'lock', '--start', '2026-10-01']);
+      expect(locked).toEqual({ code: 0, stdout: 'Locked the pay period 2026-10-01 to 2026-10-31.\n', stderr: '' });
+      expect(await t.db('pay_period_locks').where({ period_start: '2026-10-01' }).first('locked_by', 'locked_by_name')).toEqual({
+        locked_by: null,
+        locked_by_name: 'cli',
+      });
+
+      const listed = await runHrm(t, ['pay-period', 'list', '--from', '2026-09-15', '--to', '2026-10-15']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout.split('\n').slice(0, 3)).toEqual([
+        'START       END         STATUS  LOCKED AT                 LOCKED BY',
+        '2026-10-01  2026-10-31  locked  2026-12-05T12:00:00.000Z  cli',
+        '2026-09-01  2026-09-30  open',
+      ]);
+
+      const csv = await runHrm(t, ['pay-period', 'export', '--start', '2026-10-01']);
+      expect(csv).toEqual({
+        code: 0,
+        stdout: `employee_id,employee,date,code,hours,timesheet_status\r\nCLI1,${employee},2026-10-05,REG,8.50,open\r\n`,
+        stderr: '',
+      });
+      const directory = await mkdtemp(path.join(tmpdir(), 'hrm-export-'));
+      try {
+        const file = path.join(directory, 'october.json');
+        const json = await runHrm(t, ['pay-period', 'export', '--start', '2026-10-01', '--format', 'json', '--out', file]);
+        expect(json.code).toBe(0);
+        expect(JSON.parse(await readFile(file, 'utf8')).rows).toEqual([
+          { employee_id: 'CLI1', employee: String(employee), date: '2026-10-05', code: 'REG', hours: 8.5, timesheet_status: 'open' },
+        ]);
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
+
+      expect(await runHrm(t, ['pay-period', 'lock', '--start', '2026-10-01'])).toMatchObject({ code: 1, stdout: '' });
+      expect((await runHrm(t, ['pay-period', 'lock', '--start', '2026-10-01'])).stderr).toMatch(/^hrm: period_locked: /);
+      expect(await runHrm(t, ['pay-period', 'unlock', '--start', '2026-10-01'])).toEqual({
+        code: 0,
+        stdout: 'Unlocked the pay period 2026-10-01 to 2026-10-31.\n',
+        stderr: '',
+      });
+      expect(await t.db('pay_period_locks').count({ n: '*' })).toEqual([{ n: 0 }]);
+    });
+
+    it('refuses bad options with a one-line message', async () => {
+      expect(await runHrm(t, ['pay-period', 'lock', '--start', '2026-02-30'])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: 'hrm: --start must be a date YYYY-MM-DD\n',
+      });
+      expect((await runHrm(t, ['pay-period', 'export', '--start', '2026-10-01', '--format', 'xml'])).stderr).toBe(
+        'hrm: --format must be csv or json\n',
+      );
+      expect((await runHrm(t, ['pay-period', 'lock', '--start', '2026-12-01'])).stderr).toMatch(/^hrm: period_not_ended: /);
+      expect((await runHrm(t, ['pay-period', 'unlock', '--start', '2026-10-02'])).stderr).toBe(
+        'hrm: not_found: No pay period starts on that date\n',
+      );
+      expect((await runHrm(t, ['pay-period', 'lock'])).code).toBe(2);
     });
   });
 
