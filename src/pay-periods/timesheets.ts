@@ -80,10 +80,8 @@ export async function classifiedDaysOf(
     .whereIn('employee_id', ids)
     .where('in_time_local', '>=', from)
     .where('in_time_local', '<', to)
-    .orderBy([
-      { column: 'employee_id', order: 'asc' },
-      { column: 'in_time_utc', order: 'asc' },
-    ])
+    // No order: a date's hours are classified from their sum, and the (employee_id,
+    // in_time_local) index serves the ranges without a sort.
     .select('employee_id', 'in_time_local', 'in_time_utc', 'out_time_utc')) as Array<{
     employee_id: number | string;
     in_time_local: string;

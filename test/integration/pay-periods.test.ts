@@ -67,6 +67,18 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       });
     });
 
+    it('writes nothing for a PUT that changes nothing', async () => {
+      const audits = async () => (await t.db('audit_log').where({ entity_type: 'settings' }).count({ n: '*' }))[0]?.n;
+      const before = await audits();
+
+      const res = await asUser(t, org.admin).put('/pay-periods/settings', { frequency: 'monthly', overtime: { weekly_after_hours: 40 } });
+
+      expect(res.status).toBe(200);
+      expect(res.body.frequency).toBe('monthly');
+      expect(await settingsRow()).toBeUndefined();
+      expect(await audits()).toEqual(before);
+    });
+
     it('refuses invalid keys with 422 naming each, and writes nothing', async () => {
       const res = await asUser(t, org.admin).put('/pay-periods/settings', {
         frequency: 'daily',
