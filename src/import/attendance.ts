@@ -5,6 +5,7 @@ import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
 import { rowInserter } from './insert-rows';
 import { fingerprintOf, type LedgerEntry, type LedgerRow, readLedgerGroups, writeLedger } from './ledger';
 import type { ImportContext } from './report';
+import { recordAttendanceDeletions } from '../deletions/tombstones';
 
 const insertAttendance = rowInserter('attendance', [
   'id',
@@ -146,6 +147,8 @@ export async function importAttendance(
 
     if (!context.dryRun && (toWrite.length > 0 || withdrawn.length > 0)) {
       await db.transaction(async (trx) => {
+        // The deletion feed's tombstones (GET /attendance/deleted), before the rows go.
+        await recordAttendanceDeletions(trx, withdrawn, context.now);
         for (let at = 0; at < withdrawn.length; at += 500) {
           await trx('attendance')
             .whereIn('id', withdrawn.slice(at, at + 500))
