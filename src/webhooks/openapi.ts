@@ -96,7 +96,10 @@ const DESCRIPTION_URL =
  * The subscription API and the deliveries; `payloads` are the read shapes the features' events
  * carry (their own openapi.ts declares them).
  */
-export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
+export function describeWebhooks(
+  registry: OpenAPIRegistry,
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+): void {
   const tags = ['Webhooks'];
   const security = [{ bearer: [] }];
   const writeProblems = problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS);
@@ -214,7 +217,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
 }
 
 /** What receivers get: OpenAPI 3.1's `webhooks`, one entry per event type. */
-function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
+function describeDeliveries(
+  registry: OpenAPIRegistry,
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
   const headers = z.object({
     'webhook-id': z.string().meta({ description: 'The event id, the same on every attempt: receivers dedupe by it' }),
@@ -249,6 +255,10 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
     'attendance.punched_out': envelope('attendance.punched_out', attendanceSchema, 'never'),
     'attendance.corrected': envelope('attendance.corrected', attendanceSchema, 'sometimes'),
     'attendance.deleted': envelope('attendance.deleted', deleted, 'never'),
+    'timesheet.approved': envelope('timesheet.approved', payloads.timesheet, 'never'),
+    'timesheet.reopened': envelope('timesheet.reopened', payloads.timesheet, 'never'),
+    'pay_period.locked': envelope('pay_period.locked', payloads.payPeriod, 'never'),
+    'pay_period.unlocked': envelope('pay_period.unlocked', payloads.payPeriod, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({
