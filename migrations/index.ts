@@ -20,6 +20,7 @@ import * as importLedger from './0018_import_ledger';
 import * as attendanceTimeIndex from './0019_attendance_time_index';
 import * as punchLogRederivation from './0020_punch_log_rederivation';
 import * as webhookAttempts from './0021_webhook_attempts';
+import * as payPeriods from './0022_pay_periods';
 
 export interface Migration {
   name: string;
@@ -53,4 +54,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0019_attendance_time_index', ...attendanceTimeIndex },
   { name: '0020_punch_log_rederivation', ...punchLogRederivation },
   { name: '0021_webhook_attempts', ...webhookAttempts },
+  { name: '0022_pay_periods', ...payPeriods },
 ];

@@ -7,7 +7,6 @@ import {
   type AttendanceColumns,
   type AttendanceRecord,
   deleteAttendance,
-  findAttendance,
   findAttendanceOf,
   insertAttendance,
   lockAttendanceEmployee,
@@ -15,8 +14,9 @@ import {
 } from './repository';
 import { assertNoOverlap, assertNotTerminated, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
-import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
+import { type AttendanceWriteContext, attendanceChanges, auditAttendance, dateOf } from './writes';
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
+import { guardAttendanceWrite } from '../pay-period-locks/guard';
 
 const NO_SUCH_RECORD = 'No such attendance record';
 
@@ -71,6 +71,7 @@ export async function createAttendance(
     created_at: now,
     updated_at: now,
   };
+  await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await insertAttendance(trx, columns);
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
   await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
@@ -139,6 +140,12 @@ export async function correctAttendance(
     out_note: values.out_note === undefined ? before.out_note : values.out_note,
     ...position,
   };
+  // Refused in a locked period even when it changes nothing: the period is closed to writes.
+  // Only a change of times changes hours, and sends an approved timesheet back to open.
+  const timesChanged = columns.in_time_utc !== before.in_time_utc || columns.out_time_utc !== before.out_time_utc;
+  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local), dateOf(columns.in_time_local)], context, {
+    reopen: timesChanged,
+  });
   if (attendanceChanges(before, columns).fields.length === 0) return { ...existing, employeeDisplay: employee.display };
 
   columns.updated_at = toSqlDateTime(context.now);
@@ -150,14 +157,24 @@ export async function correctAttendance(
   return record;
 }
 
-/** DELETE /attendance/{id}: admins only. */
-export async function deleteAttendanceRecord(trx: Knex.Transaction, id: number, context: AttendanceWriteContext): Promise<void> {
-  const found = await findAttendance(trx, id);
-  if (!found) throw new NotFoundError({ detail: NO_SUCH_RECORD });
-  assertAttendanceAccess(context.caller, found.employee, 'delete', NO_SUCH_RECORD);
-  const { id: _id, employeeDisplay: _display, ...before } = found.record;
+/**
+ * DELETE /attendance/{id}: admins only. `employeeId` is the record's employee as read before the
+ * transaction, as for correctAttendance: the employee's row is locked first, then the record read.
+ */
+export async function deleteAttendanceRecord(
+  trx: Knex.Transaction,
+  target: { id: number; employeeId: number | undefined },
+  context: AttendanceWriteContext,
+): Promise<void> {
+  const { id } = target;
+  const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
+  const existing = employee && (await findAttendanceOf(trx, employee.id, id));
+  if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
+  assertAttendanceAccess(context.caller, employee, 'delete', NO_SUCH_RECORD);
+  const { id: _id, ...before } = existing;
+  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
   await deleteAttendance(trx, id);
-  await auditAttendance(trx, { action: 'delete', id, employeeId: found.employee.id, before, after: {} }, context);
+  await auditAttendance(trx, { action: 'delete', id, employeeId: employee.id, before, after: {} }, context);
   await recordAttendanceDeleted(trx, id, context.now);
 }
 

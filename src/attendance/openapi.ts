@@ -59,7 +59,7 @@ const TIME_INPUT = "A time `YYYY-MM-DD HH:MM:SS` (in the employee's time zone) o
 const id = z.object({ id: idString });
 const location = z.object({ Location: z.string().max(2048) });
 const rulesConflict =
-  "409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
+  "409 codes: `already_punched_in`, `not_punched_in`, `overlap`, `period_locked` (the record counts on a date of a locked pay period, before or after the write: docs/pay-periods.md) (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
 
 export function describeAttendance(registry: OpenAPIRegistry): void {
   const tags = ['Attendance'];
@@ -141,6 +141,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Delete a record (admins)',
+    description: '409 `period_locked` for a record that counts on a date of a locked pay period (docs/pay-periods.md).',
     request: { params: id, headers: idempotencyKeyHeader },
     responses: {
       200: jsonResponse('Deleted', z.strictObject({ id: idString })),

@@ -151,12 +151,14 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       delete: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');
         const context = await writeContext(req);
+        // Read before the write's transaction: the transaction must lock the employee first.
+        const employeeId = await findAttendanceEmployeeId(instanceOf(req).db, id);
         await sendWrite(
           req,
           res,
           context.now,
           async (trx) => {
-            await deleteAttendanceRecord(trx, id, context);
+            await deleteAttendanceRecord(trx, { id, employeeId }, context);
             return { status: 200, body: { id: String(id) } };
           },
           forgetPages(req),

@@ -3,7 +3,7 @@ import type { Db } from '../db/connect';
 import { parameter, preparedWrite } from '../db/prepared';
 import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 
-export type AuditEntity = 'employee' | 'attendance';
+export type AuditEntity = 'employee' | 'attendance' | 'timesheet';
 
 export interface AuditEntry {
   action: string;

@@ -8,6 +8,7 @@ export const EVENT_TYPES = [
   'attendance.punched_out',
   'attendance.corrected',
   'attendance.deleted',
+  'timesheet.reopened',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -15,11 +16,12 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What a subscription lists: event types, or "*" alone for every one. */
 export const ALL_EVENTS = '*';
 
-type ResourceKind = 'employee' | 'attendance';
+type ResourceKind = 'employee' | 'attendance' | 'timesheet';
 
-/** The kind of resource an event type is about. */
+/** The kind of resource an event type is about (a timesheet's events name its employee's id). */
 export function resourceKindOf(type: EventType): ResourceKind {
-  return type.startsWith('employee.') ? 'employee' : 'attendance';
+  if (type.startsWith('employee.')) return 'employee';
+  return type.startsWith('timesheet.') ? 'timesheet' : 'attendance';
 }
 
 /** Whether a subscription listing `events` wants events of `type`. */

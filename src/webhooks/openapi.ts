@@ -233,6 +233,13 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
       data,
     });
   const deleted = z.strictObject({ id: idString });
+  const timesheetReopened = z.strictObject({
+    employee: idString,
+    period_start: z.string().meta({ description: 'The first date of the pay period (YYYY-MM-DD)', example: '2026-01-01' }),
+    period_end: z.string().meta({ description: 'Its last date (YYYY-MM-DD)', example: '2026-01-31' }),
+    status: z.literal('open'),
+    reason: z.enum(['attendance_changed']).meta({ description: 'attendance_changed: an attendance write changed its hours' }),
+  });
   const changedFields = {
     always: z.array(z.string()).meta({ description: 'The fields the write changed (personal ones by name only, unless include_personal)' }),
     sometimes: z
@@ -249,6 +256,7 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
     'attendance.punched_out': envelope('attendance.punched_out', attendanceSchema, 'never'),
     'attendance.corrected': envelope('attendance.corrected', attendanceSchema, 'sometimes'),
     'attendance.deleted': envelope('attendance.deleted', deleted, 'never'),
+    'timesheet.reopened': envelope('timesheet.reopened', timesheetReopened, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({
