@@ -1,7 +1,7 @@
 import { createWebhook } from '../../src/webhooks/subscriptions';
 import { asUser, attendanceRowsOf, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createOrg } from '../helpers/factories';
+import { createEmployee, createOrg, createUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { useFixture, useTestApp } from '../helpers/test-app';
 import { approveTimesheet, lockPeriod } from '../helpers/pay-periods';
@@ -252,5 +252,135 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
       ).status,
     ).toBe(201);
     expectProblem(await asUser(t, org.admin).post('/attendance/punch-in', { employee: String(employeeId) }), 409, 'period_locked');
+  });
+});
+
+interface Entry {
+  log_id: string;
+  attendance_device_id?: string;
+  employee?: string;
+  time: string;
+  direction?: 'in' | 'out' | 'auto';
+}
+
+describe.each(testDialects())('pay-period locks on terminal batches on %s', (dialect) => {
+  const t = useTestApp(dialect);
+  const admin = useFixture(() => createUser(t, 'admin'));
+  useFixture(async () => ({
+    webhook: await createWebhook(t.db, { url: 'https://93.184.215.14/hooks', events: ['*'] }, t.clock.now()),
+  }));
+  beforeEach(() => setClock(t, '2026-11-20T12:00:00.000Z'));
+  afterEach(async () => {
+    await t.db('pay_period_locks').delete();
+    await t.db('timesheet_approvals').delete();
+  });
+
+  const upload = (entries: Entry[]) => asUser(t, admin).post('/attendance/punch-logs', { entries });
+  const times = async (employeeId: number) =>
+    (await attendanceRowsOf(t, employeeId)).map((row) => [
+      String(row.in_time_utc).slice(0, 19),
+      row.out_time_utc === null ? null : String(row.out_time_utc).slice(0, 19),
+    ]);
+  const rowsOf = async (employeeId: number) =>
+    (await attendanceRowsOf(t, employeeId)).map(({ id, in_time_utc, out_time_utc, updated_at }) => ({
+      id,
+      in_time_utc,
+      out_time_utc,
+      updated_at,
+    }));
+  const count = async (table: string) => Number(((await t.db(table).count({ n: '*' }).first()) as { n: number | string }).n);
+  const lockedMessage = (date: string) =>
+    `The pay period 2026-10-01 to 2026-10-31 is locked: attendance that counts on ${date} cannot change until the period is unlocked`;
+  const entry = (employeeId: number, logId: string, time: string, direction: Entry['direction']): Entry => ({
+    log_id: logId,
+    employee: String(employeeId),
+    time,
+    direction,
+  });
+
+  it('rejects the entries of a locked period with period_locked and applies the rest of the batch', async () => {
+    const [a, b] = [await createEmployee(t), await createEmployee(t, { timezone: 'America/New_York' })];
+    await lockPeriod(t, '2026-10-01', '2026-10-31');
+    await approveTimesheet(t, a, '2026-11-01', '2026-11-30');
+
+    const res = await upload([
+      entry(a, 'a1', '2026-10-30T08:00:00Z', 'in'),
+      entry(a, 'a2', '2026-10-30T16:00:00Z', 'out'),
+      entry(a, 'a3', '2026-11-02T08:00:00Z', 'in'),
+      entry(a, 'a4', '2026-11-02T16:00:00Z', 'out'),
+      // 03:00 UTC on November 1 is October 31 in New York: locked.
+      entry(b, 'b1', '2026-11-01T03:00:00Z', 'in'),
+      entry(b, 'b2', '2026-11-01T13:00:00Z', 'in'),
+    ]);
+
+    expect(res.status).toBe(200);
+    expect(res.body.results).toEqual([
+      { log_id: 'a1', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-30') },
+      { log_id: 'a2', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-30') },
+      { log_id: 'a3', result: 'created', attendance: expect.any(String), action: 'opened' },
+      { log_id: 'a4', result: 'created', attendance: expect.any(String), action: 'closed' },
+      { log_id: 'b1', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-31') },
+      { log_id: 'b2', result: 'created', attendance: expect.any(String), action: 'opened' },
+    ]);
+    expect(await times(a)).toEqual([['2026-11-02 08:00:00', '2026-11-02 16:00:00']]);
+    expect(await times(b)).toEqual([['2026-11-01 13:00:00', null]]);
+    // The log keeps the refusals; the approved November of A is open again.
+    expect(await t.db('attendance_punch_logs').where({ code: 'period_locked' }).orderBy('log_id').pluck('log_id')).toEqual([
+      'a1',
+      'a2',
+      'b1',
+    ]);
+    expect(await t.db('timesheet_approvals').where({ employee_id: a }).pluck('status')).toEqual(['open']);
+    expect(await t.db('webhook_events').where({ type: 'timesheet.reopened' }).pluck('resource_key')).toEqual([`timesheet:${a}`]);
+  });
+
+  it('rejects a punch-out that would close a record begun in a locked period, leaving it open', async () => {
+    const employeeId = await createEmployee(t);
+    await upload([entry(employeeId, 'in', '2026-10-31T22:00:00Z', 'in')]);
+    await lockPeriod(t, '2026-10-01', '2026-10-31');
+    const before = { rows: await rowsOf(employeeId), audit: await count('audit_log'), events: await count('webhook_events') };
+
+    const res = await upload([entry(employeeId, 'out', '2026-11-01T06:00:00Z', 'auto')]);
+
+    expect(res.body.results).toEqual([{ log_id: 'out', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-31') }]);
+    expect({ rows: await rowsOf(employeeId), audit: await count('audit_log'), events: await count('webhook_events') }).toEqual(before);
+  });
+
+  it('rejects a late entry whose derivation would change a record of a locked period, and applies one that changes only later records', async () => {
+    const employeeId = await createEmployee(t);
+    const first = await upload([
+      entry(employeeId, 'n1', '2026-10-31T20:00:00Z', 'in'),
+      entry(employeeId, 'n2', '2026-11-01T04:00:00Z', 'out'),
+      entry(employeeId, 'd1', '2026-11-02T08:00:00Z', 'in'),
+      entry(employeeId, 'd2', '2026-11-02T16:00:00Z', 'out'),
+    ]);
+    expect(first.body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created', 'created', 'created']);
+    await lockPeriod(t, '2026-10-01', '2026-10-31');
+    const before = await rowsOf(employeeId);
+
+    // A punch-out inside the night shift begun on October 31: it would shorten that locked record.
+    const late = await upload([entry(employeeId, 'late-out', '2026-11-01T02:00:00Z', 'out')]);
+    expect(late.body.results).toEqual([
+      { log_id: 'late-out', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-31') },
+    ]);
+    // A punch-in before it, in the locked period: it would derive the night again from 19:00.
+    const earlier = await upload([entry(employeeId, 'late-in', '2026-10-31T19:00:00Z', 'auto')]);
+    expect(earlier.body.results).toEqual([
+      { log_id: 'late-in', result: 'rejected', code: 'period_locked', message: lockedMessage('2026-10-31') },
+    ]);
+    expect(await rowsOf(employeeId)).toEqual(before);
+
+    // A lunch break on November 2 arriving late derives only that day again: applied.
+    const lunch = await upload([
+      entry(employeeId, 'l1', '2026-11-02T12:00:00Z', 'out'),
+      entry(employeeId, 'l2', '2026-11-02T12:30:00Z', 'in'),
+    ]);
+    expect(lunch.body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created']);
+    expect(await times(employeeId)).toEqual([
+      ['2026-10-31 20:00:00', '2026-11-01 04:00:00'],
+      ['2026-11-02 08:00:00', '2026-11-02 12:00:00'],
+      ['2026-11-02 12:30:00', '2026-11-02 16:00:00'],
+    ]);
+    expect((await rowsOf(employeeId))[0]).toEqual(before[0]);
   });
 });
