@@ -201,18 +201,16 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   /** The employee's stored records as slots of a timeline, sorted by start: fresh for every plan. */
   const storedTimeline = (employeeId: number): Slot[] =>
     (storedOf.get(employeeId) ?? [])
-      .map(
-        (row): Slot => ({
-          employee: byId.get(row.employee_id) as BadgedAttendanceEmployee,
-          stored: row,
-          id: row.id,
-          inMs: Date.parse(utcIso(row.in_time_utc)),
-          outMs: row.out_time_utc === null ? null : Date.parse(utcIso(row.out_time_utc)),
-          inEntry: undefined,
-          outEntry: undefined,
-          closeBy: undefined,
-        }),
-      )
+      .map((row): Slot => ({
+        employee: byId.get(row.employee_id) as BadgedAttendanceEmployee,
+        stored: row,
+        id: row.id,
+        inMs: Date.parse(utcIso(row.in_time_utc)),
+        outMs: row.out_time_utc === null ? null : Date.parse(utcIso(row.out_time_utc)),
+        inEntry: undefined,
+        outEntry: undefined,
+        closeBy: undefined,
+      }))
       .sort((a, b) => a.inMs - b.inMs);
 
   /**
@@ -305,7 +303,13 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
         timelines.set(employeeId, planned.timeline);
         if (planned.derivation) derivations.set(employeeId, planned.derivation);
         deleted.push(...planned.deleted);
-        reopened.push({ employeeId, periods: periods.approvedHolding(employeeId, touched.flatMap((change) => change.dates)) });
+        reopened.push({
+          employeeId,
+          periods: periods.approvedHolding(
+            employeeId,
+            touched.flatMap((change) => change.dates),
+          ),
+        });
         break;
       }
       for (const change of offending) {
