@@ -21,6 +21,7 @@ import { resolveInstance } from './instances/resolve-instance';
 import type { InstanceSource } from './instances/source';
 import { type Logger, requestLogging } from './logger';
 import { lookupRoutes } from './lookups/routes';
+import { payPeriodRoutes } from './pay-periods/routes';
 import type { Metrics } from './metrics/metrics';
 import { buildOpenApiDocument } from './openapi';
 import { limitCallerConcurrency } from './rate-limits/concurrency';
@@ -118,6 +119,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...terminalRoutes({ clock }),
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
+    ...payPeriodRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

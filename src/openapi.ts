@@ -7,6 +7,7 @@ import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument } from './http/openapi';
 import { describeDocs } from './docs/openapi';
+import { describePayPeriods, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -43,7 +44,13 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeLookups(registry);
   describeAttendance(registry);
   describeTerminals(registry);
-  describeWebhooks(registry, { employee: employeeSchema, attendance: attendanceSchema });
+  describePayPeriods(registry);
+  describeWebhooks(registry, {
+    employee: employeeSchema,
+    attendance: attendanceSchema,
+    timesheet: timesheetEventSchema,
+    payPeriod: payPeriodSchema,
+  });
   describeDocs(registry);
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
@@ -72,6 +79,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Attendance', description: "Punches and attendance records, in the employee's time zone" },
       { name: 'Attendance terminals', description: 'Devices that upload punch logs in batches (docs/terminals.md)' },
       { name: 'Reference data', description: 'The tables employee references point into' },
+      { name: 'Pay periods', description: 'Pay periods, their lock and payroll export (docs/pay-periods.md)' },
+      { name: 'Timesheets', description: 'Hours per employee and period, classified and approved (docs/pay-periods.md)' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation', description: 'This document and its page' },
     ],

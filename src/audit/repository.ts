@@ -3,7 +3,11 @@ import type { Db } from '../db/connect';
 import { parameter, preparedWrite } from '../db/prepared';
 import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 
-export type AuditEntity = 'employee' | 'attendance' | 'timesheet';
+/**
+ * What an audit row is about. A timesheet's entity id is its employee's; a pay period's is its
+ * start date as a number (20260101); the pay-period settings are entity 0 of `settings`.
+ */
+export type AuditEntity = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'settings';
 
 export interface AuditEntry {
   action: string;

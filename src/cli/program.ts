@@ -10,6 +10,7 @@ import { registerDbCommands } from './db';
 import { registerDeviceCommands } from './device';
 import { registerImportCommands } from './import';
 import { registerInstanceCommands } from './instance';
+import { registerPayPeriodCommands } from './pay-period';
 import { registerSeedCommand } from './seed';
 import { registerTokenCommands } from './token';
 import { registerUserCommands } from './user';
@@ -38,6 +39,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   registerWebhookCommands(program, context);
   registerDeviceCommands(program, context);
   registerImportCommands(program, context);
+  registerPayPeriodCommands(program, context);
   pointToHelp(program);
 
   try {

@@ -8,7 +8,10 @@ export const EVENT_TYPES = [
   'attendance.punched_out',
   'attendance.corrected',
   'attendance.deleted',
+  'timesheet.approved',
   'timesheet.reopened',
+  'pay_period.locked',
+  'pay_period.unlocked',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -16,12 +19,14 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What a subscription lists: event types, or "*" alone for every one. */
 export const ALL_EVENTS = '*';
 
-type ResourceKind = 'employee' | 'attendance' | 'timesheet';
+type ResourceKind = 'employee' | 'attendance' | 'timesheet' | 'pay_period';
 
-/** The kind of resource an event type is about (a timesheet's events name its employee's id). */
+/**
+ * The kind of resource an event type is about: the part before the dot. A timesheet's resource id
+ * is its employee's; a pay period's is its start date as a number (20260101).
+ */
 export function resourceKindOf(type: EventType): ResourceKind {
-  if (type.startsWith('employee.')) return 'employee';
-  return type.startsWith('timesheet.') ? 'timesheet' : 'attendance';
+  return type.slice(0, type.indexOf('.')) as ResourceKind;
 }
 
 /** Whether a subscription listing `events` wants events of `type`. */

@@ -96,7 +96,10 @@ const DESCRIPTION_URL =
  * The subscription API and the deliveries; `payloads` are the read shapes the features' events
  * carry (their own openapi.ts declares them).
  */
-export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
+export function describeWebhooks(
+  registry: OpenAPIRegistry,
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+): void {
   const tags = ['Webhooks'];
   const security = [{ bearer: [] }];
   const writeProblems = problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS);
@@ -214,7 +217,10 @@ export function describeWebhooks(registry: OpenAPIRegistry, payloads: { employee
 }
 
 /** What receivers get: OpenAPI 3.1's `webhooks`, one entry per event type. */
-function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.ZodType; attendance: z.ZodType }): void {
+function describeDeliveries(
+  registry: OpenAPIRegistry,
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
   const headers = z.object({
     'webhook-id': z.string().meta({ description: 'The event id, the same on every attempt: receivers dedupe by it' }),
@@ -233,13 +239,6 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
       data,
     });
   const deleted = z.strictObject({ id: idString });
-  const timesheetReopened = z.strictObject({
-    employee: idString,
-    period_start: z.string().meta({ description: 'The first date of the pay period (YYYY-MM-DD)', example: '2026-01-01' }),
-    period_end: z.string().meta({ description: 'Its last date (YYYY-MM-DD)', example: '2026-01-31' }),
-    status: z.literal('open'),
-    reason: z.enum(['attendance_changed']).meta({ description: 'attendance_changed: an attendance write changed its hours' }),
-  });
   const changedFields = {
     always: z.array(z.string()).meta({ description: 'The fields the write changed (personal ones by name only, unless include_personal)' }),
     sometimes: z
@@ -256,7 +255,10 @@ function describeDeliveries(registry: OpenAPIRegistry, payloads: { employee: z.Z
     'attendance.punched_out': envelope('attendance.punched_out', attendanceSchema, 'never'),
     'attendance.corrected': envelope('attendance.corrected', attendanceSchema, 'sometimes'),
     'attendance.deleted': envelope('attendance.deleted', deleted, 'never'),
-    'timesheet.reopened': envelope('timesheet.reopened', timesheetReopened, 'never'),
+    'timesheet.approved': envelope('timesheet.approved', payloads.timesheet, 'never'),
+    'timesheet.reopened': envelope('timesheet.reopened', payloads.timesheet, 'never'),
+    'pay_period.locked': envelope('pay_period.locked', payloads.payPeriod, 'never'),
+    'pay_period.unlocked': envelope('pay_period.unlocked', payloads.payPeriod, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({

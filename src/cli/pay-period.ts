@@ -1,0 +1,123 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import type { Command } from 'commander';
+import { retryConflicts } from '../db/retry-conflicts';
+import { AppError } from '../errors';
+import { type ExportFormat, writeExport } from '../pay-periods/export';
+import { lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
+import { listPeriods, resolvePeriod } from '../pay-periods/periods';
+import { readPayPeriodSettings } from '../pay-periods/settings';
+import { addDays } from '../pay-rules/periods';
+import { isCalendarDate } from '../time';
+import { CliError, type CliContext } from './context';
+import { formatTable } from './table';
+
+/** A date option, or a one-line usage error. */
+function dateOption(value: string | undefined, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!isCalendarDate(value)) throw new CliError(`${name} must be a date YYYY-MM-DD`);
+  return value;
+}
+
+/** What the API answers as a problem, as one line: its code and detail. */
+async function asCliErrors<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof AppError) {
+      const listed = error.errors?.length ? ` (${error.errors.map((item) => item.message).join('; ')})` : '';
+      throw new CliError(`${error.code}: ${error.detail}${listed}`);
+    }
+    throw error;
+  }
+}
+
+/** hrm pay-period list|lock|unlock|export: what admins do through /pay-periods (docs/pay-periods.md). */
+export function registerPayPeriodCommands(program: Command, context: CliContext): void {
+  const payPeriod = program.command('pay-period').description('pay periods: list, lock, unlock and export for payroll');
+
+  payPeriod
+    .command('list')
+    .description('the pay periods meeting --from..--to (default: the year up to today, UTC), newest first')
+    .option('--from <date>', 'YYYY-MM-DD')
+    .option('--to <date>', 'YYYY-MM-DD')
+    .action(async (options: { from?: string; to?: string }) => {
+      const to = dateOption(options.to, '--to') ?? context.io.clock.now().toISOString().slice(0, 10);
+      const from = dateOption(options.from, '--from') ?? addDays(to, -365);
+      if (from > to) throw new CliError('--from must not be after --to');
+      const { db } = await context.instance();
+      const periods = await listPeriods(db, await readPayPeriodSettings(db), from, to);
+      context.print(
+        formatTable(
+          ['START', 'END', 'STATUS', 'LOCKED AT', 'LOCKED BY'],
+          periods.map((period) => [period.start, period.end, period.status, period.locked_at ?? '', period.locked_by ?? '']),
+        ),
+      );
+    });
+
+  payPeriod
+    .command('lock')
+    .description('lock the pay period starting on --start: its numbers are frozen, writes into it refused')
+    .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
+    .option('--require-approved', 'refuse while a timesheet with hours is not approved')
+    .action(async (options: { start: string; requireApproved?: boolean }) => {
+      const start = dateOption(options.start, '--start') as string;
+      const { db } = await context.instance();
+      const now = context.io.clock.now();
+      const period = await asCliErrors(() =>
+        retryConflicts(() =>
+          db.transaction((trx) => lockPayPeriod(trx, start, { caller: undefined, now, requireApproved: options.requireApproved === true })),
+        ),
+      );
+      context.print(`Locked the pay period ${period.start} to ${period.end}.`);
+    });
+
+  payPeriod
+    .command('unlock')
+    .description('unlock the pay period starting on --start')
+    .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
+    .action(async (options: { start: string }) => {
+      const start = dateOption(options.start, '--start') as string;
+      const { db } = await context.instance();
+      const now = context.io.clock.now();
+      const period = await asCliErrors(() =>
+        retryConflicts(() => db.transaction((trx) => unlockPayPeriod(trx, start, { caller: undefined, now }))),
+      );
+      context.print(`Unlocked the pay period ${period.start} to ${period.end}.`);
+    });
+
+  payPeriod
+    .command('export')
+    .description('the payroll export of the pay period starting on --start, to standard output or --out')
+    .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
+    .option('--format <format>', 'csv or json', 'csv')
+    .option('--out <file>', 'write it to this file (created or replaced) instead of standard output')
+    .action(async (options: { start: string; format: string; out?: string }) => {
+      const start = dateOption(options.start, '--start') as string;
+      if (options.format !== 'csv' && options.format !== 'json') throw new CliError('--format must be csv or json');
+      const format: ExportFormat = options.format;
+      const { db } = await context.instance();
+      const settings = await readPayPeriodSettings(db);
+      const period = await asCliErrors(() => resolvePeriod(db, settings, start));
+      if (options.out === undefined) {
+        await writeExport(db, period, settings, format, {
+          write: async (chunk) => {
+            context.io.stdout.write(chunk);
+          },
+        });
+        return;
+      }
+      const file = createWriteStream(options.out);
+      await once(file, 'open').catch((error: Error) => {
+        throw new CliError(`--out cannot be written: ${error.message}`);
+      });
+      await writeExport(db, period, settings, format, {
+        write: async (chunk) => {
+          if (!file.write(chunk)) await once(file, 'drain');
+        },
+      });
+      file.end();
+      await once(file, 'finish');
+      context.print(`Wrote the pay period ${period.start} to ${period.end} to ${options.out}.`);
+    });
+}

@@ -1,0 +1,188 @@
+import { lockAttendanceEmployee } from '../attendance/repository';
+import { writeAudit } from '../audit/repository';
+import type { Caller } from '../caller';
+import type { Db } from '../db/connect';
+import { toSqlDateTime } from '../db/sql-time';
+import { canSeeEmployee, isDirectReport, isSelf } from '../employees/access';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
+import { addDays } from '../pay-rules/periods';
+import { recordEvents } from '../webhooks/outbox';
+import { findLockedPeriod, resolvePeriod, type PayPeriod } from './periods';
+import { readPayPeriodSettings } from './settings';
+import { findSheet, findSheetEmployee, type Sheet, type SheetEmployee, sheetResponse } from './timesheets';
+
+interface ApprovalContext {
+  caller: Caller;
+  now: Date;
+  requestId: string;
+}
+
+/** The employee of a timesheet path, when the caller may see it; else 404 exactly as for a missing one. */
+export async function visibleSheetEmployee(db: Db, caller: Caller, id: number): Promise<SheetEmployee> {
+  const employee = await findSheetEmployee(db, id);
+  if (!employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  return employee;
+}
+
+/** 409 period_locked: approvals of a locked period are frozen with it. */
+function refuseLocked(period: PayPeriod): void {
+  if (period.status === 'locked')
+    throw new ConflictError({
+      code: 'period_locked',
+      detail: `The pay period ${period.start} to ${period.end} is locked; unlock it first`,
+    });
+}
+
+/**
+ * Approves an employee's timesheet (docs/pay-periods.md, "Approving"): admins, and managers for
+ * their direct reports, never their own. The employee's row is locked first, as every attendance
+ * write does, so no punch of theirs slips in between the check for open records and the approval.
+ * Approving an approved timesheet changes nothing and answers it again.
+ */
+export async function approveTimesheet(
+  trx: Db,
+  employeeId: number,
+  start: string,
+  context: ApprovalContext,
+): Promise<Record<string, unknown>> {
+  const { caller } = context;
+  const locked = await lockAttendanceEmployee(trx, employeeId);
+  const employee = await findSheetEmployee(trx, employeeId);
+  if (!locked || !employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  if (caller.role !== 'admin' && !(caller.role === 'manager' && isDirectReport(caller, employee) && !isSelf(caller, employee)))
+    throw new ForbiddenError({ detail: 'Only admins, and managers for their direct reports (never their own), may approve timesheets' });
+  const settings = await readPayPeriodSettings(trx);
+  const period = await resolvePeriod(trx, settings, start);
+  refuseLocked(period);
+  await refuseOverlappingLock(trx, period);
+  const open = (await trx('attendance')
+    .where('employee_id', employeeId)
+    .whereNull('out_time_utc')
+    .where('in_time_local', '>=', `${period.start} 00:00:00`)
+    .where('in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+    .first('id')) as { id: number } | undefined;
+  if (open)
+    throw new ConflictError({
+      code: 'open_records',
+      detail: `The employee has an open record in the period (attendance ${String(open.id)}); punch out or correct it first`,
+    });
+  const before = await approvalStatusOf(trx, employeeId, period.start);
+  if (before !== 'approved') {
+    const now = toSqlDateTime(context.now);
+    await trx('timesheet_approvals')
+      .insert({
+        employee_id: employeeId,
+        period_start: period.start,
+        period_end: period.end,
+        status: 'approved',
+        approved_at: now,
+        approved_by: caller.userId,
+        approved_by_employee: caller.employeeId,
+        approved_by_name: caller.username,
+        updated_at: now,
+      })
+      .onConflict(['employee_id', 'period_start'])
+      .merge(['period_end', 'status', 'approved_at', 'approved_by', 'approved_by_employee', 'approved_by_name', 'updated_at']);
+  }
+  const sheet = await findSheet(trx, employee, period, settings);
+  if (before !== 'approved') await recordChange(trx, sheet, period, 'approved', context);
+  return sheetResponse(sheet, period, true);
+}
+
+/**
+ * Reopens an approved timesheet: admins, and the manager who approved it. Reopening an open one
+ * changes nothing and answers it again.
+ */
+export async function reopenTimesheet(
+  trx: Db,
+  employeeId: number,
+  start: string,
+  context: ApprovalContext,
+): Promise<Record<string, unknown>> {
+  const { caller } = context;
+  const locked = await lockAttendanceEmployee(trx, employeeId);
+  const employee = await findSheetEmployee(trx, employeeId);
+  if (!locked || !employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  if (caller.role === 'employee')
+    throw new ForbiddenError({ detail: 'Only admins, and the manager who approved it, may reopen a timesheet' });
+  const settings = await readPayPeriodSettings(trx);
+  const period = await resolvePeriod(trx, settings, start);
+  refuseLocked(period);
+  await refuseOverlappingLock(trx, period);
+  const approval = (await trx('timesheet_approvals')
+    .where({ employee_id: employeeId, period_start: period.start })
+    .first('status', 'approved_by')) as { status: string; approved_by: number | string | null } | undefined;
+  const approved = approval?.status === 'approved';
+  if (caller.role !== 'admin' && !(approved && Number(approval.approved_by) === caller.userId))
+    throw new ForbiddenError({ detail: 'Only admins, and the manager who approved it, may reopen a timesheet' });
+  if (approved) {
+    await trx('timesheet_approvals')
+      .where({ employee_id: employeeId, period_start: period.start })
+      .update({ status: 'open', updated_at: toSqlDateTime(context.now) });
+  }
+  const sheet = await findSheet(trx, employee, period, settings);
+  if (approved) await recordChange(trx, sheet, period, 'open', context);
+  return sheetResponse(sheet, period, true);
+}
+
+/** A period of today's layout whose dates meet a lock of an earlier layout is frozen too. */
+async function refuseOverlappingLock(trx: Db, period: PayPeriod): Promise<void> {
+  const row = (await trx('pay_period_locks')
+    .where('period_start', '<=', period.end)
+    .andWhere('period_end', '>=', period.start)
+    .first('period_start')) as { period_start: string } | undefined;
+  if (row) {
+    const lock = await findLockedPeriod(trx, String(row.period_start).slice(0, 10));
+    if (lock) refuseLocked(lock);
+  }
+}
+
+async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<string | undefined> {
+  const row = (await trx('timesheet_approvals').where({ employee_id: employeeId, period_start: start }).first('status')) as
+    { status: string } | undefined;
+  return row?.status;
+}
+
+/** The audit row and the event of an approval or a reopening. */
+async function recordChange(
+  trx: Db,
+  sheet: Sheet,
+  period: PayPeriod,
+  status: 'approved' | 'open',
+  context: ApprovalContext,
+): Promise<void> {
+  const employeeId = sheet.employee.id;
+  await writeAudit(
+    trx,
+    {
+      action: status === 'approved' ? 'timesheet.approve' : 'timesheet.reopen',
+      entityType: 'timesheet',
+      entityId: employeeId,
+      employeeId,
+      fields: ['status'],
+      changes: {
+        status: { from: status === 'approved' ? 'open' : 'approved', to: status },
+        period_start: { from: period.start, to: period.start },
+      },
+    },
+    context,
+  );
+  await recordEvents(trx, [
+    {
+      type: status === 'approved' ? 'timesheet.approved' : 'timesheet.reopened',
+      resourceId: employeeId,
+      occurredAt: context.now,
+      data: () =>
+        status === 'approved'
+          ? {
+              employee: String(employeeId),
+              period_start: period.start,
+              period_end: period.end,
+              status,
+              approved_at: sheet.approval.approvedAt,
+              approved_by: sheet.approval.approvedBy,
+            }
+          : { employee: String(employeeId), period_start: period.start, period_end: period.end, status, reason: 'reopened' },
+    },
+  ]);
+}

@@ -1,0 +1,207 @@
+import { createHash } from 'node:crypto';
+import type { Db } from '../db/connect';
+import { formatHours, hoursOf } from '../pay-rules/classify';
+import { addDays } from '../pay-rules/periods';
+import type { PayPeriodSettings } from '../pay-rules/settings';
+import type { PayPeriod } from './periods';
+import { readStoredPayPeriodSettings } from './settings';
+import { classifiedDaysOf, daysFromFrozen, SHEET_BATCH } from './timesheets';
+
+// The payroll export of a period (docs/pay-periods.md, "Export"): one row per employee, date and
+// code with hours, ordered by the employee's code (bytes), date, then REG, OT, DT. Written in
+// batches of employees, so its memory does not grow with the rows.
+
+export type ExportFormat = 'csv' | 'json';
+
+/**
+ * The version of the export's rendering. Part of an open period's ETag: a release that renders
+ * the same data differently must not answer 304 to a copy made by the previous one.
+ */
+const EXPORT_RENDERING = 1;
+
+export const CSV_HEADER = 'employee_id,employee,date,code,hours,timesheet_status\r\n';
+
+/** An employee of the export and their place in its order. */
+interface ExportEmployee {
+  id: number;
+  code: string;
+}
+
+/** A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** By the code's UTF-8 bytes, as the export is ordered (JavaScript's < compares UTF-16 units). */
+function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; bytes?: Buffer }): number {
+  return Buffer.compare(Buffer.from(a.code, 'utf8'), Buffer.from(b.code, 'utf8'));
+}
+
+/**
+ * A strong ETag of the export, computed before anything is sent. A locked period's export depends
+ * only on its lock (its snapshots are written once, with the lock row): the lock's start and time
+ * name it. An open period's depends on the settings, the records counted in it (and its first
+ * workweek), the employees' codes and the approvals: a fingerprint of each (count, largest id,
+ * sum of ids, latest change) and the rendering version. Any write that changes what the export
+ * shows changes one of them (docs/pay-periods.md, "Export").
+ */
+export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodSettings, format: ExportFormat): Promise<string> {
+  let parts: unknown[];
+  if (period.status === 'locked') {
+    parts = ['locked', EXPORT_RENDERING, format, period.start, period.end, period.locked_at, period.locked_by];
+  } else {
+    const first = addDays(period.start, -6);
+    const [stored, records, employees, approvals] = await Promise.all([
+      readStoredPayPeriodSettings(db),
+      db('attendance')
+        .where('in_time_local', '>=', `${first} 00:00:00`)
+        .where('in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+        .first(db.raw('count(*) as n'), db.raw('max(id) as top'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
+      db('employees').first(
+        db.raw('count(*) as n'),
+        db.raw('max(id) as top'),
+        db.raw('sum(id) as ids'),
+        db.raw('max(updated_at) as changed'),
+      ),
+      db('timesheet_approvals')
+        .where('period_start', period.start)
+        .first(
+          db.raw('count(*) as n'),
+          db.raw('max(updated_at) as changed'),
+          db.raw("sum(case when status = 'approved' then employee_id else 0 end) as approved"),
+        ),
+    ]);
+    parts = ['open', EXPORT_RENDERING, format, period.start, period.end, stored ?? null, settings, records, employees, approvals];
+  }
+  const digest = createHash('sha256')
+    .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
+    .digest('base64url');
+  return `"${digest.slice(0, 32)}"`;
+}
+
+/** Whether an If-None-Match header names the ETag (or is `*`). */
+export function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  const values = (Array.isArray(header) ? header.join(',') : header).split(',').map((value) => value.trim());
+  return values.includes('*') || values.includes(etag) || values.includes(`W/${etag}`);
+}
+
+/** Where the export goes: a response or a file; `write` resolves once the chunk may be followed by another. */
+export interface ExportSink {
+  write(chunk: string): Promise<void>;
+}
+
+/** The export's rows, written to `sink` in batches of employees; the caller has sent the headers. */
+export async function writeExport(
+  db: Db,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+  format: ExportFormat,
+  sink: ExportSink,
+): Promise<void> {
+  const row =
+    format === 'csv'
+      ? (code: string, id: number, date: string, kind: string, seconds: number, status: string) =>
+          `${csvField(code)},${id},${date},${kind},${formatHours(seconds)},${status}\r\n`
+      : (code: string, id: number, date: string, kind: string, seconds: number, status: string) =>
+          JSON.stringify({ employee_id: code, employee: String(id), date, code: kind, hours: hoursOf(seconds), timesheet_status: status });
+  let first = true;
+  if (format === 'csv') await sink.write(CSV_HEADER);
+  else await sink.write(`{"period":${JSON.stringify(period)},"rows":[`);
+
+  const employees = await exportEmployeesOf(db, period);
+  for (let at = 0; at < employees.length; at += SHEET_BATCH) {
+    const batch = employees.slice(at, at + SHEET_BATCH);
+    const sheets = await batchSheets(db, period, settings, batch);
+    let text = '';
+    for (const employee of batch) {
+      const sheet = sheets.get(employee.id);
+      if (!sheet) continue;
+      for (const day of sheet.days) {
+        if (day.worked === 0) continue;
+        for (const [kind, seconds] of [
+          ['REG', day.regular],
+          ['OT', day.overtime],
+          ['DT', day.double_time],
+        ] as const) {
+          if (seconds <= 0) continue;
+          const line = row(sheet.code, employee.id, day.date, kind, seconds, sheet.status);
+          if (format === 'json') {
+            text += first ? line : `,${line}`;
+            first = false;
+          } else text += line;
+        }
+      }
+    }
+    if (text) await sink.write(text);
+  }
+  if (format === 'json') await sink.write(']}');
+}
+
+/**
+ * The employees with rows: an open period's with a record counted in it, a locked one's frozen at
+ * its lock. Only ids and codes are held (sorted by the codes' bytes, which no collation of both
+ * databases gives): memory grows with the employees, not with the rows.
+ */
+async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmployee[]> {
+  const rows = (
+    period.status === 'locked'
+      ? await db('pay_period_snapshots').where('period_start', period.start).select('employee_id as id', 'employee_code as code')
+      : await db('employees as e')
+          .whereExists(
+            db('attendance as a')
+              .whereRaw('a.employee_id = e.id')
+              .where('a.in_time_local', '>=', `${period.start} 00:00:00`)
+              .where('a.in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+              .whereNotNull('a.out_time_utc')
+              .select(db.raw('1')),
+          )
+          .select('e.id', 'e.employee_id as code')
+  ) as Array<{ id: number | string; code: string }>;
+  return rows.map((row) => ({ id: Number(row.id), code: String(row.code) })).sort(byCodeBytes);
+}
+
+interface ExportSheet {
+  code: string;
+  status: string;
+  days: Array<{ date: string; worked: number; regular: number; overtime: number; double_time: number }>;
+}
+
+async function batchSheets(
+  db: Db,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+  batch: ExportEmployee[],
+): Promise<Map<number, ExportSheet>> {
+  const ids = batch.map((employee) => employee.id);
+  const sheets = new Map<number, ExportSheet>();
+  if (period.status === 'locked') {
+    const rows = (await db('pay_period_snapshots')
+      .where('period_start', period.start)
+      .whereIn('employee_id', ids)
+      .select('employee_id', 'employee_code', 'timesheet_status', 'days')) as Array<Record<string, unknown>>;
+    for (const row of rows) {
+      sheets.set(Number(row.employee_id), {
+        code: String(row.employee_code),
+        status: String(row.timesheet_status),
+        days: daysFromFrozen(String(row.days), period),
+      });
+    }
+    return sheets;
+  }
+  const [counts, approvals] = await Promise.all([
+    classifiedDaysOf(db, ids, period, settings),
+    db('timesheet_approvals')
+      .where('period_start', period.start)
+      .whereIn('employee_id', ids)
+      .where('status', 'approved')
+      .select('employee_id') as Promise<Array<{ employee_id: number | string }>>,
+  ]);
+  const approved = new Set(approvals.map((row) => Number(row.employee_id)));
+  for (const employee of batch) {
+    const counted = counts.get(employee.id);
+    if (counted)
+      sheets.set(employee.id, { code: employee.code, status: approved.has(employee.id) ? 'approved' : 'open', days: counted.days });
+  }
+  return sheets;
+}

@@ -1,0 +1,198 @@
+import type { Caller } from '../caller';
+import { writeAudit } from '../audit/repository';
+import type { Db } from '../db/connect';
+import { toSqlDateTime } from '../db/sql-time';
+import { ConflictError, type FieldError, NotFoundError } from '../errors';
+import { addDays, periodStartingOn } from '../pay-rules/periods';
+import { isCalendarDate } from '../time';
+import { recordEvents } from '../webhooks/outbox';
+import { findLockedPeriod, type PayPeriod } from './periods';
+import { readPayPeriodSettings } from './settings';
+import { classifiedDaysOf, frozenDaysJson, SHEET_BATCH } from './timesheets';
+
+/** Who locks or unlocks, when, and (over HTTP) the request: the audit row and the events say it. */
+export interface LockContext {
+  /** undefined for `hrm pay-period lock|unlock` (the audit row then names no user). */
+  caller: Caller | undefined;
+  now: Date;
+  requestId?: string;
+}
+
+/** An audit row's and an event's id of a period: its start date as a number (2026-01-01 -> 20260101). */
+export function periodEntityId(start: string): number {
+  return Number(start.replace(/-/g, ''));
+}
+
+/** At most this many employees are named in a 409 unapproved_timesheets (the detail gives the count). */
+const MAX_LISTED_UNAPPROVED = 100;
+
+/**
+ * Locks the period starting on `start`, in the caller's transaction `trx`, which must not have
+ * read anything yet (docs/pay-periods.md, "Locking"):
+ * 1. FIRST, every employee's attendance_version + 1. On one server this waits for every
+ *    attendance write in flight (each holds its employee's row) and makes later ones wait for this
+ *    transaction; on Galera it puts every employee row in the write set, so that the lock and
+ *    any concurrent attendance write certify-conflict and one of them is retried. No consistent
+ *    read comes before it, so the snapshot below sees every write that committed first.
+ * 2. 404 when no period starts on `start`; 409 `period_locked` when it (or a period of an earlier
+ *    layout overlapping it) is locked; 409 `period_not_ended` while its end is today or later (UTC).
+ * 3. The lock row, with the period's dates.
+ * 4. Every employee's timesheet (Active ones, and others with a record in the period) frozen in
+ *    pay_period_snapshots, in batches; with `requireApproved`, 409 `unapproved_timesheets` when
+ *    a timesheet with hours is not approved (the transaction then rolls back whole).
+ * 5. The audit row and the event `pay_period.locked`.
+ */
+export async function lockPayPeriod(trx: Db, start: string, context: LockContext & { requireApproved?: boolean }): Promise<PayPeriod> {
+  await trx('employees').update({ attendance_version: trx.raw('attendance_version + 1') });
+
+  if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+  const already = await findLockedPeriod(trx, start);
+  if (already)
+    throw new ConflictError({
+      code: 'period_locked',
+      detail: `The pay period ${already.start} to ${already.end} is already locked (since ${already.locked_at})`,
+    });
+  const settings = await readPayPeriodSettings(trx);
+  const dates = periodStartingOn(settings, start);
+  if (!dates) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+  const overlapping = (await trx('pay_period_locks')
+    .where('period_start', '<=', dates.end)
+    .andWhere('period_end', '>=', dates.start)
+    .first('period_start', 'period_end')) as { period_start: string; period_end: string } | undefined;
+  if (overlapping)
+    throw new ConflictError({
+      code: 'period_locked',
+      detail: `Its dates overlap the locked pay period starting ${String(overlapping.period_start).slice(0, 10)}; unlock that one first`,
+    });
+  const today = context.now.toISOString().slice(0, 10);
+  if (dates.end >= today)
+    throw new ConflictError({
+      code: 'period_not_ended',
+      detail: `The pay period ends on ${dates.end}; it may be locked from the next day on (UTC)`,
+    });
+
+  const lockedAt = toSqlDateTime(context.now);
+  const lockedByName = context.caller?.username ?? 'cli';
+  await trx('pay_period_locks').insert({
+    period_start: dates.start,
+    period_end: dates.end,
+    locked_at: lockedAt,
+    locked_by: context.caller?.userId ?? null,
+    locked_by_name: lockedByName,
+  });
+
+  const unapproved: FieldError[] = [];
+  let unapprovedCount = 0;
+  let after = 0;
+  for (;;) {
+    const [from, to] = [`${dates.start} 00:00:00`, `${addDays(dates.end, 1)} 00:00:00`];
+    const employees = (await trx('employees as e')
+      .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 'e.id').andOnVal('t.period_start', dates.start))
+      .where('e.id', '>', after)
+      .where((included) =>
+        included
+          .where('e.status', 'Active')
+          .orWhereExists(
+            trx('attendance as a')
+              .whereRaw('a.employee_id = e.id')
+              .where('a.in_time_local', '>=', from)
+              .where('a.in_time_local', '<', to)
+              .select(trx.raw('1')),
+          ),
+      )
+      .orderBy('e.id')
+      .limit(SHEET_BATCH)
+      .select('e.id', 'e.employee_id as code', 't.status as approval_status')) as Array<{
+      id: number | string;
+      code: string;
+      approval_status: string | null;
+    }>;
+    if (employees.length === 0) break;
+    after = Number(employees[employees.length - 1]!.id);
+    const ids = employees.map((employee) => Number(employee.id));
+    const counts = await classifiedDaysOf(trx, ids, dates, settings);
+    const rows = employees.map((employee) => {
+      const id = Number(employee.id);
+      const { days, openRecords } = counts.get(id)!;
+      const status = employee.approval_status === 'approved' ? 'approved' : 'open';
+      if (status !== 'approved' && days.some((day) => day.worked > 0)) {
+        unapprovedCount += 1;
+        if (unapproved.length < MAX_LISTED_UNAPPROVED)
+          unapproved.push({ field: 'employee', message: `${id} (${employee.code}) has hours and is not approved` });
+      }
+      return {
+        period_start: dates.start,
+        employee_id: id,
+        employee_code: employee.code,
+        timesheet_status: status,
+        open_records: openRecords,
+        days: frozenDaysJson(days),
+      };
+    });
+    if (context.requireApproved && unapprovedCount > 0) continue;
+    await trx('pay_period_snapshots').insert(rows);
+  }
+  if (context.requireApproved && unapprovedCount > 0)
+    throw new ConflictError({
+      code: 'unapproved_timesheets',
+      detail: `${unapprovedCount} timesheet${unapprovedCount === 1 ? '' : 's'} with hours ${unapprovedCount === 1 ? 'is' : 'are'} not approved${unapprovedCount > unapproved.length ? ` (the first ${unapproved.length} are listed)` : ''}`,
+      errors: unapproved,
+    });
+
+  const period: PayPeriod = {
+    start: dates.start,
+    end: dates.end,
+    status: 'locked',
+    locked_at: `${lockedAt.replace(' ', 'T')}Z`,
+    locked_by: lockedByName,
+  };
+  await writeAudit(
+    trx,
+    {
+      action: 'pay_period.lock',
+      entityType: 'pay_period',
+      entityId: periodEntityId(dates.start),
+      fields: ['status'],
+      changes: { status: { from: 'open', to: 'locked' } },
+    },
+    { caller: context.caller, requestId: context.requestId, now: context.now },
+  );
+  await recordEvents(trx, [
+    { type: 'pay_period.locked', resourceId: periodEntityId(dates.start), occurredAt: context.now, data: () => ({ ...period }) },
+  ]);
+  return period;
+}
+
+/**
+ * Unlocks the period starting on `start` (its lock row goes, its snapshots with it): 404 when no
+ * period starts there, 409 `period_not_locked` when it is open. Answers the period as it was
+ * locked (its stored dates), now open.
+ */
+export async function unlockPayPeriod(trx: Db, start: string, context: LockContext): Promise<PayPeriod> {
+  if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+  const locked = (await trx('pay_period_locks').where('period_start', start).forUpdate().first('period_start', 'period_end')) as
+    { period_start: string; period_end: string } | undefined;
+  if (!locked) {
+    const settings = await readPayPeriodSettings(trx);
+    if (!periodStartingOn(settings, start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+    throw new ConflictError({ code: 'period_not_locked', detail: 'The pay period is not locked' });
+  }
+  await trx('pay_period_snapshots').where('period_start', start).delete();
+  await trx('pay_period_locks').where('period_start', start).delete();
+  const period: PayPeriod = { start, end: String(locked.period_end).slice(0, 10), status: 'open', locked_at: null, locked_by: null };
+  await writeAudit(
+    trx,
+    {
+      action: 'pay_period.unlock',
+      entityType: 'pay_period',
+      entityId: periodEntityId(start),
+      fields: ['status'],
+      changes: { status: { from: 'locked', to: 'open' } },
+    },
+    { caller: context.caller, requestId: context.requestId, now: context.now },
+  );
+  await recordEvents(trx, [
+    { type: 'pay_period.unlocked', resourceId: periodEntityId(start), occurredAt: context.now, data: () => ({ ...period }) },
+  ]);
+  return period;
+}

@@ -1,0 +1,272 @@
+import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
+import {
+  COMMON_PROBLEMS,
+  idempotencyKeyHeader,
+  idString,
+  int32,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+  requiredReferenceSchema,
+} from '../http/openapi';
+import {
+  exportQuery,
+  lockQuery,
+  payPeriodSettingsSchema,
+  payPeriodSettingsUpdateSchema,
+  periodListQuery,
+  timesheetListQuery,
+} from './schemas';
+
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .max(10)
+  .meta({ format: 'date', example: '2026-11-01' });
+const instant = z.string().max(30).meta({ format: 'date-time', example: '2026-12-02T09:00:00.000Z' });
+const hours = z.number().min(0).max(100_000).meta({ description: 'Hours, rounded to 2 decimals (half up) from exact seconds', example: 8 });
+
+export const payPeriodSchema = z
+  .strictObject({
+    start: date,
+    end: date.meta({ description: 'The last date of the period (inclusive)' }),
+    status: z.enum(['open', 'locked']),
+    locked_at: instant.nullable().meta({ description: 'null while open' }),
+    locked_by: z
+      .string()
+      .max(100)
+      .nullable()
+      .meta({ description: 'The username that locked it (`cli`: hrm pay-period lock); null while open' }),
+  })
+  .meta({ id: 'PayPeriod', description: 'A pay period (docs/pay-periods.md)' });
+
+const totalsSchema = z.strictObject({
+  worked_hours: hours,
+  regular_hours: hours,
+  overtime_hours: hours,
+  double_time_hours: hours,
+});
+
+const timesheetFields = {
+  employee: requiredReferenceSchema('Employee'),
+  period: z.strictObject({ start: date, end: date, status: z.enum(['open', 'locked']) }),
+  status: z.enum(['open', 'approved']),
+  approved_at: instant.nullable().meta({ description: 'null unless approved' }),
+  approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
+  totals: totalsSchema.meta({ description: 'Rounded from the exact sums of seconds' }),
+  open_records: int32(0, 1_000_000).meta({ description: 'Records begun in the period and not closed: they count nothing' }),
+};
+
+export const timesheetSchema = z
+  .strictObject({
+    ...timesheetFields,
+    days: z
+      .array(
+        z.strictObject({
+          date,
+          worked_hours: hours,
+          regular_hours: hours,
+          overtime_hours: hours,
+          double_time_hours: hours,
+          records: int32(0, 100_000).meta({ description: 'Closed records counted on this date' }),
+        }),
+      )
+      .max(31)
+      .meta({ description: 'Every date of the period, zeros included' }),
+  })
+  .meta({ id: 'Timesheet', description: "An employee's hours in a pay period, classified (docs/pay-periods.md)" });
+
+const timesheetSummarySchema = z
+  .strictObject(timesheetFields)
+  .meta({ id: 'TimesheetSummary', description: 'A timesheet without its days' });
+
+/** The data of the events timesheet.approved and timesheet.reopened. */
+export const timesheetEventSchema = z
+  .strictObject({
+    employee: idString,
+    period_start: date,
+    period_end: date,
+    status: z.enum(['open', 'approved']),
+    approved_at: instant.nullable().optional(),
+    approved_by: z.string().max(100).nullable().optional(),
+    reason: z
+      .enum(['reopened', 'attendance_changed'])
+      .optional()
+      .meta({ description: 'timesheet.reopened: by hand (POST .../reopen), or because a write changed its hours' }),
+  })
+  .meta({ id: 'TimesheetEvent' });
+
+const startParam = z.object({ start: date.meta({ description: 'The first date of the pay period (its name)' }) });
+const employeeStart = z.object({ id: idString, start: date.meta({ description: 'The first date of the pay period' }) });
+
+const exportRowSchema = z.strictObject({
+  employee_id: z.string().max(50).meta({ description: "The employee's code" }),
+  employee: idString,
+  date,
+  code: z.enum(['REG', 'OT', 'DT']),
+  hours: z.number().gt(0).meta({ description: 'Hours with 2 decimals', example: 8 }),
+  timesheet_status: z.enum(['open', 'approved']),
+});
+
+const etagHeader = { ETag: z.string().max(64).meta({ description: 'A strong ETag of the export; send it back in If-None-Match' }) };
+
+export function describePayPeriods(registry: OpenAPIRegistry): void {
+  const tags = ['Pay periods'];
+  const security = [{ bearer: [] }];
+  const writeProblems = problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS);
+  registry.registerPath({
+    method: 'get',
+    path: '/pay-periods/settings',
+    operationId: 'getPayPeriodSettings',
+    tags,
+    security,
+    summary: 'The pay-period layout and overtime rules (admins)',
+    responses: { 200: jsonResponse('The settings', payPeriodSettingsSchema), ...problems(401, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'put',
+    path: '/pay-periods/settings',
+    operationId: 'updatePayPeriodSettings',
+    tags,
+    security,
+    summary: 'Change the pay-period settings (admins); omitted keys keep their value',
+    description: 'Invalid keys are 422, each named. Locked periods keep the dates and numbers they were locked with whatever changes here.',
+    request: { headers: idempotencyKeyHeader, body: jsonBody(payPeriodSettingsUpdateSchema) },
+    responses: {
+      200: jsonResponse('The settings now', payPeriodSettingsSchema),
+      ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/pay-periods',
+    operationId: 'listPayPeriods',
+    tags,
+    security,
+    summary: 'The pay periods meeting from..to, newest first (admins and managers)',
+    description:
+      'Default range: the 365 days up to today (UTC); at most 3660 days (400 beyond). Locked periods are listed with the dates they were locked with.',
+    request: { query: periodListQuery },
+    responses: {
+      200: jsonResponse('A page of periods', pageSchema(payPeriodSchema, 'PayPeriodPage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/pay-periods/{start}',
+    operationId: 'getPayPeriod',
+    tags,
+    security,
+    summary: 'The pay period starting on a date (admins and managers); 404 when none starts there',
+    request: { params: startParam },
+    responses: { 200: jsonResponse('The period', payPeriodSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/pay-periods/{start}/lock',
+    operationId: 'lockPayPeriod',
+    tags,
+    security,
+    summary: 'Lock a pay period (admins): its numbers are frozen and writes into its dates refused',
+    description:
+      '409 codes: `period_not_ended` (its end is today or later, UTC), `period_locked` (already locked, or overlapping a locked period), `unapproved_timesheets` with `require_approved=true` (the employees are listed in `errors`).',
+    request: { params: startParam, query: lockQuery, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('The period, locked', payPeriodSchema), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/pay-periods/{start}/unlock',
+    operationId: 'unlockPayPeriod',
+    tags,
+    security,
+    summary: 'Unlock a pay period (admins); 409 `period_not_locked` when it is open',
+    request: { params: startParam, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('The period, open', payPeriodSchema), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/pay-periods/{start}/export',
+    operationId: 'exportPayPeriod',
+    tags,
+    security,
+    summary: 'The payroll export of a period: hours per employee, date and code (admins), streamed',
+    description:
+      'CSV (RFC 4180): `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged.',
+    request: {
+      params: startParam,
+      query: exportQuery,
+      headers: z.object({ 'If-None-Match': z.string().max(1000).optional().meta({ description: 'An ETag of an earlier export' }) }),
+    },
+    responses: {
+      200: {
+        description: 'The export (Content-Disposition: attachment)',
+        headers: z.object({ ...etagHeader, 'Content-Disposition': z.string().max(100) }),
+        content: {
+          'text/csv': {
+            schema: z
+              .string()
+              .meta({ example: 'employee_id,employee,date,code,hours,timesheet_status\r\nE001,7,2026-11-02,REG,8.00,approved\r\n' }),
+          },
+          'application/json': {
+            schema: z
+              .strictObject({ period: payPeriodSchema, rows: z.array(exportRowSchema).max(10_000_000) })
+              .meta({ id: 'PayPeriodExport' }),
+          },
+        },
+      },
+      304: { description: 'Not modified: If-None-Match named the current ETag', headers: z.object(etagHeader) },
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+
+  const sheetTags = ['Timesheets'];
+  registry.registerPath({
+    method: 'get',
+    path: '/employees/{id}/timesheets/{start}',
+    operationId: 'getTimesheet',
+    tags: sheetTags,
+    security,
+    summary: "An employee's timesheet of a period (admins; managers for themselves and direct reports; employees for themselves)",
+    request: { params: employeeStart },
+    responses: { 200: jsonResponse('The timesheet', timesheetSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/employees/{id}/timesheets/{start}/approve',
+    operationId: 'approveTimesheet',
+    tags: sheetTags,
+    security,
+    summary: 'Approve a timesheet (admins; managers for direct reports, never their own)',
+    description: '409 codes: `open_records` (a record of the period is still open), `period_locked`.',
+    request: { params: employeeStart, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('The timesheet, approved', timesheetSchema), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'post',
+    path: '/employees/{id}/timesheets/{start}/reopen',
+    operationId: 'reopenTimesheet',
+    tags: sheetTags,
+    security,
+    summary: 'Reopen an approved timesheet (admins; the manager who approved it)',
+    description: '409 `period_locked` while the period is locked.',
+    request: { params: employeeStart, headers: idempotencyKeyHeader },
+    responses: { 200: jsonResponse('The timesheet, open', timesheetSchema), ...writeProblems },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/timesheets',
+    operationId: 'listTimesheets',
+    tags: sheetTags,
+    security,
+    summary: "A period's timesheets of every employee the caller may see, without their days, by employee id",
+    description: 'One per employee with a record in the period or status Active (a locked period: the employees frozen at its lock).',
+    request: { query: timesheetListQuery },
+    responses: {
+      200: jsonResponse('A page of timesheets', pageSchema(timesheetSummarySchema, 'TimesheetPage')),
+      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+}

@@ -1,0 +1,79 @@
+import type { Db } from '../db/connect';
+import { sqlDateTimeToIso } from '../db/sql-time';
+import { NotFoundError } from '../errors';
+import { periodStartingOn, periodsOverlapping } from '../pay-rules/periods';
+import type { PayPeriodSettings } from '../pay-rules/settings';
+import { isCalendarDate } from '../time';
+
+/** A pay period as the API shows it (docs/pay-periods.md, "Periods"). */
+export interface PayPeriod {
+  start: string;
+  end: string;
+  status: 'open' | 'locked';
+  /** ISO-8601 UTC; null while open. */
+  locked_at: string | null;
+  /** The username of who locked it (`cli` for `hrm pay-period lock`); null while open. */
+  locked_by: string | null;
+}
+
+interface LockRow {
+  period_start: string;
+  period_end: string;
+  locked_at: string;
+  locked_by_name: string | null;
+}
+
+function toLockedPeriod(row: LockRow): PayPeriod {
+  return {
+    start: String(row.period_start).slice(0, 10),
+    end: String(row.period_end).slice(0, 10),
+    status: 'locked',
+    locked_at: sqlDateTimeToIso(String(row.locked_at)),
+    locked_by: row.locked_by_name ?? null,
+  };
+}
+
+/** The lock row of a period starting on `start`, as its period. */
+export async function findLockedPeriod(db: Db, start: string): Promise<PayPeriod | undefined> {
+  const row = (await db('pay_period_locks')
+    .where('period_start', start)
+    .first('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow | undefined;
+  return row && toLockedPeriod(row);
+}
+
+/** Locks whose dates meet [from, to]. */
+async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPeriod[]> {
+  const rows = (await db('pay_period_locks')
+    .where('period_start', '<=', to)
+    .andWhere('period_end', '>=', from)
+    .select('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow[];
+  return rows.map(toLockedPeriod);
+}
+
+/**
+ * The period named by `start`: a locked one with the dates stored at its lock (settings changed
+ * since do not move it), else the one the settings start on that date. 404 for anything else.
+ */
+export async function resolvePeriod(db: Db, settings: PayPeriodSettings, start: unknown): Promise<PayPeriod> {
+  if (typeof start !== 'string' || !isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+  const locked = await findLockedPeriod(db, start);
+  if (locked) return locked;
+  const period = periodStartingOn(settings, start);
+  if (!period) throw new NotFoundError({ detail: 'No pay period starts on that date' });
+  return { ...period, status: 'open', locked_at: null, locked_by: null };
+}
+
+/**
+ * The periods meeting [from, to], newest first: the settings' periods, each replaced by the lock
+ * of the same start when there is one, and locks of an earlier layout that start elsewhere
+ * (docs/pay-periods.md, "Periods").
+ */
+export async function listPeriods(db: Db, settings: PayPeriodSettings, from: string, to: string): Promise<PayPeriod[]> {
+  const locks = new Map((await locksOverlapping(db, from, to)).map((lock) => [lock.start, lock]));
+  const periods: PayPeriod[] = periodsOverlapping(settings, from, to).map(
+    (period) => locks.get(period.start) ?? { ...period, status: 'open', locked_at: null, locked_by: null },
+  );
+  const listed = new Set(periods.map((period) => period.start));
+  for (const lock of locks.values()) if (!listed.has(lock.start)) periods.push(lock);
+  return periods.sort((a, b) => (a.start < b.start ? 1 : a.start > b.start ? -1 : 0));
+}

@@ -1,0 +1,226 @@
+import type { Request, Response } from 'express';
+import type { Caller } from '../caller';
+import type { Clock } from '../clock';
+import { ForbiddenError } from '../errors';
+import { callerOf, instanceOf, requestIdOf } from '../http/context';
+import { requireJsonObject } from '../http/json-body';
+import { offsetOf, toPage } from '../http/pagination';
+import { pathId } from '../http/params';
+import { parseQuery } from '../http/parse';
+import { Routes } from '../http/routes';
+import { sendJson } from '../http/send';
+import { sendWrite } from '../http/write';
+import { addDays, daysBetween } from '../pay-rules/periods';
+import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
+import { type ExportFormat, exportEtag, matchesEtag, writeExport } from './export';
+import { lockPayPeriod, unlockPayPeriod } from './lock';
+import { listPeriods, resolvePeriod } from './periods';
+import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
+import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
+import { findSheet, listSheets, sheetResponse } from './timesheets';
+import { BadRequestError } from '../errors';
+
+function assertAdmin(caller: Caller, what: string): void {
+  if (caller.role !== 'admin') throw new ForbiddenError({ detail: `Only admins may ${what}` });
+}
+
+/**
+ * Pay periods and timesheets (docs/pay-periods.md): the settings, the periods, their lock and
+ * export (/pay-periods), each employee's timesheet and its approval
+ * (/employees/{id}/timesheets/{start}), and a period's timesheets of everyone visible (/timesheets).
+ */
+export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
+  const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+
+  const periods = new Routes('/pay-periods')
+    .route('/settings', {
+      get: async (req, res) => {
+        assertAdmin(callerOf(req), 'read the pay-period settings');
+        sendJson(res, payPeriodSettingsResponse(await readPayPeriodSettings(instanceOf(req).db)));
+      },
+      put: async (req, res) => {
+        assertAdmin(callerOf(req), 'change the pay-period settings');
+        const body = requireJsonObject(req);
+        const context = writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => {
+          const before = await readPayPeriodSettings(trx);
+          const after = applySettingsBody(before, body);
+          await savePayPeriodSettings(trx, before, after, context);
+          return { status: 200, body: payPeriodSettingsResponse(after) };
+        });
+      },
+    })
+    .route('/', {
+      get: async (req, res) => {
+        const caller = callerOf(req);
+        if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may list pay periods' });
+        const query = parseQuery(periodListQuery, req.query);
+        const to = query.to ?? clock.now().toISOString().slice(0, 10);
+        const from = query.from ?? addDays(to, -DEFAULT_PERIOD_RANGE_DAYS);
+        if (daysBetween(from, to) > MAX_PERIOD_RANGE_DAYS)
+          throw new BadRequestError({
+            code: 'invalid_query',
+            title: 'Invalid query parameters',
+            detail: `to must be at most ${MAX_PERIOD_RANGE_DAYS} days after from`,
+            errors: [{ field: 'to', message: `must be at most ${MAX_PERIOD_RANGE_DAYS} days after from` }],
+          });
+        const db = instanceOf(req).db;
+        const all = await listPeriods(db, await readPayPeriodSettings(db), from, to);
+        const offset = offsetOf(query.page, query.limit);
+        sendJson(res, toPage(all.slice(offset, offset + query.limit), all.length, query.page, query.limit));
+      },
+    })
+    .route('/:start', {
+      get: async (req, res) => {
+        const caller = callerOf(req);
+        if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may read pay periods' });
+        const db = instanceOf(req).db;
+        sendJson(res, await resolvePeriod(db, await readPayPeriodSettings(db), req.params.start));
+      },
+    })
+    .route('/:start/lock', {
+      post: async (req, res) => {
+        assertAdmin(callerOf(req), 'lock pay periods');
+        const query = parseQuery(lockQuery, req.query);
+        const context = writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => ({
+          status: 200,
+          body: await lockPayPeriod(trx, String(req.params.start), { ...context, requireApproved: query.require_approved === true }),
+        }));
+      },
+    })
+    .route('/:start/unlock', {
+      post: async (req, res) => {
+        assertAdmin(callerOf(req), 'unlock pay periods');
+        const context = writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => ({
+          status: 200,
+          body: await unlockPayPeriod(trx, String(req.params.start), context),
+        }));
+      },
+    })
+    .route(
+      '/:start/export',
+      {
+        get: async (req, res) => {
+          assertAdmin(callerOf(req), 'export pay periods');
+          const { format } = parseQuery(exportQuery, req.query);
+          const db = instanceOf(req).db;
+          const settings = await readPayPeriodSettings(db);
+          const period = await resolvePeriod(db, settings, req.params.start);
+          const etag = await exportEtag(db, period, settings, format);
+          res.setHeader('ETag', etag);
+          if (matchesEtag(req.headers['if-none-match'], etag)) {
+            res.statusCode = 304;
+            res.end();
+            return;
+          }
+          await streamExport(req, res, { db, period, settings, format });
+        },
+      },
+      { heavy: true },
+    );
+
+  const ofEmployee = new Routes('/employees/:id/timesheets')
+    .route('/:start', {
+      get: async (req, res) => {
+        const db = instanceOf(req).db;
+        const employee = await visibleSheetEmployee(db, callerOf(req), pathId(req.params.id, 'employee'));
+        const settings = await readPayPeriodSettings(db);
+        const period = await resolvePeriod(db, settings, req.params.start);
+        sendJson(res, sheetResponse(await findSheet(db, employee, period, settings), period, true));
+      },
+    })
+    .route('/:start/approve', {
+      post: async (req, res) => {
+        const id = pathId(req.params.id, 'employee');
+        const context = writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => ({
+          status: 200,
+          body: await approveTimesheet(trx, id, String(req.params.start), context),
+        }));
+      },
+    })
+    .route('/:start/reopen', {
+      post: async (req, res) => {
+        const id = pathId(req.params.id, 'employee');
+        const context = writeContext(req);
+        await sendWrite(req, res, context.now, async (trx) => ({
+          status: 200,
+          body: await reopenTimesheet(trx, id, String(req.params.start), context),
+        }));
+      },
+    });
+
+  const timesheets = new Routes('/timesheets').route(
+    '/',
+    {
+      get: async (req, res) => {
+        const query = parseQuery(timesheetListQuery, req.query);
+        const db = instanceOf(req).db;
+        const settings = await readPayPeriodSettings(db);
+        const period = await resolvePeriod(db, settings, query.period);
+        const { sheets, total } = await listSheets(
+          db,
+          period,
+          settings,
+          { visibleTo: callerOf(req), employeeId: query.employee, departmentId: query.department, status: query.status },
+          { limit: query.limit, offset: offsetOf(query.page, query.limit) },
+        );
+        sendJson(
+          res,
+          toPage(
+            sheets.map((sheet) => sheetResponse(sheet, period, false)),
+            total,
+            query.page,
+            query.limit,
+          ),
+        );
+      },
+    },
+    { heavy: true },
+  );
+
+  return [periods, ofEmployee, timesheets];
+}
+
+/**
+ * Sends the export as it is written (docs/pay-periods.md, "Export"): the headers first, then
+ * each batch as it is ready, waiting for the client to take it (memory stays flat). HEAD gets
+ * the headers only.
+ */
+async function streamExport(
+  req: Request,
+  res: Response,
+  what: {
+    db: Parameters<typeof writeExport>[0];
+    period: Parameters<typeof writeExport>[1];
+    settings: Parameters<typeof writeExport>[2];
+    format: ExportFormat;
+  },
+): Promise<void> {
+  const { period, format } = what;
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="pay-period-${period.start}.${format}"`);
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  await writeExport(what.db, period, what.settings, format, {
+    write: (chunk) => {
+      if (res.destroyed) return Promise.reject(new Error('The client went away during the export'));
+      if (res.write(chunk)) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.on('drain', done);
+        res.on('close', done);
+      });
+    },
+  });
+  res.end();
+}

@@ -1,0 +1,311 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../caller';
+import type { Db } from '../db/connect';
+import { sqlDateTimeToIso } from '../db/sql-time';
+import { whereVisible } from '../employees/access';
+import { classifyDays, type DayHours, hoursOf, totalsOf } from '../pay-rules/classify';
+import { addDays, datesOf, workweekStartOf } from '../pay-rules/periods';
+import type { PayPeriodSettings } from '../pay-rules/settings';
+import type { PayPeriod } from './periods';
+
+// Timesheets: each employee's days of a period, classified (docs/pay-periods.md, "Timesheets").
+// An open period is computed from the records at every read; a locked one is read from the
+// numbers frozen at its lock (pay_period_snapshots).
+
+/** What a timesheet shows of its employee. */
+export interface SheetEmployee {
+  id: number;
+  /** The employee's code (`employee_id` of the read shape); frozen at the lock for a locked period. */
+  code: string;
+  display: string;
+  supervisor_id: number | null;
+}
+
+export interface Approval {
+  status: 'open' | 'approved';
+  approvedAt: string | null;
+  approvedBy: string | null;
+}
+
+export interface Sheet {
+  employee: SheetEmployee;
+  /** Every date of the period, zeros included. */
+  days: DayHours[];
+  openRecords: number;
+  approval: Approval;
+}
+
+/** Employees per batch of a timesheet computation: one query of records per batch. */
+export const SHEET_BATCH = 500;
+
+const NOT_APPROVED: Approval = { status: 'open', approvedAt: null, approvedBy: null };
+
+/** `[from 00:00:00, to + 1 00:00:00)` of in_time_local: the records counted on dates from..to. */
+function localRange(from: string, to: string): [string, string] {
+  return [`${from} 00:00:00`, `${addDays(to, 1)} 00:00:00`];
+}
+
+const SQL_UTC = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/;
+
+/** Seconds since the epoch of a stored UTC time ('YYYY-MM-DD HH:MM:SS[.sss]'). */
+function utcSeconds(value: string): number {
+  const match = SQL_UTC.exec(value);
+  if (!match) throw new RangeError(`not a stored UTC time: ${value}`);
+  return Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!) / 1000;
+}
+
+interface DayCounts {
+  days: DayHours[];
+  openRecords: number;
+}
+
+/**
+ * The classified days of each employee of `ids` in an open period, from their records: one query
+ * for all of them. A record counts on its in_time date on its own wall clock, which is the date
+ * of its stored `in_time_local` (the same as workedRecordOf of pay-rules, without a time-zone
+ * lookup per record); the records of the first workweek's earlier dates count towards the
+ * weekly and seventh-day rules.
+ */
+export async function classifiedDaysOf(
+  db: Db,
+  ids: readonly number[],
+  period: { start: string; end: string },
+  settings: PayPeriodSettings,
+): Promise<Map<number, DayCounts>> {
+  const result = new Map<number, DayCounts>();
+  if (ids.length === 0) return result;
+  const first = workweekStartOf(period.start, settings.workweek_start);
+  const [from, to] = localRange(first, period.end);
+  const rows = (await db('attendance')
+    .whereIn('employee_id', ids)
+    .where('in_time_local', '>=', from)
+    .where('in_time_local', '<', to)
+    .orderBy([
+      { column: 'employee_id', order: 'asc' },
+      { column: 'in_time_utc', order: 'asc' },
+    ])
+    .select('employee_id', 'in_time_local', 'in_time_utc', 'out_time_utc')) as Array<{
+    employee_id: number | string;
+    in_time_local: string;
+    in_time_utc: string;
+    out_time_utc: string | null;
+  }>;
+  const byEmployee = new Map<number, typeof rows>();
+  for (const row of rows) {
+    const id = Number(row.employee_id);
+    let list = byEmployee.get(id);
+    if (!list) byEmployee.set(id, (list = []));
+    list.push(row);
+  }
+  const range = { from: period.start, to: period.end };
+  for (const id of ids) {
+    const records = byEmployee.get(id) ?? [];
+    let openRecords = 0;
+    const worked = [];
+    for (const record of records) {
+      const date = String(record.in_time_local).slice(0, 10);
+      if (record.out_time_utc === null) {
+        if (date >= period.start) openRecords += 1;
+        continue;
+      }
+      worked.push({ date, seconds: Math.max(0, utcSeconds(String(record.out_time_utc)) - utcSeconds(String(record.in_time_utc))) });
+    }
+    result.set(id, { days: classifyDays(worked, settings.overtime, settings.workweek_start, range), openRecords });
+  }
+  return result;
+}
+
+/** A snapshot's days: `[date, worked, regular, overtime, double_time, records]` for each non-zero date. */
+type FrozenDay = [string, number, number, number, number, number];
+
+export function frozenDaysJson(days: readonly DayHours[]): string {
+  const nonZero: FrozenDay[] = days
+    .filter((day) => day.worked > 0 || day.records > 0)
+    .map((day) => [day.date, day.worked, day.regular, day.overtime, day.double_time, day.records]);
+  return JSON.stringify(nonZero);
+}
+
+/** Every date of the period, from a snapshot's non-zero ones. */
+export function daysFromFrozen(json: string, period: { start: string; end: string }): DayHours[] {
+  const frozen = new Map((JSON.parse(json) as FrozenDay[]).map((day) => [day[0], day]));
+  return datesOf(period).map((date) => {
+    const day = frozen.get(date);
+    return day
+      ? { date, worked: day[1], regular: day[2], overtime: day[3], double_time: day[4], records: day[5] }
+      : { date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 };
+  });
+}
+
+export function zeroDays(period: { start: string; end: string }): DayHours[] {
+  return datesOf(period).map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
+}
+
+/** Criteria of a timesheet list (GET /timesheets). */
+export interface SheetCriteria {
+  visibleTo: Caller;
+  employeeId?: number;
+  departmentId?: number;
+  status?: 'open' | 'approved';
+}
+
+const EMPLOYEE_COLUMNS = ['e.id', 'e.employee_id as code', 'e.first_name', 'e.last_name', 'e.supervisor_id'];
+const APPROVAL_COLUMNS = ['t.status as approval_status', 't.approved_at', 't.approved_by_name'];
+
+/**
+ * The employees a period's timesheets are listed for: every Active one, and any other with a
+ * record counted in the period. A locked period lists the employees frozen at its lock.
+ */
+function sheetEmployeesQuery(db: Db, period: PayPeriod, criteria: SheetCriteria): Knex.QueryBuilder {
+  const locked = period.status === 'locked';
+  const query = locked
+    ? db('pay_period_snapshots as s').join('employees as e', 'e.id', 's.employee_id').where('s.period_start', period.start)
+    : db('employees as e');
+  query.leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 'e.id').andOnVal('t.period_start', period.start));
+  whereVisible(query, criteria.visibleTo);
+  if (!locked) {
+    const [from, to] = localRange(period.start, period.end);
+    query.where((included) =>
+      included
+        .where('e.status', 'Active')
+        .orWhereExists(
+          db('attendance as a')
+            .whereRaw('a.employee_id = e.id')
+            .where('a.in_time_local', '>=', from)
+            .where('a.in_time_local', '<', to)
+            .select(db.raw('1')),
+        ),
+    );
+  }
+  if (criteria.employeeId !== undefined) query.where('e.id', criteria.employeeId);
+  if (criteria.departmentId !== undefined) query.where('e.department_id', criteria.departmentId);
+  if (criteria.status !== undefined) {
+    if (locked) query.where('s.timesheet_status', criteria.status);
+    else if (criteria.status === 'approved') query.where('t.status', 'approved');
+    else query.where((open) => open.whereNull('t.status').orWhereNot('t.status', 'approved'));
+  }
+  return query;
+}
+
+function approvalOf(row: Record<string, unknown>, frozenStatus?: unknown): Approval {
+  const status = frozenStatus !== undefined ? String(frozenStatus) : row.approval_status == null ? 'open' : String(row.approval_status);
+  if (status !== 'approved') return NOT_APPROVED;
+  return {
+    status: 'approved',
+    approvedAt: row.approved_at == null ? null : sqlDateTimeToIso(String(row.approved_at)),
+    approvedBy: row.approved_by_name == null ? null : String(row.approved_by_name),
+  };
+}
+
+function sheetEmployeeOf(row: Record<string, unknown>): SheetEmployee {
+  return {
+    id: Number(row.id),
+    code: String(row.frozen_code ?? row.code),
+    display: `${String(row.first_name)} ${String(row.last_name)}`,
+    supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
+  };
+}
+
+/**
+ * A page of a period's timesheets: the employees (one query, their approvals joined), the total,
+ * and the days of the page's employees (one query of records, or of snapshots when locked).
+ */
+export async function listSheets(
+  db: Db,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+  criteria: SheetCriteria,
+  page: { limit: number; offset: number },
+): Promise<{ sheets: Sheet[]; total: number }> {
+  const locked = period.status === 'locked';
+  const columns = [
+    ...EMPLOYEE_COLUMNS,
+    ...APPROVAL_COLUMNS,
+    ...(locked ? ['s.employee_code as frozen_code', 's.timesheet_status as frozen_status', 's.open_records', 's.days'] : []),
+  ];
+  const [rows, counted] = await Promise.all([
+    sheetEmployeesQuery(db, period, criteria).orderBy('e.id').limit(page.limit).offset(page.offset).select(columns) as Promise<
+      Array<Record<string, unknown>>
+    >,
+    sheetEmployeesQuery(db, period, criteria).count({ total: '*' }) as Promise<Array<{ total: number | string }>>,
+  ]);
+  const total = Number(counted[0]?.total ?? 0);
+  if (locked) {
+    const sheets = rows.map((row) => ({
+      employee: sheetEmployeeOf(row),
+      days: daysFromFrozen(String(row.days), period),
+      openRecords: Number(row.open_records),
+      approval: approvalOf(row, row.frozen_status),
+    }));
+    return { sheets, total };
+  }
+  const ids = rows.map((row) => Number(row.id));
+  const counts = await classifiedDaysOf(db, ids, period, settings);
+  const sheets = rows.map((row) => {
+    const id = Number(row.id);
+    const { days, openRecords } = counts.get(id) ?? { days: zeroDays(period), openRecords: 0 };
+    return { employee: sheetEmployeeOf(row), days, openRecords, approval: approvalOf(row) };
+  });
+  return { sheets, total };
+}
+
+/** One employee's timesheet of a period (any employee: the caller's access is checked before). */
+export async function findSheet(db: Db, employee: SheetEmployee, period: PayPeriod, settings: PayPeriodSettings): Promise<Sheet> {
+  if (period.status === 'locked') {
+    const row = (await db('pay_period_snapshots as s')
+      .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 's.employee_id').andOn('t.period_start', 's.period_start'))
+      .where({ 's.period_start': period.start, 's.employee_id': employee.id })
+      .first(['s.employee_code', 's.timesheet_status', 's.open_records', 's.days', ...APPROVAL_COLUMNS])) as
+      Record<string, unknown> | undefined;
+    // An employee who was not in the period when it was locked has nothing in it.
+    if (!row) return { employee, days: zeroDays(period), openRecords: 0, approval: NOT_APPROVED };
+    return {
+      employee: { ...employee, code: String(row.employee_code) },
+      days: daysFromFrozen(String(row.days), period),
+      openRecords: Number(row.open_records),
+      approval: approvalOf(row, row.timesheet_status),
+    };
+  }
+  const [counts, approvalRow] = await Promise.all([
+    classifiedDaysOf(db, [employee.id], period, settings),
+    db('timesheet_approvals as t')
+      .where({ 't.employee_id': employee.id, 't.period_start': period.start })
+      .first(APPROVAL_COLUMNS) as Promise<Record<string, unknown> | undefined>,
+  ]);
+  const { days, openRecords } = counts.get(employee.id) ?? { days: zeroDays(period), openRecords: 0 };
+  return { employee, days, openRecords, approval: approvalRow ? approvalOf(approvalRow) : NOT_APPROVED };
+}
+
+/** The employee of a timesheet path: any employee row (the caller's access is checked after). */
+export async function findSheetEmployee(db: Db, id: number): Promise<SheetEmployee | undefined> {
+  const row = (await db('employees as e').where('e.id', id).first(EMPLOYEE_COLUMNS)) as Record<string, unknown> | undefined;
+  return row && sheetEmployeeOf(row);
+}
+
+/** The answer's shape (docs/pay-periods.md, "Timesheets"); without `days` in lists. */
+export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean): Record<string, unknown> {
+  const totals = totalsOf(sheet.days);
+  return {
+    employee: { type: 'Employee', id: String(sheet.employee.id), display: sheet.employee.display },
+    period: { start: period.start, end: period.end, status: period.status },
+    status: sheet.approval.status,
+    approved_at: sheet.approval.approvedAt,
+    approved_by: sheet.approval.approvedBy,
+    ...(withDays && {
+      days: sheet.days.map((day) => ({
+        date: day.date,
+        worked_hours: hoursOf(day.worked),
+        regular_hours: hoursOf(day.regular),
+        overtime_hours: hoursOf(day.overtime),
+        double_time_hours: hoursOf(day.double_time),
+        records: day.records,
+      })),
+    }),
+    totals: {
+      worked_hours: hoursOf(totals.worked),
+      regular_hours: hoursOf(totals.regular),
+      overtime_hours: hoursOf(totals.overtime),
+      double_time_hours: hoursOf(totals.double_time),
+    },
+    open_records: sheet.openRecords,
+  };
+}
