@@ -20,6 +20,8 @@ export interface LockRaceOptions {
   steps: number;
   /** The lock is sent once this many race writes have answered. */
   lockAfter: number;
+  /** A pause of each writer between its writes (default none: back to back). */
+  pauseMs?: number;
 }
 
 export interface WriteResult {
@@ -55,13 +57,11 @@ async function call(base: string, token: string, method: string, path: string, b
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();
-  let parsed: any = undefined;
   try {
-    parsed = text === '' ? undefined : JSON.parse(text);
+    return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
   } catch {
-    parsed = text;
+    return { status: res.status, body: text };
   }
-  return { status: res.status, body: parsed };
 }
 
 const seconds = (sql: string) => Date.parse(`${String(sql).slice(0, 19).replace(' ', 'T')}Z`) / 1000;
@@ -130,6 +130,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
 
   const writer = async (employee: number) => {
     for (let step = 0; step < options.steps; step++) {
+      if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
       const day = `${month}-${pad(2 + step)}`;
       const sentAt = Date.now();
       const kind = step % 3;

@@ -9,7 +9,9 @@ import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/
 import { createEmployee, createUser, employeeColumns } from '../helpers/factories';
 import { type LockRaceOutcome, runLockRace } from '../helpers/lock-race';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process';
-import { useFixture, useTestApp } from '../helpers/test-app';
+import { type GaleraCluster, startGaleraCluster } from '../../support/galera';
+import { startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
+import { type TestApp, useFixture, useTestApp } from '../helpers/test-app';
 
 // docs/scaling.md, "Pay-period locks": a write racing the lock of its period either commits
 // before it (and is in the lock's numbers) or is refused with 409 period_locked; none commits after.
@@ -25,18 +27,19 @@ const PERIODS = [
 const EMPLOYEES = 16;
 const STEPS = 15;
 
-function expectRaceHeld(outcome: LockRaceOutcome): void {
-  expect(outcome.violations).toEqual([]);
-  expect(outcome.lockStatus).toBe(200);
-  // Both sides of the lock were met: writes that committed, and writes refused.
-  expect(outcome.committed).toBeGreaterThan(0);
-  expect(outcome.refused).toBeGreaterThan(0);
+function expectRaceHeld(outcome: LockRaceOutcome, options: { refusedDuringRace?: boolean } = {}): void {
   if (process.env.HRM_RACE_REPORT) {
     const { lockAttempts, committed, refused, committedWhileLocking, results } = outcome;
     process.stderr.write(
       `lock race: ${results.length} writes, ${committed} committed (${committedWhileLocking} sent while locking), ${refused} refused, lock sent ${lockAttempts}x\n`,
     );
   }
+  expect(outcome.violations).toEqual([]);
+  expect(outcome.lockStatus).toBe(200);
+  // Both sides of the lock were met: writes that committed, and (but where the lock may wait for
+  // the writers to pause) writes refused while the writers ran.
+  expect(outcome.committed).toBeGreaterThan(0);
+  if (options.refusedDuringRace !== false) expect(outcome.refused).toBeGreaterThan(0);
 }
 
 describe.each(testDialects())('the lock race on one server on %s', (dialect) => {
@@ -126,4 +129,53 @@ describe.each(testDialects().filter((dialect) => dialect === 'mysql'))('the lock
       expectRaceHeld(outcome);
     },
   );
+});
+
+describe('the lock race on a 3-node MariaDB Galera cluster', () => {
+  whenGaleraAvailable(() => {
+    let cluster: GaleraCluster;
+    const apps: TestApp[] = [];
+    const bases: string[] = [];
+    let token = '';
+    beforeAll(async () => {
+      cluster = await startGaleraCluster();
+      const database = await cluster.createDatabase();
+      for (const { app, origin } of await startNodeApps(cluster, database, [0, 1, 2])) {
+        apps.push(app);
+        bases.push(`${origin}${app.api('')}`);
+      }
+      token = (await createUser(apps[0]!, 'admin')).token;
+    }, 300_000);
+    afterAll(async () => {
+      await stopNodeApps(apps);
+      await cluster?.stop();
+    });
+    beforeEach(() => {
+      for (const app of apps) setClock(app, '2026-11-20T12:00:00.000Z');
+    });
+
+    it.each(PERIODS.map((period, run) => [run + 1, period] as const))(
+      'run %i: writes through every node, the lock through another: each write before the lock or refused',
+      async (_run, period) => {
+        const employees = await Promise.all(Array.from({ length: EMPLOYEES }, () => createEmployee(apps[0]!)));
+
+        const outcome = await runLockRace({
+          bases,
+          lockBase: bases[2],
+          token,
+          db: apps[0]!.db,
+          employees,
+          period,
+          steps: STEPS,
+          lockAfter: EMPLOYEES * 3,
+          pauseMs: 100,
+        });
+
+        // The lock writes every employee's row: while writers keep writing through other nodes it
+        // loses certification to them, and may answer 503 (sent again) until they pause
+        // (docs/scaling.md): here they pause 100 ms between writes. Whenever it commits, the rule holds.
+        expectRaceHeld(outcome, { refusedDuringRace: false });
+      },
+    );
+  });
 });
