@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { retryConflicts } from '../db/retry-conflicts';
@@ -100,9 +100,11 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
       const settings = await readPayPeriodSettings(db);
       const period = await asCliErrors(() => resolvePeriod(db, settings, start));
       if (options.out === undefined) {
+        const stdout = context.io.stdout;
         await writeExport(db, period, settings, format, {
+          // Standard output is a stream when run for real: wait for a pipe's reader to catch up.
           write: async (chunk) => {
-            context.io.stdout.write(chunk);
+            if (stdout.write(chunk) === false && stdout instanceof EventEmitter) await once(stdout, 'drain');
           },
         });
         return;

@@ -5,7 +5,7 @@ import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
-import { classifiedDaysOf, daysFromFrozen, SHEET_BATCH } from './timesheets';
+import { classifiedDaysOf, daysFromFrozen } from './timesheets';
 
 // The payroll export of a period (docs/pay-periods.md, "Export"): one row per employee, date and
 // code with hours, ordered by the employee's code (bytes), date, then REG, OT, DT. Written in
@@ -18,6 +18,13 @@ export type ExportFormat = 'csv' | 'json';
  * the same data differently must not answer 304 to a copy made by the previous one.
  */
 const EXPORT_RENDERING = 1;
+
+/**
+ * Employees per batch of the export. Small enough that a batch's rows are gone before the young
+ * generation is collected: larger batches kept more alive across their query and the server's
+ * heap grew with the export (docs/performance.md, "Pay periods").
+ */
+const EXPORT_BATCH = 100;
 
 export const CSV_HEADER = 'employee_id,employee,date,code,hours,timesheet_status\r\n';
 
@@ -110,8 +117,8 @@ export async function writeExport(
   else await sink.write(`{"period":${JSON.stringify(period)},"rows":[`);
 
   const employees = await exportEmployeesOf(db, period);
-  for (let at = 0; at < employees.length; at += SHEET_BATCH) {
-    const batch = employees.slice(at, at + SHEET_BATCH);
+  for (let at = 0; at < employees.length; at += EXPORT_BATCH) {
+    const batch = employees.slice(at, at + EXPORT_BATCH);
     const sheets = await batchSheets(db, period, settings, batch);
     let text = '';
     for (const employee of batch) {

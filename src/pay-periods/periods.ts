@@ -55,12 +55,28 @@ async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPe
  * since do not move it), else the one the settings start on that date. 404 for anything else.
  */
 export async function resolvePeriod(db: Db, settings: PayPeriodSettings, start: unknown): Promise<PayPeriod> {
+  const valid = typeof start === 'string' && isCalendarDate(start);
+  return periodOf(valid ? await findLockedPeriod(db, start) : undefined, settings, start);
+}
+
+/** resolvePeriod with the lock row already read (findLockedPeriod): a request reads it beside the settings. */
+export function periodOf(locked: PayPeriod | undefined, settings: PayPeriodSettings, start: unknown): PayPeriod {
   if (typeof start !== 'string' || !isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
-  const locked = await findLockedPeriod(db, start);
   if (locked) return locked;
   const period = periodStartingOn(settings, start);
   if (!period) throw new NotFoundError({ detail: 'No pay period starts on that date' });
   return { ...period, status: 'open', locked_at: null, locked_by: null };
+}
+
+/** The settings and the period starting on `start`, read at once (two queries, one round trip). */
+export async function settingsAndPeriod(
+  db: Db,
+  readSettings: (db: Db) => Promise<PayPeriodSettings>,
+  start: unknown,
+): Promise<{ settings: PayPeriodSettings; period: PayPeriod }> {
+  const valid = typeof start === 'string' && isCalendarDate(start);
+  const [settings, locked] = await Promise.all([readSettings(db), valid ? findLockedPeriod(db, start) : undefined]);
+  return { settings, period: periodOf(locked, settings, start) };
 }
 
 /**

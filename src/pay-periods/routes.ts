@@ -14,7 +14,7 @@ import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { type ExportFormat, exportEtag, matchesEtag, writeExport } from './export';
 import { lockPayPeriod, unlockPayPeriod } from './lock';
-import { listPeriods, resolvePeriod } from './periods';
+import { listPeriods, settingsAndPeriod } from './periods';
 import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
 import { findSheet, listSheets, sheetResponse } from './timesheets';
@@ -74,8 +74,7 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
       get: async (req, res) => {
         const caller = callerOf(req);
         if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may read pay periods' });
-        const db = instanceOf(req).db;
-        sendJson(res, await resolvePeriod(db, await readPayPeriodSettings(db), req.params.start));
+        sendJson(res, (await settingsAndPeriod(instanceOf(req).db, readPayPeriodSettings, req.params.start)).period);
       },
     })
     .route('/:start/lock', {
@@ -106,8 +105,7 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
           assertAdmin(callerOf(req), 'export pay periods');
           const { format } = parseQuery(exportQuery, req.query);
           const db = instanceOf(req).db;
-          const settings = await readPayPeriodSettings(db);
-          const period = await resolvePeriod(db, settings, req.params.start);
+          const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, req.params.start);
           const etag = await exportEtag(db, period, settings, format);
           res.setHeader('ETag', etag);
           if (matchesEtag(req.headers['if-none-match'], etag)) {
@@ -125,9 +123,10 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
     .route('/:start', {
       get: async (req, res) => {
         const db = instanceOf(req).db;
-        const employee = await visibleSheetEmployee(db, callerOf(req), pathId(req.params.id, 'employee'));
-        const settings = await readPayPeriodSettings(db);
-        const period = await resolvePeriod(db, settings, req.params.start);
+        const [employee, { settings, period }] = await Promise.all([
+          visibleSheetEmployee(db, callerOf(req), pathId(req.params.id, 'employee')),
+          settingsAndPeriod(db, readPayPeriodSettings, req.params.start),
+        ]);
         sendJson(res, sheetResponse(await findSheet(db, employee, period, settings), period, true));
       },
     })
@@ -158,8 +157,7 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
       get: async (req, res) => {
         const query = parseQuery(timesheetListQuery, req.query);
         const db = instanceOf(req).db;
-        const settings = await readPayPeriodSettings(db);
-        const period = await resolvePeriod(db, settings, query.period);
+        const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, query.period);
         const { sheets, total } = await listSheets(
           db,
           period,

@@ -130,7 +130,6 @@ export async function savePayPeriodSettings(
   after: PayPeriodSettings,
   context: { caller: Caller; now: Date; requestId: string },
 ): Promise<void> {
-  await writeSetting(trx, PAY_PERIODS_SETTING, JSON.stringify(payPeriodSettingsResponse(after)), context.now);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of ['frequency', 'anchor_date', 'month_start_day', 'workweek_start'] as const) {
     if (before[key] !== after[key]) changes[key] = { from: before[key], to: after[key] };
@@ -138,6 +137,9 @@ export async function savePayPeriodSettings(
   for (const key of OVERTIME_KEYS) {
     if (before.overtime[key] !== after.overtime[key]) changes[`overtime.${key}`] = { from: before.overtime[key], to: after.overtime[key] };
   }
+  // A PUT that changes nothing writes nothing (the stored row stays as it was, defaults unstored).
+  if (Object.keys(changes).length === 0) return;
+  await writeSetting(trx, PAY_PERIODS_SETTING, JSON.stringify(payPeriodSettingsResponse(after)), context.now);
   await writeAudit(
     trx,
     { action: 'pay_periods.settings', entityType: 'settings', entityId: 0, fields: Object.keys(changes), changes },

@@ -80,10 +80,8 @@ export async function classifiedDaysOf(
     .whereIn('employee_id', ids)
     .where('in_time_local', '>=', from)
     .where('in_time_local', '<', to)
-    .orderBy([
-      { column: 'employee_id', order: 'asc' },
-      { column: 'in_time_utc', order: 'asc' },
-    ])
+    // No order: a date's hours are classified from their sum, and the (employee_id,
+    // in_time_local) index serves the ranges without a sort.
     .select('employee_id', 'in_time_local', 'in_time_utc', 'out_time_utc')) as Array<{
     employee_id: number | string;
     in_time_local: string;
@@ -222,30 +220,36 @@ export async function listSheets(
     ...APPROVAL_COLUMNS,
     ...(locked ? ['s.employee_code as frozen_code', 's.timesheet_status as frozen_status', 's.open_records', 's.days'] : []),
   ];
-  const [rows, counted] = await Promise.all([
-    sheetEmployeesQuery(db, period, criteria).orderBy('e.id').limit(page.limit).offset(page.offset).select(columns) as Promise<
-      Array<Record<string, unknown>>
-    >,
+  // The count runs beside the page and its records: three queries, two round trips.
+  const [counted, sheets] = await Promise.all([
     sheetEmployeesQuery(db, period, criteria).count({ total: '*' }) as Promise<Array<{ total: number | string }>>,
+    (async (): Promise<Sheet[]> => {
+      const rows = (await sheetEmployeesQuery(db, period, criteria)
+        .orderBy('e.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .select(columns)) as Array<Record<string, unknown>>;
+      if (locked) {
+        return rows.map((row) => ({
+          employee: sheetEmployeeOf(row),
+          days: daysFromFrozen(String(row.days), period),
+          openRecords: Number(row.open_records),
+          approval: approvalOf(row, row.frozen_status),
+        }));
+      }
+      const counts = await classifiedDaysOf(
+        db,
+        rows.map((row) => Number(row.id)),
+        period,
+        settings,
+      );
+      return rows.map((row) => {
+        const { days, openRecords } = counts.get(Number(row.id)) ?? { days: zeroDays(period), openRecords: 0 };
+        return { employee: sheetEmployeeOf(row), days, openRecords, approval: approvalOf(row) };
+      });
+    })(),
   ]);
-  const total = Number(counted[0]?.total ?? 0);
-  if (locked) {
-    const sheets = rows.map((row) => ({
-      employee: sheetEmployeeOf(row),
-      days: daysFromFrozen(String(row.days), period),
-      openRecords: Number(row.open_records),
-      approval: approvalOf(row, row.frozen_status),
-    }));
-    return { sheets, total };
-  }
-  const ids = rows.map((row) => Number(row.id));
-  const counts = await classifiedDaysOf(db, ids, period, settings);
-  const sheets = rows.map((row) => {
-    const id = Number(row.id);
-    const { days, openRecords } = counts.get(id) ?? { days: zeroDays(period), openRecords: 0 };
-    return { employee: sheetEmployeeOf(row), days, openRecords, approval: approvalOf(row) };
-  });
-  return { sheets, total };
+  return { sheets, total: Number(counted[0]?.total ?? 0) };
 }
 
 /** One employee's timesheet of a period (any employee: the caller's access is checked before). */

@@ -1,6 +1,6 @@
 // How worked hours are classified as regular, overtime and double time (docs/pay-periods.md, "How
 // hours are classified"; checked against docs/overtime-vectors.json). Exact seconds throughout.
-import { parseIsoInstant, wallClockIn } from '../time';
+import { offsetMsAt, parseIsoInstant, wallClockIn } from '../time';
 import { datesOf, workweekStartOf } from './periods';
 import { type OvertimeRules, type Weekday, thresholdSeconds } from './settings';
 
@@ -25,26 +25,79 @@ export interface DayHours {
 
 const SQL_UTC_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
 
-/** Seconds since the epoch of a UTC time written 'YYYY-MM-DD HH:MM:SS' (as stored) or ISO-8601. */
+/** Seconds since the epoch of a UTC time written 'YYYY-MM-DD HH:MM:SS' (as stored) or ISO-8601 with a zone. */
 function utcSecondsOf(value: string): number {
   const match = SQL_UTC_PATTERN.exec(value);
   if (match) {
-    const [year, month, day, hour, minute, second] = match.slice(1).map(Number) as [number, number, number, number, number, number];
+    const year = Number(match[1]);
+    const [month, day, hour, minute, second] = [
+      Number(match[2]) - 1,
+      Number(match[3]),
+      Number(match[4]),
+      Number(match[5]),
+      Number(match[6]),
+    ];
+    // Date.UTC reads years 0-99 as 1900-1999; setUTCFullYear does not.
+    if (year >= 100) return Date.UTC(year, month, day, hour, minute, second) / 1000;
     const date = new Date(0);
-    date.setUTCFullYear(year, month - 1, day);
+    date.setUTCFullYear(year, month, day);
     date.setUTCHours(hour, minute, second, 0);
-    return Math.floor(date.getTime() / 1000);
+    return date.getTime() / 1000;
   }
   const instant = parseIsoInstant(value);
   if (!instant) throw new RangeError(`not a UTC time: ${JSON.stringify(value)}`);
   return Math.floor(instant.getTime() / 1000);
 }
 
+const DAY_SECONDS = 86_400;
+const MAX_CACHED_DAYS = 4096;
+
+/**
+ * Per zone, per UTC day, the zone's offset in seconds when it is the same at both ends of that day,
+ * else null. An export dates hundreds of thousands of records, and reading a wall clock through
+ * Intl costs far more than adding an offset; a day with a change is read through Intl record by record.
+ * It assumes no zone changes its offset and back within one UTC day (equal ends would miss it).
+ */
+const steadyOffsets = new Map<string, Map<number, number | null>>();
+/** Day numbers as dates: an export meets the same few dozen over and over. */
+const dateTexts = new Map<number, string>();
+
+function steadyOffsetOf(timeZone: string, utcDay: number): number | null {
+  let days = steadyOffsets.get(timeZone);
+  if (!days) steadyOffsets.set(timeZone, (days = new Map()));
+  let offset = days.get(utcDay);
+  if (offset === undefined) {
+    const start = offsetMsAt(timeZone, new Date(utcDay * DAY_SECONDS * 1000));
+    const end = offsetMsAt(timeZone, new Date(((utcDay + 1) * DAY_SECONDS - 1) * 1000));
+    offset = start === end ? start / 1000 : null;
+    if (days.size >= MAX_CACHED_DAYS) days.clear();
+    days.set(utcDay, offset);
+  }
+  return offset;
+}
+
+function dateTextOf(dayNumber: number): string {
+  let text = dateTexts.get(dayNumber);
+  if (text === undefined) {
+    text = new Date(dayNumber * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+    if (dateTexts.size >= MAX_CACHED_DAYS) dateTexts.clear();
+    dateTexts.set(dayNumber, text);
+  }
+  return text;
+}
+
+/** The date an instant has on a zone's wall clock. */
+function localDateOf(timeZone: string, epochSeconds: number): string {
+  const offset = timeZone === 'UTC' ? 0 : steadyOffsetOf(timeZone, Math.floor(epochSeconds / DAY_SECONDS));
+  if (offset === null) return wallClockIn(timeZone, new Date(epochSeconds * 1000)).slice(0, 10);
+  return dateTextOf(Math.floor((epochSeconds + offset) / DAY_SECONDS));
+}
+
 /** A closed record's date (its in_time on its own wall clock) and elapsed seconds. */
 export function workedRecordOf(record: { in_time_utc: string; out_time_utc: string; timezone: string }): WorkedRecord {
   const inSeconds = utcSecondsOf(record.in_time_utc);
   const seconds = utcSecondsOf(record.out_time_utc) - inSeconds;
-  return { date: wallClockIn(record.timezone, new Date(inSeconds * 1000)).slice(0, 10), seconds: Math.max(0, seconds) };
+  return { date: localDateOf(record.timezone, inSeconds), seconds: Math.max(0, seconds) };
 }
 
 const SEVENTH_DAY_OVERTIME_SECONDS = 8 * 3600;
@@ -66,11 +119,17 @@ function thresholdsOf(rules: OvertimeRules): Thresholds {
   };
 }
 
-/** The daily rule over one date's worked seconds: regular up to daily, overtime up to double, the rest double time. */
-function classifyDay(worked: number, thresholds: Thresholds): { regular: number; overtime: number; double_time: number } {
-  const doubleFrom = thresholds.double === null ? worked : Math.min(worked, thresholds.double);
-  const regular = Math.min(doubleFrom, thresholds.daily === null ? worked : thresholds.daily);
-  return { regular, overtime: doubleFrom - regular, double_time: worked - doubleFrom };
+/** The dates classifyDays works on for a range (its first workweek whole), kept for the next employee of an export. */
+let countedDates: { key: string; dates: readonly string[]; positions: ReadonlyMap<string, number>; firstReported: number } | undefined;
+
+function countedDatesOf(range: { from: string; to: string }, workweekStart: Weekday) {
+  const key = `${range.from} ${range.to} ${workweekStart}`;
+  if (countedDates?.key !== key) {
+    const first = workweekStartOf(range.from, workweekStart);
+    const dates = datesOf({ start: first, end: range.to });
+    countedDates = { key, dates, positions: new Map(dates.map((date, index) => [date, index])), firstReported: dates.indexOf(range.from) };
+  }
+  return countedDates;
 }
 
 /**
@@ -86,42 +145,47 @@ export function classifyDays(
   range: { from: string; to: string },
 ): DayHours[] {
   if (range.from > range.to) return [];
-  const thresholds = thresholdsOf(rules);
-  const first = workweekStartOf(range.from, workweekStart);
-  const dates = datesOf({ start: first, end: range.to });
-  const byDate = new Map<string, { worked: number; records: number }>();
+  const { daily, double, weekly, seventhDay } = thresholdsOf(rules);
+  const { dates, positions, firstReported } = countedDatesOf(range, workweekStart);
+  const days: DayHours[] = dates.map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
   for (const record of records) {
-    if (record.date < first || record.date > range.to) continue;
-    const day = byDate.get(record.date) ?? { worked: 0, records: 0 };
+    const position = positions.get(record.date);
+    if (position === undefined) continue;
+    const day = days[position] as DayHours;
     day.worked += record.seconds;
     day.records += 1;
-    byDate.set(record.date, day);
   }
 
-  const days: DayHours[] = [];
-  for (let weekStart = 0; weekStart < dates.length; weekStart += 7) {
-    const week = dates.slice(weekStart, weekStart + 7).map((date) => {
-      const { worked = 0, records: count = 0 } = byDate.get(date) ?? {};
-      return { date, worked, ...classifyDay(worked, thresholds), records: count };
-    });
-    const seventh = week[6];
-    if (thresholds.seventhDay && seventh && week.every((day) => day.worked > 0)) {
+  for (let weekStart = 0; weekStart < days.length; weekStart += 7) {
+    const weekEnd = Math.min(weekStart + 7, days.length);
+    let workedEveryDate = weekEnd - weekStart === 7;
+    for (let index = weekStart; index < weekEnd; index += 1) {
+      // Daily rule: regular up to daily, overtime up to double, the rest double time.
+      const day = days[index] as DayHours;
+      const doubleFrom = double === null ? day.worked : Math.min(day.worked, double);
+      day.regular = daily === null ? doubleFrom : Math.min(doubleFrom, daily);
+      day.overtime = doubleFrom - day.regular;
+      day.double_time = day.worked - doubleFrom;
+      if (day.worked === 0) workedEveryDate = false;
+    }
+    if (seventhDay && workedEveryDate) {
+      const seventh = days[weekStart + 6] as DayHours;
       seventh.regular = 0;
       seventh.overtime = Math.min(seventh.worked, SEVENTH_DAY_OVERTIME_SECONDS);
       seventh.double_time = seventh.worked - seventh.overtime;
     }
-    if (thresholds.weekly !== null) {
+    if (weekly !== null) {
       let regularSoFar = 0;
-      for (const day of week) {
-        const kept = Math.max(0, Math.min(day.regular, thresholds.weekly - regularSoFar));
+      for (let index = weekStart; index < weekEnd; index += 1) {
+        const day = days[index] as DayHours;
+        const kept = Math.max(0, Math.min(day.regular, weekly - regularSoFar));
         regularSoFar += day.regular;
         day.overtime += day.regular - kept;
         day.regular = kept;
       }
     }
-    days.push(...week);
   }
-  return days.filter((day) => day.date >= range.from);
+  return firstReported === 0 ? days : days.slice(firstReported);
 }
 
 /** Seconds as hours rounded to 2 decimals, half up, in integer arithmetic (no binary fractions). */

@@ -67,6 +67,18 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       });
     });
 
+    it('writes nothing for a PUT that changes nothing', async () => {
+      const audits = async () => (await t.db('audit_log').where({ entity_type: 'settings' }).count({ n: '*' }))[0]?.n;
+      const before = await audits();
+
+      const res = await asUser(t, org.admin).put('/pay-periods/settings', { frequency: 'monthly', overtime: { weekly_after_hours: 40 } });
+
+      expect(res.status).toBe(200);
+      expect(res.body.frequency).toBe('monthly');
+      expect(await settingsRow()).toBeUndefined();
+      expect(await audits()).toEqual(before);
+    });
+
     it('refuses invalid keys with 422 naming each, and writes nothing', async () => {
       const res = await asUser(t, org.admin).put('/pay-periods/settings', {
         frequency: 'daily',
@@ -225,6 +237,20 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
 
       expect((await asUser(t, org.admin).post(`/employees/${employee}/timesheets/2026-11-01/approve`)).status).toBe(200);
       expect((await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock?require_approved=true')).status).toBe(200);
+    });
+
+    it('refuses to lock, or approve in, a period of new settings whose dates overlap a locked one (409 period_locked)', async () => {
+      const employee = await createEmployee(t);
+      expect((await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock')).status).toBe(200);
+      await asUser(t, org.admin).put('/pay-periods/settings', { frequency: 'weekly', anchor_date: '2024-01-01' });
+
+      const week = await asUser(t, org.admin).post('/pay-periods/2026-11-23/lock');
+
+      expectProblem(week, 409, 'period_locked');
+      expect(week.body.detail).toContain('2026-11-01');
+      expectProblem(await asUser(t, org.admin).post(`/employees/${employee}/timesheets/2026-11-23/approve`), 409, 'period_locked');
+      expect((await asUser(t, org.admin).get('/pay-periods/2026-11-23')).body.status).toBe('open');
+      expect(await t.db('pay_period_locks').pluck('period_start')).toHaveLength(1);
     });
 
     it('unlocks (snapshots go), audited; 409 period_not_locked for an open period', async () => {

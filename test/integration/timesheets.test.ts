@@ -372,6 +372,25 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
       await asUser(t, org.admin).put('/pay-periods/settings', { overtime: OVERTIME });
     });
 
+    it('answers HEAD with the headers and no body', async () => {
+      const res = await request(t.app).head(t.api('/pay-periods/2026-11-01/export')).auth(org.admin.token, { type: 'bearer' });
+
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
+      expect(res.headers.etag).toBe((await exportOf('/pay-periods/2026-11-01/export')).headers.etag);
+      expect(res.text ?? '').toBe('');
+    });
+
+    it('of a period without hours is the header alone', async () => {
+      const res = await exportOf('/pay-periods/2026-08-01/export');
+      expect(res.body).toBe('employee_id,employee,date,code,hours,timesheet_status\r\n');
+      const json = await asUser(t, org.admin).get('/pay-periods/2026-08-01/export?format=json');
+      expect(json.body).toEqual({
+        period: { start: '2026-08-01', end: '2026-08-31', status: 'open', locked_at: null, locked_by: null },
+        rows: [],
+      });
+    });
+
     it('is for admins only; a bad format is 400', async () => {
       expectProblem(await asUser(t, org.manager).get('/pay-periods/2026-11-01/export'), 403, 'forbidden');
       expectProblem(await asUser(t, org.admin).get('/pay-periods/2026-11-01/export?format=xml'), 400, 'invalid_query');

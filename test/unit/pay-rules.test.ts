@@ -1,5 +1,12 @@
 import { classifyDays, formatHours, hoursOf, totalsOf, type WorkedRecord, workedRecordOf } from '../../src/pay-rules/classify';
-import { DEFAULT_PAY_PERIOD_SETTINGS, type OvertimeRules, parseStoredPayPeriodSettings } from '../../src/pay-rules/settings';
+import { wallClockIn } from '../../src/time';
+import {
+  DEFAULT_PAY_PERIOD_SETTINGS,
+  isThresholdHours,
+  type OvertimeRules,
+  parseStoredPayPeriodSettings,
+  thresholdSeconds,
+} from '../../src/pay-rules/settings';
 
 const H = 3600;
 const flsa: OvertimeRules = { daily_after_hours: null, daily_double_after_hours: null, weekly_after_hours: 40, seventh_day: false };
@@ -44,6 +51,20 @@ describe('parseStoredPayPeriodSettings', () => {
   });
 });
 
+describe('thresholds', () => {
+  it('turns every 2-decimal hours value up to 200 into whole seconds, 36 per hundredth', () => {
+    for (let hundredths = 1; hundredths <= 20_000; hundredths += 1) {
+      const hours = Number((hundredths / 100).toFixed(2));
+      expect(isThresholdHours(hours)).toBe(true);
+      if (thresholdSeconds(hours) !== hundredths * 36) expect([hours, thresholdSeconds(hours)]).toEqual([hours, hundredths * 36]);
+    }
+  });
+
+  it('accepts only numbers above 0 with at most 2 decimals', () => {
+    for (const bad of [0, -1, 8.001, Number.NaN, Number.POSITIVE_INFINITY, '8', null]) expect(isThresholdHours(bad)).toBe(false);
+  });
+});
+
 describe('workedRecordOf', () => {
   it('dates a record by its in_time on its own wall clock and counts elapsed seconds', () => {
     expect(
@@ -69,6 +90,42 @@ describe('workedRecordOf', () => {
       date: '2024-06-30',
       seconds: 1801,
     });
+  });
+
+  it('finds the same local date as the wall clock at every instant around the changes of odd zones', () => {
+    const zones = [
+      'Australia/Lord_Howe',
+      'Pacific/Chatham',
+      'Asia/Kathmandu',
+      'America/St_Johns',
+      'Pacific/Apia',
+      'America/Santiago',
+      'Europe/Dublin',
+    ];
+    const mismatches: string[] = [];
+    for (const timezone of zones) {
+      for (let ms = Date.UTC(2011, 0, 1); ms < Date.UTC(2013, 0, 1); ms += 97 * 60_000) {
+        const inTime = new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+        const { date } = workedRecordOf({ in_time_utc: inTime, out_time_utc: inTime, timezone });
+        if (date !== wallClockIn(timezone, new Date(ms)).slice(0, 10)) mismatches.push(`${timezone} ${inTime} ${date}`);
+      }
+    }
+
+    expect(mismatches).toEqual([]);
+  });
+
+  it('reads stored times with fractions and ISO times with offsets, and never counts negative time', () => {
+    expect(
+      workedRecordOf({ in_time_utc: '2024-06-03 09:00:00.750', out_time_utc: '2024-06-03T11:00:00+02:00', timezone: 'Europe/Berlin' }),
+    ).toEqual({
+      date: '2024-06-03',
+      seconds: 0,
+    });
+    expect(workedRecordOf({ in_time_utc: '2024-06-03T09:00:00Z', out_time_utc: '2024-06-03 17:30:15', timezone: 'Asia/Kolkata' })).toEqual({
+      date: '2024-06-03',
+      seconds: 8 * H + 30 * 60 + 15,
+    });
+    expect(() => workedRecordOf({ in_time_utc: 'yesterday', out_time_utc: '2024-06-03 17:30:15', timezone: 'UTC' })).toThrow(RangeError);
   });
 });
 

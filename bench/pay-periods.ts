@@ -1,0 +1,253 @@
+// Pay periods: the payroll export against a bare streaming script, the server's memory while it
+// exports, and the timesheet list against the employee list.
+//
+//   npm run bench:pay-periods [-- --employees 10000 --rounds 3]
+//
+// On MariaDB/MySQL (BENCH_MYSQL_URL, default mysql://root@127.0.0.1:3306/hrm_bench_pay_periods,
+// dropped and recreated): seeds --employees employees (as `hrm seed`), then with bulk inserts 20
+// working days of attendance each in October 2026 (8 to 9.5 hours a day, so that the daily 8/12
+// and weekly 40 rules classify some as overtime) and the same for the first 1,000 employees in
+// September 2026; starts the real server (dist/src/main.js) and the baseline
+// (pay-periods-baseline.js: node:http + mysql2 streaming the same records as CSV, unclassified),
+// and then:
+//   1. memory: the server's RSS (sampled every 10 ms) while it exports September (1,000
+//      employees, its first export), then October (all of them) twice, less its RSS just before;
+//   2. time: the CSV export of October against the baseline's stream of the same records,
+//      alternated --rounds times (medians);
+//   3. GET /timesheets?period=2026-10-01&limit=50 next to GET /employees?limit=50 (autocannon,
+//      4 connections), alternated.
+// Ratios hold within one run only: the machine may be shared.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { openDatabase } from '../src/db/connect';
+import { toSqlDateTime } from '../src/db/sql-time';
+import { writeSetting } from '../src/settings/repository';
+import { Children, freePort, waitUntilAnswering } from './children';
+import { recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
+import { prepareFixture } from './fixture';
+import { UNLIMITED } from './limits';
+import { measure, type Measurement } from './load';
+
+const HOST = '127.0.0.1';
+const BASE_PATH = '/app/api';
+const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
+const BASELINE_SCRIPT = path.join(__dirname, 'pay-periods-baseline.js');
+
+function option(name: string, fallback: number): number {
+  const index = process.argv.indexOf(`--${name}`);
+  return index === -1 ? fallback : Number(process.argv[index + 1]);
+}
+
+const EMPLOYEES = option('employees', 10_000);
+const ROUNDS = option('rounds', 3);
+const SMALL = Math.min(1000, EMPLOYEES);
+const DAYS = 20;
+
+/** The first `count` weekdays of a month (UTC dates). */
+function weekdays(year: number, month: number, count: number): string[] {
+  const dates: string[] = [];
+  for (let day = 1; dates.length < count; day++) {
+    const date = new Date(Date.UTC(year, month - 1, day));
+    if (date.getUTCDay() !== 0 && date.getUTCDay() !== 6) dates.push(date.toISOString().slice(0, 10));
+  }
+  return dates;
+}
+
+/** Bulk inserts of one shift per employee and date: 08:00 UTC, 8 to 9.5 hours. */
+async function seedShifts(db: ReturnType<typeof openDatabase>, ids: number[], dates: string[]): Promise<number> {
+  const now = toSqlDateTime(new Date());
+  let rows: Array<Record<string, unknown>> = [];
+  let count = 0;
+  const flush = async () => {
+    if (rows.length > 0) await db('attendance').insert(rows);
+    count += rows.length;
+    rows = [];
+  };
+  for (const id of ids) {
+    for (const date of dates) {
+      const start = `${date} 08:00:00`;
+      const minutes = 480 + (id % 4) * 30;
+      const end = `${date} ${String(8 + Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00`;
+      rows.push({
+        employee_id: id,
+        in_time_utc: start,
+        in_time_local: start,
+        out_time_utc: end,
+        out_time_local: end,
+        timezone: 'UTC',
+        created_at: now,
+        updated_at: now,
+      });
+      if (rows.length >= 4000) await flush();
+    }
+  }
+  await flush();
+  return count;
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) / 1024;
+}
+
+/** Fetches `url` and reads its body to the end; seconds, bytes and the peak RSS of `pid` meanwhile. */
+async function download(url: string, token: string | undefined, pid?: number): Promise<{ seconds: number; bytes: number; peakMb: number }> {
+  let peakMb = pid === undefined ? 0 : rssMb(pid);
+  const sampler = pid === undefined ? undefined : setInterval(() => (peakMb = Math.max(peakMb, rssMb(pid))), 10);
+  const started = process.hrtime.bigint();
+  try {
+    const response = await fetch(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    if (response.status !== 200 || !response.body) throw new Error(`${url} answered ${response.status}`);
+    let bytes = 0;
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes, peakMb };
+  } finally {
+    if (sampler) clearInterval(sampler);
+    if (pid !== undefined) peakMb = Math.max(peakMb, rssMb(pid));
+  }
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+async function main(): Promise<void> {
+  const url = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_pay_periods';
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-pay-periods-'));
+  const children = new Children();
+  try {
+    const database = await recreateMysqlDatabase(url);
+    const fixture = await prepareFixture(database.config, EMPLOYEES, 0);
+    const ids = Array.from({ length: fixture.employees.lastId - fixture.employees.firstId + 1 }, (_, n) => fixture.employees.firstId + n);
+    const db = openDatabase(database.config);
+    const seedStarted = process.hrtime.bigint();
+    let records = 0;
+    try {
+      records += await seedShifts(db, ids, weekdays(2026, 10, DAYS));
+      records += await seedShifts(db, ids.slice(0, SMALL), weekdays(2026, 9, DAYS));
+      await writeSetting(
+        db,
+        'pay_periods',
+        JSON.stringify({
+          frequency: 'monthly',
+          anchor_date: '2024-01-01',
+          month_start_day: 1,
+          workweek_start: 'monday',
+          overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: false },
+        }),
+        new Date(),
+      );
+    } finally {
+      await db.destroy();
+    }
+    const seedSeconds = Number(process.hrtime.bigint() - seedStarted) / 1e9;
+
+    const port = await freePort(HOST);
+    const server = children.start('the server', SERVER_SCRIPT, {
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        DATABASE_URL: database.url,
+        HOST,
+        PORT: String(port),
+        BASE_PATH,
+        LOG_LEVEL: 'warn',
+        ...UNLIMITED,
+      },
+      cwd: workDir,
+      logFile: path.join(workDir, 'server.log'),
+    });
+    const baselinePort = await freePort(HOST);
+    const baseline = children.start('the baseline', BASELINE_SCRIPT, {
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: database.url, HOST, PORT: String(baselinePort) },
+      cwd: workDir,
+      logFile: path.join(workDir, 'baseline.log'),
+    });
+    const api = `http://${HOST}:${port}${BASE_PATH}`;
+    await waitUntilAnswering(server, `http://${HOST}:${port}/healthz`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    // 1. Memory, on a server that has exported nothing yet.
+    const memory: Array<{ label: string; employees: number; before: number; peak: number; bytes: number; seconds: number }> = [];
+    for (const [start, employees] of [
+      ['2026-09-01', SMALL],
+      ['2026-10-01', EMPLOYEES],
+      ['2026-10-01', EMPLOYEES],
+    ] as const) {
+      const before = rssMb(server.pid);
+      const result = await download(`${api}/pay-periods/${start}/export`, fixture.token, server.pid);
+      memory.push({
+        label: start === '2026-09-01' ? 'September' : 'October',
+        employees,
+        before,
+        peak: result.peakMb,
+        bytes: result.bytes,
+        seconds: result.seconds,
+      });
+    }
+
+    // 2. Time: the export against the baseline, alternated.
+    const serverSeconds: number[] = [];
+    const baselineSeconds: number[] = [];
+    let exportBytes = 0;
+    let baselineBytes = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const ours = await download(`${api}/pay-periods/2026-10-01/export`, fixture.token);
+      const bare = await download(`http://${HOST}:${baselinePort}/?from=2026-10-01&to=2026-10-31`, undefined);
+      serverSeconds.push(ours.seconds);
+      baselineSeconds.push(bare.seconds);
+      exportBytes = ours.bytes;
+      baselineBytes = bare.bytes;
+    }
+
+    // 3. The timesheet list next to the employee list, alternated.
+    const shape = { connections: 4, warmupSeconds: 2, durationSeconds: 10 };
+    const headers = { authorization: `Bearer ${fixture.token}` };
+    const sheets: Measurement[] = [];
+    const employeeLists: Measurement[] = [];
+    for (let round = 0; round < 2; round++) {
+      sheets.push(await measure({ url: `${api}/timesheets?period=2026-10-01&limit=50`, method: 'GET', headers }, shape));
+      employeeLists.push(await measure({ url: `${api}/employees?limit=50`, method: 'GET', headers }, shape));
+    }
+    await children.stop(server);
+    await children.stop(baseline);
+
+    const ours = median(serverSeconds);
+    const bare = median(baselineSeconds);
+    const list = (rounds: Measurement[]) => ({
+      rps: median(rounds.map((round) => round.requestsPerSecond)),
+      p50: median(rounds.map((round) => round.p50Ms)),
+      failures: rounds.reduce((sum, round) => sum + round.failures, 0),
+    });
+    const sheetList = list(sheets);
+    const employeeList = list(employeeLists);
+    process.stdout.write(
+      [
+        `Pay periods on ${database.label} (${withoutCredentials(url)}), ${os.cpus().length} cores: ${EMPLOYEES} employees, ${records} records (seeded in ${seedSeconds.toFixed(1)} s)`,
+        '',
+        '| export | employees | bytes | seconds | RSS before (MB) | RSS peak (MB) | growth (MB) |',
+        '|---|---|---|---|---|---|---|',
+        ...memory.map(
+          (row) =>
+            `| ${row.label} | ${row.employees} | ${row.bytes} | ${row.seconds.toFixed(2)} | ${row.before.toFixed(0)} | ${row.peak.toFixed(0)} | ${(row.peak - row.before).toFixed(1)} |`,
+        ),
+        '',
+        `| October, ${EMPLOYEES} employees (median of ${ROUNDS}) | bytes | seconds | ratio |`,
+        '|---|---|---|---|',
+        `| the server's CSV export (classified) | ${exportBytes} | ${ours.toFixed(2)} | ${(ours / bare).toFixed(2)}x |`,
+        `| baseline: node:http + mysql2 streaming the records | ${baselineBytes} | ${bare.toFixed(2)} | 1.00x |`,
+        `| rounds (server / baseline) | | ${serverSeconds.map((s, n) => `${s.toFixed(2)}/${(baselineSeconds[n] as number).toFixed(2)}`).join(', ')} | |`,
+        '',
+        '| list, page of 50 (4 connections, median of 2) | req/s | p50 ms | failures |',
+        '|---|---|---|---|',
+        `| GET /timesheets?period=2026-10-01&limit=50 | ${sheetList.rps.toFixed(0)} | ${sheetList.p50.toFixed(1)} | ${sheetList.failures} |`,
+        `| GET /employees?limit=50 | ${employeeList.rps.toFixed(0)} | ${employeeList.p50.toFixed(1)} | ${employeeList.failures} |`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await children.stopAll();
+    fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+runBench(main);

@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { classifyDays, formatHours, totalsOf, workedRecordOf } from '../../src/pay-rules/classify';
+import { type OvertimeRules, type Weekday } from '../../src/pay-rules/settings';
+
+// The published vectors (docs/overtime-vectors.md): their expected values come from hand-written
+// cases and from the naive reference in bench/overtime-vectors.ts, never from src/pay-rules.
+interface Vector {
+  name: string;
+  rules: OvertimeRules;
+  workweek_start: Weekday;
+  range: { from: string; to: string };
+  records: { in_time_utc: string; out_time_utc: string | null; timezone: string }[];
+  expected: {
+    days: {
+      date: string;
+      records: number;
+      worked_hours: string;
+      regular_hours: string;
+      overtime_hours: string;
+      double_time_hours: string;
+    }[];
+    totals: { worked_hours: string; regular_hours: string; overtime_hours: string; double_time_hours: string };
+    open_records: number;
+  };
+}
+
+const file = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'overtime-vectors.json'), 'utf8')) as {
+  version: number;
+  cases: Vector[];
+};
+
+/** What the module answers for a vector, in the vectors' own shape. */
+function classify(vector: Vector): Vector['expected'] & { zeroDays: string[]; dates: string[] } {
+  const closed = vector.records.flatMap((record) =>
+    record.out_time_utc === null ? [] : [{ ...record, out_time_utc: record.out_time_utc }],
+  );
+  const days = classifyDays(closed.map(workedRecordOf), vector.rules, vector.workweek_start, vector.range);
+  const totals = totalsOf(days);
+  return {
+    dates: days.map((day) => day.date),
+    days: days
+      .filter((day) => day.records > 0)
+      .map((day) => ({
+        date: day.date,
+        records: day.records,
+        worked_hours: formatHours(day.worked),
+        regular_hours: formatHours(day.regular),
+        overtime_hours: formatHours(day.overtime),
+        double_time_hours: formatHours(day.double_time),
+      })),
+    zeroDays: days
+      .filter((day) => day.records === 0 && day.worked + day.regular + day.overtime + day.double_time !== 0)
+      .map((day) => day.date),
+    totals: {
+      worked_hours: formatHours(totals.worked),
+      regular_hours: formatHours(totals.regular),
+      overtime_hours: formatHours(totals.overtime),
+      double_time_hours: formatHours(totals.double_time),
+    },
+    open_records: vector.records.length - closed.length,
+  };
+}
+
+describe('the published overtime vectors (docs/overtime-vectors.json)', () => {
+  it('hold at least 200 cases with distinct names, covering every family', () => {
+    expect(file.version).toBe(1);
+    expect(file.cases.length).toBeGreaterThanOrEqual(200);
+    expect(new Set(file.cases.map((vector) => vector.name)).size).toBe(file.cases.length);
+    const records = file.cases.flatMap((vector) => vector.records);
+    expect(records.some((record) => record.out_time_utc === null)).toBe(true);
+    expect(records.some((record) => record.out_time_utc === record.in_time_utc)).toBe(true);
+    expect(new Set(file.cases.map((vector) => vector.workweek_start)).size).toBe(7);
+    expect(file.cases.some((vector) => vector.rules.seventh_day)).toBe(true);
+    expect(file.cases.some((vector) => vector.records.some((record) => record.in_time_utc.slice(0, 10) < vector.range.from))).toBe(true);
+  });
+
+  it.each(file.cases.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {
+    const actual = classify(vector);
+
+    expect(actual.dates[0]).toBe(vector.range.from);
+    expect(actual.dates.at(-1)).toBe(vector.range.to);
+    expect(actual.zeroDays).toEqual([]);
+    expect({ days: actual.days, totals: actual.totals, open_records: actual.open_records }).toEqual(vector.expected);
+  });
+});
