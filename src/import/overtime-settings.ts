@@ -1,3 +1,4 @@
+import { type OvertimeRules, parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { readSetting, writeSetting } from '../settings/repository';
 import type { ImportContext } from './report';
 
@@ -22,20 +23,16 @@ export const ICEHRM_OVERTIME_SETTINGS = {
   period: 'Attendance: Overtime Calculation Period',
 } as const;
 
-const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] as const;
+/** IceHrm's day numbers (PHP's date('w')): 0 is Sunday. */
+const ICEHRM_WEEKDAYS: readonly Weekday[] = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 
 /** The `settings` row of the pay-period settings (docs/pay-periods.md): JSON of the API shape. */
 export const PAY_PERIODS_SETTING = 'pay_periods';
 
 /** The part of the pay-period settings the import sets; the rest (the periods' layout) stays as it is. */
 export interface CarriedOvertime {
-  workweek_start?: string;
-  overtime: {
-    daily_after_hours: number | null;
-    daily_double_after_hours: number | null;
-    weekly_after_hours: number | null;
-    seventh_day: boolean;
-  };
+  workweek_start?: Weekday;
+  overtime: OvertimeRules;
 }
 
 /** IceHrm's number of hours (`is_numeric`, else 0), to 2 decimals as the settings take them. */
@@ -70,7 +67,7 @@ export function carryIcehrmOvertime(values: ReadonlyMap<string, string | null>):
 
   const workWeek = values.get(names.workWeekStart);
   if (workWeek !== undefined && workWeek !== null && /^[0-6]$/.test(workWeek.trim())) {
-    carried.workweek_start = WEEKDAYS[Number(workWeek.trim())];
+    carried.workweek_start = ICEHRM_WEEKDAYS[Number(workWeek.trim())];
   } else if (workWeek !== undefined) {
     notes.push(
       `IceHrm's ${quote(names.workWeekStart)} is ${quote(String(workWeek ?? ''))}, not a day 0-6: workweek_start is left as it is`,
@@ -141,26 +138,15 @@ export async function importOvertimeSettings(
   const { carried, notes } = carryIcehrmOvertime(values);
   report.notes.push(...notes);
   const stored = await readSetting(context.db, PAY_PERIODS_SETTING);
-  let current: Record<string, unknown> = {};
-  try {
-    const parsed = stored === undefined ? {} : (JSON.parse(stored) as unknown);
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) current = parsed as Record<string, unknown>;
-  } catch {
-    // A row that is not JSON reads as the defaults (docs/pay-periods.md): replaced whole here.
-  }
-  const currentOvertime = current.overtime && typeof current.overtime === 'object' ? (current.overtime as Record<string, unknown>) : {};
-  const next = {
-    ...current,
-    ...(carried.workweek_start ? { workweek_start: carried.workweek_start } : {}),
-    overtime: { ...currentOvertime, ...carried.overtime },
-  };
-  const value = JSON.stringify(next);
-  if (stored !== undefined && JSON.stringify(current) === value) {
+  // Missing or unreadable keys read as their defaults (docs/pay-periods.md); the row is written whole.
+  const current = parseStoredPayPeriodSettings(stored);
+  const next = { ...current, workweek_start: carried.workweek_start ?? current.workweek_start, overtime: carried.overtime };
+  if (stored !== undefined && JSON.stringify(current) === JSON.stringify(next)) {
     counts.unchanged++;
   } else {
     if (stored === undefined) counts.added++;
     else counts.updated++;
-    if (!context.dryRun) await writeSetting(context.db, PAY_PERIODS_SETTING, value, context.now);
+    if (!context.dryRun) await writeSetting(context.db, PAY_PERIODS_SETTING, JSON.stringify(next), context.now);
   }
   context.progress.tableDone('pay_period_settings', counts);
 }
