@@ -27,7 +27,7 @@ export interface LockRaceOptions {
 export interface WriteResult {
   employee: number;
   step: number;
-  op: 'create' | 'patch' | 'punch-in' | 'punch-out' | 'after';
+  op: 'create' | 'patch' | 'punch-in' | 'punch-out' | 'batch';
   status: number;
   code?: string;
   /** What the write set: a new record's in_time, a patched out_time. */
@@ -69,7 +69,8 @@ const seconds = (sql: string) => Date.parse(`${String(sql).slice(0, 19).replace(
 /**
  * Runs the race: a seed record per employee (before the lock: must commit), then one writer per
  * employee doing `steps` writes into the period (POST /attendance, PATCH of the seed record's
- * out_time, back-dated punch-in then punch-out), the lock sent while they run, then one more write
+ * out_time, back-dated punch-in then punch-out, a terminal batch of an in and an out), the lock
+ * sent while they run, then one more write
  * per employee (after the lock: must be refused). Checks:
  * - every race write answers 2xx or 409 period_locked; per writer, no 2xx after a period_locked;
  * - the lock's snapshot (pay_period_snapshots) equals what the database holds for the period now:
@@ -133,7 +134,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
       if (options.pauseMs) await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
       const day = `${month}-${pad(2 + step)}`;
       const sentAt = Date.now();
-      const kind = step % 3;
+      const kind = step % 4;
       if (kind === 0) {
         const value = `${day} 10:00:00`;
         const res = await call(base(), token, 'POST', '/attendance', {
@@ -146,6 +147,26 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
         const value = `${month}-01 09:${pad(step)}:30`;
         const res = await call(base(), token, 'PATCH', `/attendance/${seeds.get(employee)}`, { out_time: value });
         record({ employee, step, op: 'patch', value, ...outcome(res) }, sentAt);
+      } else if (kind === 3) {
+        // A terminal batch (an admin's back-fill): both entries created, or refused.
+        const value = `${day} 16:00:00`;
+        const res = await call(base(), token, 'POST', '/attendance/punch-logs', {
+          entries: [
+            { log_id: `${employee}-${step}-in`, employee: String(employee), time: `${day}T16:00:00Z`, direction: 'in' },
+            { log_id: `${employee}-${step}-out`, employee: String(employee), time: `${day}T17:00:00Z`, direction: 'out' },
+          ],
+        });
+        const entries = (res.body?.results ?? []) as Array<{ result: string; code?: string }>;
+        // Nothing created: refused for the period, or for another rule (an `in` meeting the record a
+        // refused punch-out left open: already_punched_in), which is no commit either.
+        const created = entries.filter((entry) => entry.result === 'created').length;
+        const answer =
+          created === 2
+            ? { status: 201 }
+            : created === 0
+              ? { status: 409, code: entries.some((entry) => entry.code === 'period_locked') ? 'period_locked' : 'nothing_applied' }
+              : { status: 500, code: `batch ${JSON.stringify(entries)}` };
+        record({ employee, step, op: 'batch', value, ...answer }, sentAt);
       } else {
         const value = `${day} 14:00:00`;
         const res = await call(base(), token, 'POST', '/attendance/punch-in', { employee: String(employee), in_time: value });
@@ -175,7 +196,10 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
 
   // 1. Answers, and their order per writer.
   for (const result of results) {
-    const fine = result.status === 200 || result.status === 201 || (result.status === 409 && result.code === 'period_locked');
+    const fine =
+      result.status === 200 ||
+      result.status === 201 ||
+      (result.status === 409 && (result.code === 'period_locked' || (result.op === 'batch' && result.code === 'nothing_applied')));
     if (!fine) violations.push(`employee ${result.employee} step ${result.step} ${result.op}: ${result.status} ${result.code ?? ''}`);
   }
   for (const employee of employees) {
@@ -238,7 +262,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
   for (const employee of employees) {
     const own = records.filter((row) => Number(row.employee_id) === employee);
     const starts = new Set(own.map((row) => String(row.in_time_local).slice(0, 19)));
-    for (const result of results.filter((r) => r.employee === employee && (r.op === 'create' || r.op === 'punch-in'))) {
+    for (const result of results.filter((r) => r.employee === employee && ['create', 'punch-in', 'batch'].includes(r.op))) {
       if (starts.has(result.value) !== result.status < 300)
         violations.push(
           `employee ${employee}: ${result.op} ${result.value} answered ${result.status} but is ${starts.has(result.value) ? '' : 'not '}stored`,
