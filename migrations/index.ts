@@ -21,6 +21,7 @@ import * as attendanceTimeIndex from './0019_attendance_time_index';
 import * as punchLogRederivation from './0020_punch_log_rederivation';
 import * as webhookAttempts from './0021_webhook_attempts';
 import * as payPeriods from './0022_pay_periods';
+import * as deletions from './0023_deletions';
 
 export interface Migration {
   name: string;
@@ -55,4 +56,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0020_punch_log_rederivation', ...punchLogRederivation },
   { name: '0021_webhook_attempts', ...webhookAttempts },
   { name: '0022_pay_periods', ...payPeriods },
+  { name: '0023_deletions', ...deletions },
 ];

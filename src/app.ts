@@ -47,7 +47,8 @@ export function createApp(deps: AppDependencies): Express {
   const cloud = config.deployment === 'cloud';
   const base = cloud ? `${config.cloudBasePath}/:instance` : config.basePath;
   const app = express();
-  // Nothing a client could use to fingerprint the framework; no ETags (every answer is no-store);
+  // Nothing a client could use to fingerprint the framework; not Express's weak ETags (the API
+  // sends its own strong ones where a client can use them, src/http/conditional.ts);
   // only the configured proxies may set the client address (TRUST_PROXY; never `true`).
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -68,8 +69,8 @@ export function createApp(deps: AppDependencies): Express {
       cors({
         origin: config.corsOrigins,
         methods: 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS',
-        allowedHeaders: 'Authorization, Content-Type, Idempotency-Key, X-Request-Id',
-        exposedHeaders: 'Location, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed',
+        allowedHeaders: 'Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match',
+        exposedHeaders: 'Location, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, ETag',
         maxAge: 600,
         optionsSuccessStatus: 204,
       }),

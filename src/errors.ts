@@ -86,6 +86,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** A conditional write (If-Match) whose entity tag no longer matches the resource: nothing written. */
+export class PreconditionFailedError extends AppError {
+  constructor(options: AppErrorOptions = {}) {
+    super(412, { code: 'precondition_failed', title: 'Precondition failed' }, options);
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   constructor(limitBytes: number) {
     super(

@@ -17,6 +17,9 @@ import { parseCorrection, parseNewRecord } from './schemas';
 import { type AttendanceWriteContext, attendanceChanges, auditAttendance, dateOf } from './writes';
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
 import { guardAttendanceWrite } from '../pay-period-locks/guard';
+import { attendanceJson } from './output';
+import type { Precondition } from '../http/conditional';
+import { recordAttendanceDeletions } from '../deletions/tombstones';
 
 const NO_SUCH_RECORD = 'No such attendance record';
 
@@ -91,12 +94,15 @@ export async function correctAttendance(
   target: { id: number; employeeId: number | undefined },
   body: Record<string, unknown>,
   context: AttendanceWriteContext,
+  precondition?: Precondition,
 ): Promise<AttendanceRecord> {
   const { id } = target;
   const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
   const existing = employee && (await findAttendanceOf(trx, employee.id, id));
   if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
   assertAttendanceAccess(context.caller, employee, 'correct', NO_SUCH_RECORD);
+  // If-Match, on the record as stored: read under its employee's lock, as every write of it is.
+  precondition?.(attendanceJson({ ...existing, employeeDisplay: employee.display }));
 
   const { values, errors } = parseCorrection(body, id);
   if (values.employee !== undefined && values.employee !== employee.id) {
@@ -158,21 +164,25 @@ export async function correctAttendance(
 }
 
 /**
- * DELETE /attendance/{id}: admins only. `employeeId` is the record's employee as read before the
- * transaction, as for correctAttendance: the employee's row is locked first, then the record read.
+ * DELETE /attendance/{id}: admins only. `employeeId` as for correctAttendance: the employee is
+ * locked first, so that an If-Match check, the pay-period guard and the deletion see the record as
+ * last written, and a tombstone is left for the deletion feed (src/deletions/tombstones.ts).
  */
 export async function deleteAttendanceRecord(
   trx: Knex.Transaction,
   target: { id: number; employeeId: number | undefined },
   context: AttendanceWriteContext,
+  precondition?: Precondition,
 ): Promise<void> {
   const { id } = target;
   const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
   const existing = employee && (await findAttendanceOf(trx, employee.id, id));
   if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
   assertAttendanceAccess(context.caller, employee, 'delete', NO_SUCH_RECORD);
+  precondition?.(attendanceJson({ ...existing, employeeDisplay: employee.display }));
   const { id: _id, ...before } = existing;
   await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
+  await recordAttendanceDeletions(trx, [id], context.now);
   await deleteAttendance(trx, id);
   await auditAttendance(trx, { action: 'delete', id, employeeId: employee.id, before, after: {} }, context);
   await recordAttendanceDeleted(trx, id, context.now);

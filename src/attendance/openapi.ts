@@ -3,7 +3,11 @@ import { z } from 'zod';
 import {
   COMMON_PROBLEMS,
   DELETE_PROBLEMS,
+  ETAG_HEADER,
+  NOT_MODIFIED,
   idempotencyKeyHeader,
+  ifMatchHeader,
+  ifNoneMatchHeader,
   idString,
   int64,
   jsonBody,
@@ -21,6 +25,7 @@ import {
   punchInSchema,
   punchOutSchema,
 } from './schemas';
+import { deletionFeedQuery } from '../deletions/tombstones';
 
 const wallClock = z
   .string()
@@ -58,6 +63,15 @@ export const attendanceSchema = z
 const TIME_INPUT = "A time `YYYY-MM-DD HH:MM:SS` (in the employee's time zone) or ISO-8601 with an offset; default: now";
 const id = z.object({ id: idString });
 const location = z.object({ Location: z.string().max(2048) });
+const conditionalWriteHeaders = idempotencyKeyHeader.extend(ifMatchHeader.shape);
+
+/** GET /attendance/deleted: one deleted record. */
+const deletedAttendanceSchema = z
+  .strictObject({
+    id: idString.meta({ description: "The deleted record's id" }),
+    deleted_at: z.string().max(30).meta({ format: 'date-time', example: '2026-11-22T11:00:00.000Z' }),
+  })
+  .meta({ id: 'DeletedAttendance', description: 'An attendance record deleted (a tombstone, kept at least 90 days)' });
 const rulesConflict =
   "409 codes: `already_punched_in`, `not_punched_in`, `overlap`, `period_locked` (the record counts on a date of a locked pay period, before or after the write: docs/pay-periods.md) (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
 
@@ -94,6 +108,8 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'The records the caller may read, newest first',
+    description:
+      '`updated_since` keeps the records created or changed at or after that instant (corrections included): with GET /attendance/deleted, a delta sync.',
     request: { query: attendanceListQuery },
     responses: {
       200: jsonResponse('A page of records', pageSchema(attendanceSchema, 'AttendancePage')),
@@ -117,9 +133,30 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     operationId: 'getAttendance',
     tags,
     security,
-    summary: 'One record',
-    request: { params: id },
-    responses: { 200: jsonResponse('The record', attendanceSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    summary: 'One record, with its ETag',
+    description:
+      'The answer carries a strong `ETag` that changes with every change of the record. Send it back in `If-None-Match` to be answered 304 without a body while nothing changed, or in `If-Match` on a correction or deletion.',
+    request: { params: id, headers: ifNoneMatchHeader },
+    responses: {
+      200: jsonResponse('The record', attendanceSchema, ETAG_HEADER),
+      304: NOT_MODIFIED,
+      ...problems(401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/attendance/deleted',
+    operationId: 'listDeletedAttendance',
+    tags,
+    security,
+    summary: 'Attendance records deleted since an instant, oldest first (the deletion feed of a copy kept in sync)',
+    description:
+      "Every deletion counts: DELETE /attendance/{id}, an employee's deletion (their records go with them), a terminal upload that derives an employee's records again, an IceHrm import that withdraws a record. Visibility as for the live records, as it was at the deletion: admins see every deletion; managers those of their own records and of the employees whose supervisor they were then; employees their own. Kept at least 90 days.",
+    request: { query: deletionFeedQuery },
+    responses: {
+      200: jsonResponse('A page of deleted records', pageSchema(deletedAttendanceSchema, 'DeletedAttendancePage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
   });
   for (const method of ['put', 'patch'] as const) {
     registry.registerPath({
@@ -129,9 +166,16 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
       tags,
       security,
       summary: "Correct a record (admins, or managers for direct reports' records): only the sent fields change",
-      description: `out_time null reopens the record. ${rulesConflict}.`,
-      request: { params: id, headers: idempotencyKeyHeader, body: jsonBody(correctionSchema.meta({ id: 'AttendanceCorrection' })) },
-      responses: { 200: jsonResponse('The corrected record', attendanceSchema), ...writeProblems },
+      description: `out_time null reopens the record. ${rulesConflict}. With \`If-Match\` (an ETag of the record, or \`*\`) the correction is made only if the record is still as read, else 412 and nothing is written; the answer carries the new ETag.`,
+      request: {
+        params: id,
+        headers: conditionalWriteHeaders,
+        body: jsonBody(correctionSchema.meta({ id: 'AttendanceCorrection' })),
+      },
+      responses: {
+        200: jsonResponse('The corrected record', attendanceSchema, ETAG_HEADER),
+        ...problems(400, 401, 404, 409, 412, 413, 415, 422, ...COMMON_PROBLEMS),
+      },
     });
   }
   registry.registerPath({
@@ -141,11 +185,12 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Delete a record (admins)',
-    description: '409 `period_locked` for a record that counts on a date of a locked pay period (docs/pay-periods.md).',
-    request: { params: id, headers: idempotencyKeyHeader },
+    description:
+      'With `If-Match` the record is deleted only if it is still as read, else 412 and nothing is deleted. 409 `period_locked` for a record that counts on a date of a locked pay period (docs/pay-periods.md).',
+    request: { params: id, headers: conditionalWriteHeaders },
     responses: {
       200: jsonResponse('Deleted', z.strictObject({ id: idString })),
-      ...problems(401, 403, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+      ...problems(401, 403, 404, 412, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
     },
   });
   for (const path of ['/employees/{id}/attendance', '/employee/{id}/attendance']) {

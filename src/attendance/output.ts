@@ -38,3 +38,8 @@ export function toAttendanceResponse(record: AttendanceRecord): Record<string, u
     updated_at: sqlDateTimeToIso(record.updated_at),
   };
 }
+
+/** The read shape as JSON text: the same for every reader, so it is also the state its ETag hashes. */
+export function attendanceJson(record: AttendanceRecord): string {
+  return JSON.stringify(toAttendanceResponse(record));
+}

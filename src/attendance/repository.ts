@@ -6,6 +6,7 @@ import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
 import { addDays } from '../time';
+import { toSqlDateTime } from '../db/sql-time';
 
 /** An `attendance` row: instants as UTC text 'YYYY-MM-DD HH:MM:SS', local times in the record's zone. */
 export interface AttendanceRow {
@@ -350,6 +351,8 @@ export interface AttendanceCriteria {
   from?: string;
   to?: string;
   open?: boolean;
+  /** Only records changed (or created) at or after this instant: a delta sync's corrections. */
+  updatedSince?: Date;
 }
 
 /**
@@ -366,6 +369,7 @@ const FROM = 1;
 const BEFORE = 2;
 const START_IN_TIME = 3;
 const START_ID = 4;
+const UPDATED_SINCE = 5;
 
 function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, bind: Bind = bindValue): Knex.QueryBuilder {
   if (criteria.employeeId !== undefined) query.where('a.employee_id', bind(EMPLOYEE, criteria.employeeId));
@@ -375,6 +379,7 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, b
   if (criteria.to !== undefined) query.where('a.in_time_local', '<', bind(BEFORE, beforeBound(criteria.to)));
   if (criteria.open === true) query.whereNull('a.out_time_utc');
   if (criteria.open === false) query.whereNotNull('a.out_time_utc');
+  if (criteria.updatedSince !== undefined) query.where('a.updated_at', '>=', bind(UPDATED_SINCE, toSqlDateTime(criteria.updatedSince)));
   return query;
 }
 
@@ -414,6 +419,7 @@ export async function listAttendance(
         criteria.to === undefined ? undefined : beforeBound(criteria.to),
         start?.inTimeUtc,
         start?.id,
+        criteria.updatedSince === undefined ? undefined : toSqlDateTime(criteria.updatedSince),
       ])
     : ((await asListRead(pageQuery(db, criteria, page.limit, offset, start, bindValue))) as Array<Record<string, unknown>>);
   const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
@@ -484,7 +490,14 @@ function preparedPageShape(
   start: AttendancePageStart | undefined,
 ): string | undefined {
   if (criteria.employeeId === undefined || criteria.visibleTo !== undefined || (offset > 0 && !start)) return undefined;
-  return JSON.stringify([criteria.from !== undefined, criteria.to !== undefined, criteria.open ?? null, limit, start !== undefined]);
+  return JSON.stringify([
+    criteria.from !== undefined,
+    criteria.to !== undefined,
+    criteria.open ?? null,
+    criteria.updatedSince !== undefined,
+    limit,
+    start !== undefined,
+  ]);
 }
 
 function preparedPageQuery(

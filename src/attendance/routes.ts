@@ -7,13 +7,15 @@ import { toPage } from '../http/pagination';
 import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
-import { sendJson } from '../http/send';
+import { sendJson, sendJsonText } from '../http/send';
+import { entityTag, ifMatchOf, sendJsonWithEntityTag } from '../http/conditional';
+import { deletedAttendancePage, deletionFeedQuery } from '../deletions/tombstones';
 import { sendWrite } from '../http/write';
 import { isCalendarDate, todayIn, wallClockIn } from '../time';
 import { assertAttendanceAccess } from './access';
 import { correctAttendance, createAttendance, deleteAttendanceRecord } from './corrections';
 import { attendancePageStartsOf, forgetAttendancePages } from './page-starts';
-import { toAttendanceResponse } from './output';
+import { attendanceJson, toAttendanceResponse } from './output';
 import { punchIn, punchOut } from './punch';
 import {
   type AttendanceCriteria,
@@ -42,6 +44,7 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       criteria.from,
       criteria.to,
       criteria.open,
+      criteria.updatedSince?.getTime(),
       callerOf(req).role === 'admin' ? 'all' : callerOf(req).employeeId,
       criteria.visibleTo !== undefined,
     ]);
@@ -77,7 +80,10 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       req,
       res,
       context.now,
-      async (trx) => ({ status: 200, body: toAttendanceResponse(await correctAttendance(trx, { id, employeeId }, body, context)) }),
+      async (trx) => {
+        const json = attendanceJson(await correctAttendance(trx, { id, employeeId }, body, context, ifMatchOf(req)));
+        return { status: 200, headers: { ETag: entityTag(json) }, body: JSON.parse(json) as unknown };
+      },
       forgetPages(req),
     );
   };
@@ -118,7 +124,14 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       {
         get: async (req, res) => {
           const query = parseQuery(attendanceListQuery, req.query);
-          const criteria = { visibleTo: callerOf(req), employeeId: query.employee, from: query.from, to: query.to, open: query.open };
+          const criteria = {
+            visibleTo: callerOf(req),
+            employeeId: query.employee,
+            from: query.from,
+            to: query.to,
+            open: query.open,
+            updatedSince: query.updated_since,
+          };
           sendJson(res, await listPage(req, criteria, query));
         },
         post: async (req, res) => {
@@ -138,27 +151,34 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       },
       { heavy: true },
     )
+    // Before /:id, which would take it for a record's id.
+    .route('/deleted', {
+      get: async (req, res) => {
+        const query = parseQuery(deletionFeedQuery, req.query);
+        sendJsonText(res, await deletedAttendancePage(instanceOf(req).db, callerOf(req), query));
+      },
+    })
     .route('/:id', {
       get: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');
         const found = await findAttendance(instanceOf(req).db, id);
         if (!found) throw new NotFoundError({ detail: 'No such attendance record' });
         assertAttendanceAccess(callerOf(req), found.employee, 'read', 'No such attendance record');
-        sendJson(res, toAttendanceResponse(found.record));
+        sendJsonWithEntityTag(req, res, attendanceJson(found.record));
       },
       put: correct,
       patch: correct,
       delete: async (req, res) => {
         const id = pathId(req.params.id, 'attendance record');
         const context = await writeContext(req);
-        // Read before the write's transaction: the transaction must lock the employee first.
+        // Read before the write's transaction, as for a correction.
         const employeeId = await findAttendanceEmployeeId(instanceOf(req).db, id);
         await sendWrite(
           req,
           res,
           context.now,
           async (trx) => {
-            await deleteAttendanceRecord(trx, { id, employeeId }, context);
+            await deleteAttendanceRecord(trx, { id, employeeId }, context, ifMatchOf(req));
             return { status: 200, body: { id: String(id) } };
           },
           forgetPages(req),

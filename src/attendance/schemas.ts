@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../errors';
-import { idSchema, isPlainObject, optionalText } from '../http/field-schemas';
+import { idSchema, instant, isPlainObject, optionalText } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseFields } from '../http/parse';
 import { isCalendarDate, isWallClock, parseIsoInstant } from '../time';
@@ -182,6 +182,7 @@ export const attendanceListQuery = z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .transform((value) => value === 'true')
       .optional(),
+    updated_since: instant.optional(),
   })
   .refine(orderedRange, ORDERED_RANGE);
 

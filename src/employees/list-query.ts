@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Caller } from '../caller';
 import { toSqlDateTime } from '../db/sql-time';
 import { ForbiddenError, type FieldError } from '../errors';
-import { idSchema } from '../http/field-schemas';
+import { idSchema, instant } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
 import {
   COUNTRY,
@@ -200,19 +200,6 @@ const SORT_FIELDS = [
 ] as const;
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };
-
-/** ISO-8601 with a zone (Z or ±hh:mm), or a date meaning its midnight UTC; impossible dates and times are refused. */
-const instant = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
-    error: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-31T08:00:00Z',
-  })
-  .transform((value, context) => {
-    const date = value.length === 10 ? (isCalendarDate(value) ? new Date(`${value}T00:00:00Z`) : undefined) : parseIsoInstant(value);
-    if (date) return date;
-    context.addIssue({ code: 'custom', message: 'must be a real date-time' });
-    return z.NEVER;
-  });
 
 export const listEmployeesQuery = z.strictObject({
   limit,

@@ -3,8 +3,12 @@ import { z } from 'zod';
 import {
   COMMON_PROBLEMS,
   DELETE_PROBLEMS,
+  ETAG_HEADER,
+  NOT_MODIFIED,
   countryReferenceSchema,
   idempotencyKeyHeader,
+  ifMatchHeader,
+  ifNoneMatchHeader,
   idString,
   jsonBody,
   jsonResponse,
@@ -14,6 +18,7 @@ import {
 } from '../http/openapi';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from '../employee-records/fields';
 import { listEmployeesQuery } from './list-query';
+import { deletionFeedQuery } from '../deletions/tombstones';
 import { employeeWriteSchema } from './schemas';
 
 const date = z
@@ -114,6 +119,16 @@ const employeeInput = employeeWriteSchema.meta({
 const createInput = employeeInput.required({ employee_id: true, first_name: true, last_name: true }).meta({ id: 'EmployeeCreate' });
 const idParam = z.object({ id: idString });
 const location = z.object({ Location: z.string().max(2048).meta({ description: 'The new employee, e.g. /app/api/employees/42' }) });
+const writeHeaders = idempotencyKeyHeader.extend(ifMatchHeader.shape);
+
+/** GET /employees/deleted: one deleted employee. */
+const deletedEmployeeSchema = z
+  .strictObject({
+    id: idString.meta({ description: "The deleted employee's id" }),
+    employee_id: z.string().max(50).meta({ description: 'Their employee_id (the code)', example: 'E0001' }),
+    deleted_at: instant.meta({ example: '2026-11-22T11:00:00.000Z' }),
+  })
+  .meta({ id: 'DeletedEmployee', description: 'An employee deleted (a tombstone, kept at least 90 days)' });
 
 export function describeEmployees(registry: OpenAPIRegistry): void {
   const tags = ['Employees'];
@@ -154,7 +169,7 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     summary: 'Create an employee (admins)',
     request: { headers: idempotencyKeyHeader, body: jsonBody(createInput) },
     responses: {
-      201: jsonResponse('Created', employeeSchema, location),
+      201: jsonResponse('Created', employeeSchema, location.extend(ETAG_HEADER.shape)),
       ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),
     },
   });
@@ -164,9 +179,30 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     operationId: 'getEmployee',
     tags,
     security,
-    summary: 'One employee',
-    request: { params: idParam },
-    responses: { 200: jsonResponse('The employee', employeeSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    summary: 'One employee, with its ETag',
+    description:
+      'The answer carries a strong `ETag` that changes with every change of the employee (and of the reference names it displays). Send it back in `If-None-Match` to be answered 304 without a body while nothing changed, or in `If-Match` on a write.',
+    request: { params: idParam, headers: ifNoneMatchHeader },
+    responses: {
+      200: jsonResponse('The employee', employeeSchema, ETAG_HEADER),
+      304: NOT_MODIFIED,
+      ...problems(401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+  registry.registerPath({
+    method: 'get',
+    path: '/employees/deleted',
+    operationId: 'listDeletedEmployees',
+    tags,
+    security,
+    summary: 'Employees deleted since an instant, oldest first (the deletion feed of a copy kept in sync)',
+    description:
+      'Visibility as for the live records, as it was at the deletion: admins see every deletion; managers those of the employees whose supervisor they were then, and their own; employees their own. Deletions are kept at least 90 days: a copy that was not synced for longer reads the whole list again.',
+    request: { query: deletionFeedQuery },
+    responses: {
+      200: jsonResponse('A page of deleted employees', pageSchema(deletedEmployeeSchema, 'DeletedEmployeePage')),
+      ...problems(400, 401, ...COMMON_PROBLEMS),
+    },
   });
   for (const method of ['put', 'patch'] as const) {
     registry.registerPath({
@@ -177,11 +213,11 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
       security,
       summary: 'Change an employee: only the sent fields change, null clears (PUT and PATCH alike)',
       description:
-        "Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it; a field sent back with the value it has is no change, so a record can be read, changed and sent back whole. Setting status to Terminated revokes the user's tokens.",
-      request: { params: idParam, headers: idempotencyKeyHeader, body: jsonBody(employeeInput) },
+        "Admins may change every field; managers the work fields of themselves and their direct reports; employees their own contact fields. A refused field is 403 naming it; a field sent back with the value it has is no change, so a record can be read, changed and sent back whole. Setting status to Terminated revokes the user's tokens. With `If-Match` (an ETag of the employee, or `*`) the change is made only if the employee is still as read, else 412 and nothing is written; the answer carries the new ETag.",
+      request: { params: idParam, headers: writeHeaders, body: jsonBody(employeeInput) },
       responses: {
-        200: jsonResponse('The changed employee', employeeSchema),
-        ...problems(400, 401, 404, 409, 413, 415, 422, ...COMMON_PROBLEMS),
+        200: jsonResponse('The changed employee', employeeSchema, ETAG_HEADER),
+        ...problems(400, 401, 404, 409, 412, 413, 415, 422, ...COMMON_PROBLEMS),
       },
     });
   }
@@ -192,10 +228,10 @@ export function describeEmployees(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: "Delete an employee (admins); revokes their user's tokens",
-    request: { params: idParam, headers: idempotencyKeyHeader },
+    request: { params: idParam, headers: writeHeaders },
     responses: {
       200: jsonResponse('Deleted', z.strictObject({ id: idString }).meta({ id: 'DeletedId' })),
-      ...problems(401, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
+      ...problems(401, 404, 412, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
     },
   });
 }

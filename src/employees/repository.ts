@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect';
+import { type Db, dialectOf } from '../db/connect';
 import { batchedLookup } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
 import {
@@ -36,6 +36,15 @@ export async function updateEmployeeRow(db: Db, id: number, columns: Partial<Emp
   await db('employees')
     .where({ id })
     .update({ ...columns, updated_at: toSqlDateTime(now) });
+}
+
+/**
+ * Locks an employee's row until the transaction ends (MySQL; SQLite runs one writer at a time).
+ * The FIRST statement of a conditional write: InnoDB fixes a transaction's snapshot at its first
+ * plain read, so the reads after the lock see what the previous writer committed.
+ */
+export async function lockEmployeeRow(trx: Db, id: number): Promise<void> {
+  if (dialectOf(trx) === 'mysql') await trx('employees').where({ id }).forUpdate().first('id');
 }
 
 export async function deleteEmployeeRow(db: Db, id: number): Promise<void> {

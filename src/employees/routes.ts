@@ -15,7 +15,10 @@ import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { employeeListCacheOf, forgetEmployeeLists, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
-import { employeeReferenceNames, toEmployeeJson, toEmployeeResponse, toMeJson } from './output';
+import { employeeReferenceNames, toEmployeeJson, toMeJson } from './output';
+import { employeeAnswer, employeePrecondition, employeeStateJson } from './entity-tags';
+import { deletedEmployeesPage, deletionFeedQuery } from '../deletions/tombstones';
+import { ifMatchOf, sendJsonWithEntityTag } from '../http/conditional';
 import type { EmployeeRecord } from '../employee-records/record';
 import { updateEmployee } from './update-employee';
 
@@ -23,12 +26,19 @@ import { updateEmployee } from './update-employee';
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {
   const forgetLists = (req: Request) => () => forgetEmployeeLists(instanceOf(req));
 
-  // `db` is the write's transaction: the reference names are read on it if need be.
-  const respond = async (req: Request, employee: EmployeeRecord, db: Db) =>
-    toEmployeeResponse(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee], db));
-  const send = async (req: Request, res: Response, employee: EmployeeRecord) =>
-    sendJsonText(res, toEmployeeJson(employee, callerOf(req), await employeeReferenceNames(instanceOf(req), [employee])));
+  // `db` is the write's transaction: the reference names are read on it if need be. The answer
+  // carries the employee's ETag, as a GET would (docs/api.md, "Keeping a copy in sync").
+  const respond = (req: Request, employee: EmployeeRecord, db: Db) => employeeAnswer(instanceOf(req), callerOf(req), employee, db);
+  const send = async (req: Request, res: Response, employee: EmployeeRecord) => {
+    const names = await employeeReferenceNames(instanceOf(req), [employee]);
+    sendJsonWithEntityTag(req, res, toEmployeeJson(employee, callerOf(req), names), employeeStateJson(employee, names));
+  };
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+  /** The context of a write of one employee, with the request's If-Match checked in its transaction. */
+  const conditionalContext = (req: Request, trx: Db, context: ReturnType<typeof writeContext>) => ({
+    ...context,
+    precondition: employeePrecondition(instanceOf(req), ifMatchOf(req), trx),
+  });
   const update = async (req: Request, res: Response) => {
     const id = pathId(req.params.id, 'employee');
     const body = requireJsonObject(req);
@@ -37,7 +47,10 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
       req,
       res,
       context.now,
-      async (trx) => ({ status: 200, body: await respond(req, await updateEmployee(trx, id, body, context), trx) }),
+      async (trx) => ({
+        status: 200,
+        ...(await respond(req, await updateEmployee(trx, id, body, conditionalContext(req, trx, context)), trx)),
+      }),
       forgetLists(req),
     );
   };
@@ -80,7 +93,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
               context.now,
               async (trx) => {
                 const employee = await createEmployee(trx, body, context);
-                return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}` }, body: await respond(req, employee, trx) };
+                const { headers, body: created } = await respond(req, employee, trx);
+                return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}`, ...headers }, body: created };
               },
               forgetLists(req),
             );
@@ -88,6 +102,13 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         },
         { heavy: true },
       )
+      // Before /:id, as /me.
+      .route('/deleted', {
+        get: async (req, res) => {
+          const query = parseQuery(deletionFeedQuery, req.query);
+          sendJsonText(res, await deletedEmployeesPage(instanceOf(req).db, callerOf(req), query));
+        },
+      })
       .route('/:id', {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');
@@ -103,7 +124,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             res,
             context.now,
             async (trx) => {
-              await deleteEmployee(trx, id, context);
+              await deleteEmployee(trx, id, conditionalContext(req, trx, context));
               return { status: 200, body: { id: String(id) } };
             },
             forgetLists(req),

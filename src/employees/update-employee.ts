@@ -8,7 +8,7 @@ import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from '../employee-records/fields';
 import type { EmployeeColumns, EmployeeRecord } from '../employee-records/record';
-import { findEmployeeById, disableUsersOfEmployee, updateEmployeeRow } from './repository';
+import { findEmployeeById, disableUsersOfEmployee, lockEmployeeRow, updateEmployeeRow } from './repository';
 import { checkEmployeeRules } from './rules';
 import { byFieldOrder, type EmployeeValues, parseEmployeeInput } from './schemas';
 
@@ -18,6 +18,11 @@ export interface WriteContext {
   caller: Caller;
   now: Date;
   requestId: string;
+  /**
+   * The request's If-Match, checked against the employee as stored: their row is locked first
+   * (lockEmployeeRow), so that the check and the write see the same state (a 412 writes nothing).
+   */
+  precondition?: (current: EmployeeRecord) => Promise<void>;
 }
 
 /**
@@ -36,7 +41,9 @@ export async function updateEmployee(
   context: WriteContext,
 ): Promise<EmployeeRecord> {
   const { caller, now } = context;
+  if (context.precondition) await lockEmployeeRow(trx, id);
   const existing = await findVisibleEmployee(trx, caller, id);
+  await context.precondition?.(existing);
   const stored = asStored(existing);
   const parsed = parseEmployeeInput(body, id);
   const values = parsed.values;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCalendarDate } from '../time';
+import { isCalendarDate, parseIsoInstant } from '../time';
 
 // Field rules shared by every write body. IceHrm clients send every value as a string; ids may
 // also be numbers or reference objects as read, "" means "no value" and 0000-00-00 "no date".
@@ -64,3 +64,18 @@ export const countryCode = z
 
 /** The same where a country must be given (a province's). */
 export const requiredCountryCode = z.preprocess(codeOfReference, isoCountryCode).meta({ 'x-accepts': 'requiredCountry' });
+
+/** ISO-8601 with a zone (Z or ±hh:mm), or a date meaning its midnight UTC; impossible dates and times are refused. */
+export const instant = z
+  .string()
+  // The longest form (nanoseconds and an offset) is 35 characters.
+  .max(40, { error: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-31T08:00:00Z' })
+  .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
+    error: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-31T08:00:00Z',
+  })
+  .transform((value, context) => {
+    const date = value.length === 10 ? (isCalendarDate(value) ? new Date(`${value}T00:00:00Z`) : undefined) : parseIsoInstant(value);
+    if (date) return date;
+    context.addIssue({ code: 'custom', message: 'must be a real date-time' });
+    return z.NEVER;
+  });

@@ -80,6 +80,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   404: 'No such record, or one the caller may not see (the same answer)',
   405: 'Another method than this path allows (`Allow` lists them)',
   409: 'A conflict: a duplicate, a row still in use, an attendance rule, an Idempotency-Key in flight',
+  412: 'If-Match named no ETag of the resource as it is now (`precondition_failed`): nothing was written',
   413: 'The body is larger than BODY_LIMIT',
   415: 'A body that is not declared as application/json',
   422: 'Invalid body fields, every one listed in `errors`',
@@ -116,6 +117,32 @@ export function jsonResponse(description: string, schema: z.ZodType, headers?: R
   return { description, content: { 'application/json': { schema } }, ...(headers && { headers }) };
 }
 
+/** A response that carries the resource's ETag (declareResponseHeaders fills in its description). */
+export const ETAG_HEADER = z.object({ ETag: z.string().max(100) });
+
+/** If-None-Match on the GET of one resource (src/http/conditional.ts). */
+export const ifNoneMatchHeader = z.object({
+  'If-None-Match': z.string().max(2000).optional().meta({
+    description: 'ETags the client holds (or `*`): 304 without a body when the current one is among them',
+    example: '"q2V3yL1rY0l9bJx8n4sQfA"',
+  }),
+});
+
+/** If-Match on a write of one resource. */
+export const ifMatchHeader = z.object({
+  'If-Match': z.string().max(2000).optional().meta({
+    description:
+      'Write only if the resource is still as read: an ETag of it (any representation of the same version) or `*`. Stale: 412 `precondition_failed`, nothing written',
+    example: '"q2V3yL1rY0l9bJx8n4sQfA"',
+  }),
+});
+
+/** A 304 answer to If-None-Match: no body. */
+export const NOT_MODIFIED: ResponseConfig = {
+  description: 'Not modified: the If-None-Match tag is current (no body)',
+  headers: ETAG_HEADER,
+};
+
 export const idempotencyKeyHeader = z.object({
   'Idempotency-Key': z
     .string()
@@ -129,7 +156,15 @@ export const idempotencyKeyHeader = z.object({
  * classes, the write wrapper, the router's 405), declared once under `components.headers`.
  */
 type HeaderName =
-  'X-Request-Id' | 'RateLimit' | 'RateLimit-Policy' | 'Retry-After' | 'WWW-Authenticate' | 'Allow' | 'Location' | 'Idempotent-Replayed';
+  | 'X-Request-Id'
+  | 'RateLimit'
+  | 'RateLimit-Policy'
+  | 'Retry-After'
+  | 'WWW-Authenticate'
+  | 'Allow'
+  | 'Location'
+  | 'Idempotent-Replayed'
+  | 'ETag';
 
 const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record<string, unknown> }> = {
   'X-Request-Id': {
@@ -164,6 +199,11 @@ const RESPONSE_HEADERS: Record<HeaderName, { description: string; schema: Record
     description: 'Present (`true`) when this answer replays the first answer to the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
+  ETag: {
+    description:
+      'A strong entity tag of this representation ("<version>" or "<version>.<variant>"); it changes with every change of the resource. Send it back in If-None-Match (304 when unchanged) or If-Match (412 when stale)',
+    schema: { type: 'string', maxLength: 100, pattern: '^"[A-Za-z0-9_.-]+"$', example: '"q2V3yL1rY0l9bJx8n4sQfA"' },
+  },
 };
 type Operation = {
   parameters?: Array<{ in?: string; name?: string }>;
@@ -187,6 +227,7 @@ export function declareResponseHeaders(document: OpenApiDocument): void {
         if (status === '429' || status === '503') names.push('Retry-After');
         if (idempotent && /^2/.test(status)) names.push('Idempotent-Replayed');
         if ((status === '201' || status === '301') && response.headers?.Location) names.push('Location');
+        if (response.headers?.ETag) names.push('ETag');
         response.headers = Object.fromEntries(names.map((name) => [name, ref(name)]));
       }
     }

@@ -14,6 +14,7 @@ import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
 import { rowInserter } from './insert-rows';
 import { fingerprintOf, type LedgerEntry, type LedgerRow, readLedgerGroups, writeLedger } from './ledger';
 import type { ImportContext } from './report';
+import { recordAttendanceDeletions } from '../deletions/tombstones';
 
 const insertAttendance = rowInserter('attendance', [
   'id',
@@ -208,6 +209,8 @@ export async function importAttendance(
         }
         const reopened = [...touched].map(([employeeId, dates]) => ({ employeeId, periods: now.approvedHolding(employeeId, dates) }));
         await reopenTimesheets(trx, reopened, { caller: undefined, now: context.now, requestId: undefined });
+        // The deletion feed's tombstones (GET /attendance/deleted), before the rows go.
+        await recordAttendanceDeletions(trx, withdrawn, context.now);
         for (let at = 0; at < withdrawn.length; at += 500) {
           await trx('attendance')
             .whereIn('id', withdrawn.slice(at, at + 500))

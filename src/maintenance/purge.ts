@@ -6,7 +6,14 @@ import { KEY_RETENTION_MS } from '../idempotency/idempotent';
 import { listRegisteredInstances } from '../instances/registry';
 import type { InstanceSource } from '../instances/source';
 import type { Logger } from '../logger';
-import { claimDueJob, deleteOldIdempotencyKeys, deleteOldRateLimits, deleteOldTokens } from './repository';
+import {
+  claimDueJob,
+  deleteOldAttendanceTombstones,
+  deleteOldEmployeeTombstones,
+  deleteOldIdempotencyKeys,
+  deleteOldRateLimits,
+  deleteOldTokens,
+} from './repository';
 
 /** How long rows are kept once they are of no more use (docs/security.md, README). */
 export const RETENTION_MS = {
@@ -16,6 +23,11 @@ export const RETENTION_MS = {
   idempotencyKeys: KEY_RETENTION_MS,
   /** Rate-limit counts: the longest window is 15 minutes (sign-ins). */
   rateLimits: 3_600_000,
+  /**
+   * Deletion tombstones: the feeds promise at least 90 days (docs/api.md, "Keeping a copy in
+   * sync"); a week more, so that a sync that runs a little late still finds every deletion.
+   */
+  tombstones: 97 * 86_400_000,
 };
 
 const JOB = 'purge';
@@ -27,6 +39,8 @@ interface PurgeCounts {
   tokens: number;
   idempotencyKeys: number;
   rateLimits: number;
+  /** Tombstones of deleted employees and attendance records. */
+  tombstones: number;
 }
 
 /**
@@ -48,11 +62,15 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
   const time = now.getTime();
   const rateLimits = () => inBatches(() => deleteOldRateLimits(db, time - RETENTION_MS.rateLimits, batchSize));
   // Cloud mode's control database holds only the rate-limit counts (RATE_LIMIT_STORE=database).
-  if (options.only === 'rateLimits') return { tokens: 0, idempotencyKeys: 0, rateLimits: await rateLimits() };
+  if (options.only === 'rateLimits') return { tokens: 0, idempotencyKeys: 0, rateLimits: await rateLimits(), tombstones: 0 };
+  const tombstonesBefore = new Date(time - RETENTION_MS.tombstones);
   return {
     tokens: await inBatches(() => deleteOldTokens(db, new Date(time - RETENTION_MS.tokens), batchSize)),
     idempotencyKeys: await inBatches(() => deleteOldIdempotencyKeys(db, new Date(time - RETENTION_MS.idempotencyKeys), batchSize)),
     rateLimits: await rateLimits(),
+    tombstones:
+      (await inBatches(() => deleteOldEmployeeTombstones(db, tombstonesBefore, batchSize))) +
+      (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))),
   };
 }
 
@@ -99,7 +117,7 @@ export function startPurgeSchedule(options: {
     if (!lease) return;
     try {
       const counts = await purgeIfDue(lease.instance.db, { now: clock.now(), intervalMs });
-      if (counts && counts.tokens + counts.idempotencyKeys + counts.rateLimits > 0)
+      if (counts && counts.tokens + counts.idempotencyKeys + counts.rateLimits + counts.tombstones > 0)
         logger.info({ instance: name, ...counts }, 'purged old rows');
     } finally {
       lease.release();

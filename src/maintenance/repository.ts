@@ -56,3 +56,13 @@ export function deleteOldIdempotencyKeys(db: Db, before: Date, limit: number): P
 export function deleteOldRateLimits(db: Db, beforeMs: number, limit: number): Promise<number> {
   return deleteBatch(db, 'rate_limits', 'limit_key', (query) => void query.where('window_start', '<', beforeMs), limit);
 }
+
+/** Tombstones of employees deleted before `before` (the deletion feed keeps them 90 days at least). */
+export function deleteOldEmployeeTombstones(db: Db, before: Date, limit: number): Promise<number> {
+  return deleteBatch(db, 'deleted_employees', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
+}
+
+/** Tombstones of attendance records deleted before `before`. */
+export function deleteOldAttendanceTombstones(db: Db, before: Date, limit: number): Promise<number> {
+  return deleteBatch(db, 'deleted_attendance', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
+}

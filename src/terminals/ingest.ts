@@ -40,6 +40,7 @@ import {
   updatePunchOutcome,
 } from './punch-log-repository';
 import { type Direction, entryTime, type EntryResult, type PunchLogEntry } from './schemas';
+import { recordAttendanceDeletions } from '../deletions/tombstones';
 
 // POST /attendance/punch-logs: a terminal's batch of punches, applied in one transaction with
 // the rules of every attendance write (docs/api.md, "Attendance"): one open record per employee, no overlaps,
@@ -576,6 +577,12 @@ async function writeRecords(
     employeeDisplay: employee.display,
   });
 
+  // The deletion feed's tombstones (GET /attendance/deleted), before the rows go.
+  await recordAttendanceDeletions(
+    trx,
+    deleted.map(({ row }) => row.id),
+    context.now,
+  );
   for (const { employee, row } of deleted) {
     await deleteAttendance(trx, row.id);
     const { id: _id, derived_from_log: _derived, ...before } = row;

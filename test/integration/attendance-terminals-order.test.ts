@@ -265,6 +265,9 @@ describe.each(testDialects())('attendance terminals: entries of any batch in tim
         [record, 'attendance.punched_in', null],
         [record, 'attendance.punched_out', '2026-11-20 17:00:00'],
       ]);
+      // A copy kept in sync learns of it from the deletion feed too.
+      const feed = await asUser(t, admin).get('/attendance/deleted?since=2026-11-20T00:00:00Z&limit=200');
+      expect(feed.body.data).toContainEqual({ id: String(opened), deleted_at: '2026-11-20T20:00:00.000Z' });
       const [log] = await t.db('attendance_punch_logs').where({ employee_id: employee.id, log_id: 'evening' });
       expect(log).toMatchObject({
         result: 'created',

@@ -383,6 +383,7 @@ describeWithMysql('hrm import icehrm', () => {
         'attendance 1003 (employee 3, in 2026-07-14 08:00:00, out none): it is open, but record 1100 begins later (one open record per employee: the latest); an earlier run imported it: removed here',
       );
       expect(await t.db('attendance').where({ id: 1003 }).first()).toBeUndefined();
+      expect(await t.db('deleted_attendance').where({ attendance_id: 1003 }).select('employee_id')).toEqual([{ employee_id: 3 }]);
       expect(await t.db('employees').where({ id: 2 }).first()).toMatchObject({ last_name: 'Renamed' });
       expect(await t.db('attendance').where({ id: 1002 }).first()).toMatchObject({ note: 'Changed' });
       expect(await t.db('attendance').where({ id: 1001 }).first()).toMatchObject({ note: 'Office' });

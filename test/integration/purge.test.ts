@@ -61,13 +61,36 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
 
     const counts = await purgeOldRows(t.db, t.clock.now());
 
-    expect(counts).toEqual({ tokens: 2, idempotencyKeys: 1, rateLimits: 1 });
+    expect(counts).toEqual({ tokens: 2, idempotencyKeys: 1, rateLimits: 1, tombstones: 0 });
     const tokens = await ids('api_tokens', 'id');
     expect(tokens).not.toContain(expiredLongAgo);
     expect(tokens).not.toContain(revokedLongAgo);
     expect(tokens).toEqual(expect.arrayContaining([expiredRecently, revokedRecently, active, owner.tokenId]));
     expect(await ids('idempotency_keys', 'key_hash')).toEqual(['fresh']);
     expect(await ids('rate_limits', 'limit_key')).toEqual(['fresh']);
+  });
+
+  it('keeps deletion tombstones 97 days (the feeds promise at least 90), then deletes them', async () => {
+    await t.db('deleted_employees').delete();
+    await t.db('deleted_attendance').delete();
+    const DAY = 24 * HOUR;
+    const tombstone = (table: string, id: number, deletedAgo: number) =>
+      t.db(table).insert({
+        ...(table === 'deleted_employees' ? { employee_id: id, employee_code: `T${id}` } : { attendance_id: id, employee_id: 1 }),
+        supervisor_id: null,
+        deleted_at: ago(deletedAgo),
+      });
+    await tombstone('deleted_employees', 1, RETENTION_MS.tombstones + HOUR);
+    await tombstone('deleted_employees', 2, 90 * DAY + HOUR);
+    await tombstone('deleted_attendance', 3, RETENTION_MS.tombstones + HOUR);
+    await tombstone('deleted_attendance', 4, 96 * DAY);
+
+    const counts = await purgeOldRows(t.db, t.clock.now());
+
+    expect(RETENTION_MS.tombstones).toBeGreaterThanOrEqual(90 * DAY);
+    expect(counts.tombstones).toBe(2);
+    expect(await ids('deleted_employees', 'employee_id')).toEqual(['2']);
+    expect(await ids('deleted_attendance', 'attendance_id')).toEqual(['4']);
   });
 
   it('deletes in batches of the given size until none is left', async () => {
@@ -101,9 +124,9 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
       const tooSoon = await purgeIfDue(other, { now: new Date(now.getTime() + HOUR - 1000), intervalMs: HOUR, claimedBy: 'second' });
       const due = await purgeIfDue(other, { now: new Date(now.getTime() + HOUR), intervalMs: HOUR, claimedBy: 'second' });
 
-      expect(results.filter((result) => result !== undefined)).toEqual([{ tokens: 0, idempotencyKeys: 0, rateLimits: 1 }]);
+      expect(results.filter((result) => result !== undefined)).toEqual([{ tokens: 0, idempotencyKeys: 0, rateLimits: 1, tombstones: 0 }]);
       expect(tooSoon).toBeUndefined();
-      expect(due).toEqual({ tokens: 0, idempotencyKeys: 0, rateLimits: 1 });
+      expect(due).toEqual({ tokens: 0, idempotencyKeys: 0, rateLimits: 1, tombstones: 0 });
       expect(await t.db('maintenance_runs').select('job', 'claimed_by')).toEqual([{ job: 'purge', claimed_by: 'second' }]);
     } finally {
       await other.destroy();

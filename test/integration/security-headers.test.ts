@@ -47,7 +47,9 @@ describe.each(testDialects())('security headers and CORS on %s', (dialect) => {
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe('https://hr.example.com');
       expect(res.headers['access-control-allow-methods']).toBe('GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS');
-      expect(res.headers['access-control-allow-headers']).toBe('Authorization, Content-Type, Idempotency-Key, X-Request-Id');
+      expect(res.headers['access-control-allow-headers']).toBe(
+        'Authorization, Content-Type, Idempotency-Key, X-Request-Id, If-Match, If-None-Match',
+      );
     });
 
     it('exposes the headers a browser client needs on actual responses', async () => {
@@ -56,6 +58,7 @@ describe.each(testDialects())('security headers and CORS on %s', (dialect) => {
       expect(res.headers['access-control-allow-origin']).toBe('https://portal.example.com');
       expect(res.headers['access-control-expose-headers']).toContain('X-Request-Id');
       expect(res.headers['access-control-expose-headers']).toContain('Location');
+      expect(res.headers['access-control-expose-headers']).toContain('ETag');
     });
 
     it('ignores origins that are not listed', async () => {
