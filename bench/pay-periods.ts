@@ -102,6 +102,10 @@ async function download(url: string, token: string | undefined, pid?: number): P
     let bytes = 0;
     for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
     return { seconds: Number(process.hrtime.bigint() - started) / 1e9, bytes, peakMb };
+  } catch (error) {
+    throw new Error(`${url}: ${(error as Error).message} after ${(Number(process.hrtime.bigint() - started) / 1e9).toFixed(1)} s`, {
+      cause: error,
+    });
   } finally {
     if (sampler) clearInterval(sampler);
     if (pid !== undefined) peakMb = Math.max(peakMb, rssMb(pid));
@@ -176,7 +180,7 @@ async function main(): Promise<void> {
       const before = rssMb(server.pid);
       const result = await download(`${api}/pay-periods/${start}/export`, fixture.token, server.pid);
       memory.push({
-        label: start === '2026-09-01' ? 'September' : 'October',
+        label: start === '2026-09-01' ? 'September (the first export)' : memory.length === 1 ? 'October' : 'October again',
         employees,
         before,
         peak: result.peakMb,
@@ -244,6 +248,13 @@ async function main(): Promise<void> {
         '',
       ].join('\n'),
     );
+  } catch (error) {
+    // What the server and the baseline said, before their directory goes.
+    for (const log of ['server.log', 'baseline.log']) {
+      const file = path.join(workDir, log);
+      if (fs.existsSync(file)) process.stderr.write(`--- ${log}\n${fs.readFileSync(file, 'utf8').slice(-3000)}\n`);
+    }
+    throw error;
   } finally {
     await children.stopAll();
     fs.rmSync(workDir, { recursive: true, force: true });

@@ -208,6 +208,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
           'text/csv': {
             schema: z
               .string()
+              .max(2_000_000_000)
               .meta({ example: 'employee_id,employee,date,code,hours,timesheet_status\r\nE001,7,2026-11-02,REG,8.00,approved\r\n' }),
           },
           'application/json': {

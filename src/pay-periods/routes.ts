@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import type { Caller } from '../caller';
 import type { Clock } from '../clock';
-import { ForbiddenError } from '../errors';
+import { EmployeeListCache } from '../employees/list';
+import { BadRequestError, ForbiddenError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
 import { offsetOf, toPage } from '../http/pagination';
@@ -10,6 +11,7 @@ import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
+import type { Instance } from '../instances/instance';
 import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { type ExportFormat, exportEtag, matchesEtag, writeExport } from './export';
@@ -18,7 +20,19 @@ import { listPeriods, settingsAndPeriod } from './periods';
 import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
 import { findSheet, listSheets, sheetResponse } from './timesheets';
-import { BadRequestError } from '../errors';
+
+const sheetTotals = new WeakMap<Instance, EmployeeListCache>();
+
+/**
+ * Per instance, the totals of recent timesheet lists, kept 2 seconds as the employee list keeps
+ * its own (docs/pay-periods.md, "Timesheets"): counting the employees of a period is most of a
+ * page's database time. Whether a next page exists is always exact.
+ */
+function sheetTotalsOf(instance: Instance): EmployeeListCache {
+  let cache = sheetTotals.get(instance);
+  if (!cache) sheetTotals.set(instance, (cache = new EmployeeListCache(instance.clock)));
+  return cache;
+}
 
 function assertAdmin(caller: Caller, what: string): void {
   if (caller.role !== 'admin') throw new ForbiddenError({ detail: `Only admins may ${what}` });
@@ -31,6 +45,8 @@ function assertAdmin(caller: Caller, what: string): void {
  */
 export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+  /** After a write that may change a list's total (an approval, a lock, the settings). */
+  const forgetTotals = (req: Request) => () => sheetTotalsOf(instanceOf(req)).clear();
 
   const periods = new Routes('/pay-periods')
     .route('/settings', {
@@ -42,12 +58,18 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         assertAdmin(callerOf(req), 'change the pay-period settings');
         const body = requireJsonObject(req);
         const context = writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => {
-          const before = await readPayPeriodSettings(trx);
-          const after = applySettingsBody(before, body);
-          await savePayPeriodSettings(trx, before, after, context);
-          return { status: 200, body: payPeriodSettingsResponse(after) };
-        });
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => {
+            const before = await readPayPeriodSettings(trx);
+            const after = applySettingsBody(before, body);
+            await savePayPeriodSettings(trx, before, after, context);
+            return { status: 200, body: payPeriodSettingsResponse(after) };
+          },
+          forgetTotals(req),
+        );
       },
     })
     .route('/', {
@@ -82,20 +104,32 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         assertAdmin(callerOf(req), 'lock pay periods');
         const query = parseQuery(lockQuery, req.query);
         const context = writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({
-          status: 200,
-          body: await lockPayPeriod(trx, String(req.params.start), { ...context, requireApproved: query.require_approved === true }),
-        }));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => ({
+            status: 200,
+            body: await lockPayPeriod(trx, String(req.params.start), { ...context, requireApproved: query.require_approved === true }),
+          }),
+          forgetTotals(req),
+        );
       },
     })
     .route('/:start/unlock', {
       post: async (req, res) => {
         assertAdmin(callerOf(req), 'unlock pay periods');
         const context = writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({
-          status: 200,
-          body: await unlockPayPeriod(trx, String(req.params.start), context),
-        }));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => ({
+            status: 200,
+            body: await unlockPayPeriod(trx, String(req.params.start), context),
+          }),
+          forgetTotals(req),
+        );
       },
     })
     .route(
@@ -134,20 +168,32 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
       post: async (req, res) => {
         const id = pathId(req.params.id, 'employee');
         const context = writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({
-          status: 200,
-          body: await approveTimesheet(trx, id, String(req.params.start), context),
-        }));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => ({
+            status: 200,
+            body: await approveTimesheet(trx, id, String(req.params.start), context),
+          }),
+          forgetTotals(req),
+        );
       },
     })
     .route('/:start/reopen', {
       post: async (req, res) => {
         const id = pathId(req.params.id, 'employee');
         const context = writeContext(req);
-        await sendWrite(req, res, context.now, async (trx) => ({
-          status: 200,
-          body: await reopenTimesheet(trx, id, String(req.params.start), context),
-        }));
+        await sendWrite(
+          req,
+          res,
+          context.now,
+          async (trx) => ({
+            status: 200,
+            body: await reopenTimesheet(trx, id, String(req.params.start), context),
+          }),
+          forgetTotals(req),
+        );
       },
     });
 
@@ -158,12 +204,23 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         const query = parseQuery(timesheetListQuery, req.query);
         const db = instanceOf(req).db;
         const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, query.period);
-        const { sheets, total } = await listSheets(
+        const caller = callerOf(req);
+        const criteria = { visibleTo: caller, employeeId: query.employee, departmentId: query.department, status: query.status };
+        const question = JSON.stringify([
+          period.start,
+          period.status,
+          caller.role === 'admin' ? 'all' : [caller.role, caller.employeeId],
+          query.employee,
+          query.department,
+          query.status,
+        ]);
+        const { sheets, total, hasMore } = await listSheets(
           db,
           period,
           settings,
-          { visibleTo: callerOf(req), employeeId: query.employee, departmentId: query.department, status: query.status },
+          criteria,
           { limit: query.limit, offset: offsetOf(query.page, query.limit) },
+          (count) => sheetTotalsOf(instanceOf(req)).total(question, count),
         );
         sendJson(
           res,
@@ -172,6 +229,7 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
             total,
             query.page,
             query.limit,
+            hasMore,
           ),
         );
       },

@@ -62,7 +62,7 @@ export const payPeriodSettingsSchema = z
       .int()
       .min(1)
       .max(28)
-      .meta({ description: 'Monthly: a period runs from this day to the day before it a month later' }),
+      .meta({ format: 'int32', description: 'Monthly: a period runs from this day to the day before it a month later' }),
     workweek_start: z.enum(WEEKDAYS).meta({ description: 'The first day of the workweeks the weekly and seventh-day rules count in' }),
     overtime: z.strictObject({
       daily_after_hours: hours,

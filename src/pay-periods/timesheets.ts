@@ -213,7 +213,8 @@ export async function listSheets(
   settings: PayPeriodSettings,
   criteria: SheetCriteria,
   page: { limit: number; offset: number },
-): Promise<{ sheets: Sheet[]; total: number }> {
+  totalOf: (count: () => Promise<number>) => Promise<number> = (count) => count(),
+): Promise<{ sheets: Sheet[]; total: number; hasMore: boolean }> {
   const locked = period.status === 'locked';
   const columns = [
     ...EMPLOYEE_COLUMNS,
@@ -221,14 +222,21 @@ export async function listSheets(
     ...(locked ? ['s.employee_code as frozen_code', 's.timesheet_status as frozen_status', 's.open_records', 's.days'] : []),
   ];
   // The count runs beside the page and its records: three queries, two round trips.
-  const [counted, sheets] = await Promise.all([
-    sheetEmployeesQuery(db, period, criteria).count({ total: '*' }) as Promise<Array<{ total: number | string }>>,
+  // One row more than the page says exactly whether another follows, whatever the total's age.
+  let hasMore = false;
+  const [total, sheets] = await Promise.all([
+    totalOf(async () => {
+      const counted = (await sheetEmployeesQuery(db, period, criteria).count({ total: '*' })) as Array<{ total: number | string }>;
+      return Number(counted[0]?.total ?? 0);
+    }),
     (async (): Promise<Sheet[]> => {
       const rows = (await sheetEmployeesQuery(db, period, criteria)
         .orderBy('e.id')
-        .limit(page.limit)
+        .limit(page.limit + 1)
         .offset(page.offset)
         .select(columns)) as Array<Record<string, unknown>>;
+      hasMore = rows.length > page.limit;
+      if (hasMore) rows.pop();
       if (locked) {
         return rows.map((row) => ({
           employee: sheetEmployeeOf(row),
@@ -249,7 +257,7 @@ export async function listSheets(
       });
     })(),
   ]);
-  return { sheets, total: Number(counted[0]?.total ?? 0) };
+  return { sheets, total, hasMore };
 }
 
 /** One employee's timesheet of a period (any employee: the caller's access is checked before). */

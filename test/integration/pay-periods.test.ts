@@ -168,6 +168,8 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
         locked_at: null,
         locked_by: null,
       });
+      expect((await asUser(t, org.manager).get('/pay-periods/2026-11-01')).status).toBe(200);
+      expectProblem(await asUser(t, org.report).get('/pay-periods/2026-11-01'), 403, 'forbidden');
       expectProblem(await asUser(t, org.admin).get('/pay-periods/2026-11-02'), 404, 'not_found');
       expectProblem(await asUser(t, org.admin).get('/pay-periods/2026-13-01'), 404, 'not_found');
       expectProblem(await asUser(t, org.admin).get('/pay-periods/yesterday'), 404, 'not_found');
