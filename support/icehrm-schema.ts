@@ -4,7 +4,8 @@ import mysql from 'mysql2/promise';
 /**
  * The IceHrm tables `hrm import icehrm` reads, with the columns, types, defaults and keys of
  * IceHrm's published schema (core/scripts/icehrmdb.sql, and the v26 migrations that added the
- * attendance positions and addresses), written for the tests and the bench. Country and
+ * attendance positions and addresses), written for the tests and the bench. Settings holds the
+ * overtime settings the import carries into the pay-period settings. Country and
  * CurrencyTypes are here because Province, Employees and PayGrades point at them.
  */
 const TABLES = [
@@ -171,6 +172,15 @@ const TABLES = [
     KEY \`employee_in_time\` (\`employee\`,\`in_time\`),
     KEY \`employee_out_time\` (\`employee\`,\`out_time\`),
     primary key (\`id\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`Settings\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`name\` varchar(100) NOT NULL,
+    \`value\` text default null,
+    \`description\` text default null,
+    \`meta\` text default null,
+    primary key (\`id\`),
+    UNIQUE KEY(\`name\`)
   ) engine=innodb default charset=utf8`,
   `create table \`Migrations\` (
     \`id\` bigint(20) NOT NULL AUTO_INCREMENT,

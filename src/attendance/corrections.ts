@@ -14,8 +14,9 @@ import {
 } from './repository';
 import { assertNoOverlap, assertNotTerminated, checkCoordinatePair, checkTimes, guardOneOpenRecord, resolveTime } from './rules';
 import { parseCorrection, parseNewRecord } from './schemas';
-import { type AttendanceWriteContext, attendanceChanges, auditAttendance } from './writes';
+import { type AttendanceWriteContext, attendanceChanges, auditAttendance, dateOf } from './writes';
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
+import { guardAttendanceWrite } from '../pay-period-locks/guard';
 import { attendanceJson } from './output';
 import type { Precondition } from '../http/conditional';
 import { recordAttendanceDeletions } from '../deletions/tombstones';
@@ -73,6 +74,7 @@ export async function createAttendance(
     created_at: now,
     updated_at: now,
   };
+  await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await insertAttendance(trx, columns);
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
   await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
@@ -144,6 +146,12 @@ export async function correctAttendance(
     out_note: values.out_note === undefined ? before.out_note : values.out_note,
     ...position,
   };
+  // Refused in a locked period even when it changes nothing: the period is closed to writes.
+  // Only a change of times changes hours, and sends an approved timesheet back to open.
+  const timesChanged = columns.in_time_utc !== before.in_time_utc || columns.out_time_utc !== before.out_time_utc;
+  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local), dateOf(columns.in_time_local)], context, {
+    reopen: timesChanged,
+  });
   if (attendanceChanges(before, columns).fields.length === 0) return { ...existing, employeeDisplay: employee.display };
 
   columns.updated_at = toSqlDateTime(context.now);
@@ -157,8 +165,8 @@ export async function correctAttendance(
 
 /**
  * DELETE /attendance/{id}: admins only. `employeeId` as for correctAttendance: the employee is
- * locked first, so that an If-Match check and the deletion see the record as last written, and
- * a tombstone is left for the deletion feed (src/deletions/tombstones.ts).
+ * locked first, so that an If-Match check, the pay-period guard and the deletion see the record as
+ * last written, and a tombstone is left for the deletion feed (src/deletions/tombstones.ts).
  */
 export async function deleteAttendanceRecord(
   trx: Knex.Transaction,
@@ -173,6 +181,7 @@ export async function deleteAttendanceRecord(
   assertAttendanceAccess(context.caller, employee, 'delete', NO_SUCH_RECORD);
   precondition?.(attendanceJson({ ...existing, employeeDisplay: employee.display }));
   const { id: _id, ...before } = existing;
+  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
   await recordAttendanceDeletions(trx, [id], context.now);
   await deleteAttendance(trx, id);
   await auditAttendance(trx, { action: 'delete', id, employeeId: employee.id, before, after: {} }, context);

@@ -73,7 +73,7 @@ const deletedAttendanceSchema = z
   })
   .meta({ id: 'DeletedAttendance', description: 'An attendance record deleted (a tombstone, kept at least 90 days)' });
 const rulesConflict =
-  "409 codes: `already_punched_in`, `not_punched_in`, `overlap` (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
+  "409 codes: `already_punched_in`, `not_punched_in`, `overlap`, `period_locked` (the record counts on a date of a locked pay period, before or after the write: docs/pay-periods.md) (and `idempotency_key_in_use`); 422 `employee_terminated` for a time after the employee's termination_date on their wall clock";
 
 export function describeAttendance(registry: OpenAPIRegistry): void {
   const tags = ['Attendance'];
@@ -185,7 +185,8 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Delete a record (admins)',
-    description: 'With `If-Match` the record is deleted only if it is still as read, else 412 and nothing is deleted.',
+    description:
+      'With `If-Match` the record is deleted only if it is still as read, else 412 and nothing is deleted. 409 `period_locked` for a record that counts on a date of a locked pay period (docs/pay-periods.md).',
     request: { params: id, headers: conditionalWriteHeaders },
     responses: {
       200: jsonResponse('Deleted', z.strictObject({ id: idString })),

@@ -24,8 +24,9 @@ import {
   wholeSecond,
 } from './rules';
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
-import { type AttendanceWriteContext, auditAttendance } from './writes';
+import { type AttendanceWriteContext, auditAttendance, dateOf } from './writes';
 import { recordAttendanceEvent } from './events';
+import { guardAttendanceWrite } from '../pay-period-locks/guard';
 
 /**
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,
@@ -71,6 +72,7 @@ export async function punchIn(
   // between. An open latest record is left to rule 1, so that the insert fails as
   // already_punched_in, as it would with a check after the insert.
   if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
+  await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
   await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };
@@ -118,6 +120,8 @@ export async function punchOut(
   };
   // No overlap check: an open record counts as lasting until further notice and overlaps
   // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
+  // The record counts on the date it began, however late it closes (docs/pay-periods.md).
+  await guardAttendanceWrite(trx, employee.id, [dateOf(open.in_time_local)], context);
   await updateAttendance(trx, id, columns);
   await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };

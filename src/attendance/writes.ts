@@ -16,6 +16,11 @@ export interface AttendanceWriteContext {
   settings: AttendanceSettings;
 }
 
+/** The date a record counts on (docs/pay-periods.md, rule 1): its in_time's, on its own wall clock. */
+export function dateOf(inTimeLocal: string): string {
+  return inTimeLocal.slice(0, 10);
+}
+
 /** Fields whose values the audit keeps; positions and addresses are recorded by name only. */
 const AUDITED_FIELDS: ReadonlyArray<[field: string, column: keyof AttendanceColumns, keepValue: boolean]> = [
   ['in_time', 'in_time_utc', true],

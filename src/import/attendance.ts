@@ -1,5 +1,14 @@
+import { lockAttendanceEmployees } from '../attendance/repository';
 import { checkTimes, type AttendanceSettings } from '../attendance/rules';
 import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
+import {
+  type DateRange,
+  firstLockedDate,
+  lockedPeriodOf,
+  type PeriodStates,
+  readPeriodStates,
+  reopenTimesheets,
+} from '../pay-period-locks/guard';
 import { instantOfWallClock, isWallClock } from '../time';
 import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
 import { rowInserter } from './insert-rows';
@@ -89,19 +98,27 @@ export async function importAttendance(
     const readIds = new Set(rows.map((row) => Number(row.id)));
     const here = (await db('attendance')
       .whereBetween('employee_id', [first, last])
-      .select('id', 'employee_id', 'in_time_utc', 'out_time_utc')) as Array<{
+      .select('id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc')) as Array<{
       id: number;
       employee_id: number;
       in_time_utc: string;
+      in_time_local: string;
       out_time_utc: string | null;
     }>;
+    // Records that count in a locked pay period (docs/pay-periods.md) are neither written nor
+    // removed: IceHrm's rows for them are reported and left out; the records here stay as they are.
+    const periods = await readPeriodStates(db, batch, { start: '0001-01-01', end: '9999-12-31' });
+    const hereById = new Map(here.map((record) => [Number(record.id), record]));
+    const held = heldRows(rows, { ledger, hereById, periods });
     // Records here that this batch does not rewrite stay as they are and bound the imported ones.
     const fixed = new Map<number, Interval[]>();
     for (const record of here) {
-      if (readIds.has(Number(record.id)) && ownIds.has(Number(record.id))) continue;
+      const id = Number(record.id);
+      const rewritten = readIds.has(id) && ownIds.has(id) && !held.has(id) && !lockedPeriodOf(periods, record.in_time_local.slice(0, 10));
+      if (rewritten) continue;
       const list = fixed.get(Number(record.employee_id)) ?? [];
       list.push({
-        id: Number(record.id),
+        id,
         start: fromSqlDateTime(record.in_time_utc).getTime(),
         end: record.out_time_utc === null ? Infinity : fromSqlDateTime(record.out_time_utc).getTime(),
       });
@@ -117,9 +134,23 @@ export async function importAttendance(
       const employee = Number(rows[start]!.employee);
       let end = start;
       while (end < rows.length && Number(rows[end]!.employee) === employee) end++;
+      const ofEmployee = rows.slice(start, end);
+      for (const row of ofEmployee) {
+        const hold = held.get(Number(row.id));
+        if (!hold) continue;
+        const previous = ledger.get(Number(row.id));
+        const columns = hold.unchangedIfImported ? recordColumnsOf(row, employees.get(employee)!, timeCache) : undefined;
+        if (previous && columns && previous.fingerprint === fingerprintOf(columns)) counts.unchanged++;
+        else {
+          context.report.reject(
+            'attendance',
+            `attendance ${row.id} (employee ${row.employee}, in ${row.in_time ?? 'none'}, out ${row.out_time ?? 'none'}): ${heldReason(hold, previous !== undefined)}`,
+          );
+        }
+      }
       const accepted = checkEmployeeRecords(
         context,
-        rows.slice(start, end),
+        ofEmployee.filter((row) => !held.has(Number(row.id))),
         employees.get(employee)!,
         fixed.get(employee) ?? [],
         taken,
@@ -146,7 +177,38 @@ export async function importAttendance(
     counts.read += rows.length;
 
     if (!context.dryRun && (toWrite.length > 0 || withdrawn.length > 0)) {
+      // The dates the written and removed records count on, before and after: the approved
+      // timesheets holding them go back to open (docs/pay-periods.md).
+      const touched = new Map<number, Set<string>>();
+      const touch = (employeeId: number, date: string | undefined) => {
+        if (date === undefined) return;
+        const dates = touched.get(employeeId) ?? new Set<string>();
+        dates.add(date);
+        touched.set(employeeId, dates);
+      };
+      for (const record of toWrite) {
+        touch(record.employee, String(record.row.in_time_local).slice(0, 10));
+        touch(record.employee, hereById.get(record.row.id)?.in_time_local.slice(0, 10));
+      }
+      for (const id of withdrawn) {
+        const record = hereById.get(id);
+        if (record) touch(Number(record.employee_id), record.in_time_local.slice(0, 10));
+      }
       await db.transaction(async (trx) => {
+        // As every attendance write: the employees' rows first, then the locks as they are now. A
+        // period locked since they were read above stops the import (run it again).
+        await lockAttendanceEmployees(trx, { badges: [], ids: [...touched.keys()] });
+        const now = await readPeriodStates(trx, [...touched.keys()], { start: '0001-01-01', end: '9999-12-31' });
+        for (const [employeeId, dates] of touched) {
+          const locked = firstLockedDate(now, [...dates]);
+          if (locked) {
+            throw new Error(
+              `The pay period ${locked.period.start} to ${locked.period.end} was locked while importing employee ${employeeId}'s attendance: nothing of this batch was written; run the import again`,
+            );
+          }
+        }
+        const reopened = [...touched].map(([employeeId, dates]) => ({ employeeId, periods: now.approvedHolding(employeeId, dates) }));
+        await reopenTimesheets(trx, reopened, { caller: undefined, now: context.now, requestId: undefined });
         // The deletion feed's tombstones (GET /attendance/deleted), before the rows go.
         await recordAttendanceDeletions(trx, withdrawn, context.now);
         for (let at = 0; at < withdrawn.length; at += 500) {
@@ -282,24 +344,7 @@ function checkEmployeeRecords(
       );
       continue;
     }
-    const record = {
-      id,
-      columns: {
-        employee_id: Number(row.employee),
-        in_time_utc: toSqlDateTimeSeconds(inTime),
-        in_time_local: inReading,
-        out_time_utc: outTime === null ? null : toSqlDateTimeSeconds(outTime),
-        out_time_local: outReading,
-        timezone,
-        note: textOrNull(row.note),
-        out_note: null,
-        ...position(row.map_lat, row.map_lng, 'latitude', 'longitude'),
-        ...position(row.map_out_lat, row.map_out_lng, 'out_latitude', 'out_longitude'),
-        in_ip: ip(row.in_ip),
-        out_ip: ip(row.out_ip),
-        open_employee_id: outTime === null ? Number(row.employee) : null,
-      },
-    };
+    const record = { id, columns: columnsOfRecord(row, timezone, { inReading, outReading, inTime, outTime }) };
     // An open record stays open only if no later record is kept: that one shows the employee
     // came back, so the open record is a forgotten punch-out.
     if (open) reject(open.row, `it is open, but record ${id} begins later (one open record per employee: the latest)`);
@@ -312,6 +357,80 @@ function checkEmployeeRecords(
   }
   if (open) kept.push(open.record);
   return kept;
+}
+
+/** Why an IceHrm row is held back: the locked period its record counts in, here or in IceHrm. */
+interface Hold {
+  date: string;
+  period: DateRange;
+  /** The record here is this row as imported before: unchanged rows are not reported. */
+  unchangedIfImported: boolean;
+}
+
+/**
+ * The rows whose record counts in a locked pay period, before (the record here, imported before)
+ * or after (IceHrm's in_time, on the employee's wall clock as the import reads it).
+ */
+function heldRows(
+  rows: IcehrmAttendanceRow[],
+  known: {
+    ledger: Map<number, LedgerEntry>;
+    hereById: Map<number, { in_time_local: string }>;
+    periods: PeriodStates;
+  },
+): Map<number, Hold> {
+  const held = new Map<number, Hold>();
+  if (known.periods.locks.length === 0) return held;
+  for (const row of rows) {
+    const id = Number(row.id);
+    const here = known.ledger.has(id) ? known.hereById.get(id) : undefined;
+    const dates = [here?.in_time_local.slice(0, 10), wallClock(row.in_time)?.slice(0, 10)].filter(
+      (date): date is string => date !== undefined,
+    );
+    const locked = firstLockedDate(known.periods, dates);
+    if (locked) held.set(id, { ...locked, unchangedIfImported: here !== undefined });
+  }
+  return held;
+}
+
+function heldReason(hold: Hold, importedBefore: boolean): string {
+  const kept = importedBefore ? 'the record imported before stays as it is' : 'not imported';
+  return `it counts on ${hold.date}, in the locked pay period ${hold.period.start} to ${hold.period.end}: ${kept} (unlock the period and run the import again to take it)`;
+}
+
+/** The columns checkEmployeeRecords would keep for a row, for its fingerprint; undefined if it has no usable times. */
+function recordColumnsOf(row: IcehrmAttendanceRow, timezone: string, times: WallClockCache): AttendanceColumns | undefined {
+  const inReading = wallClock(row.in_time);
+  if (inReading === null) return undefined;
+  const outReading = wallClock(row.out_time);
+  const inTime = times.instant(timezone, inReading);
+  const outTime = outReading === null ? null : times.instant(timezone, outReading);
+  if (!inTime || outTime === undefined) return undefined;
+  return columnsOfRecord(row, timezone, { inReading, outReading, inTime, outTime });
+}
+
+/** A row as this server's attendance columns, its times read already. */
+function columnsOfRecord(
+  row: IcehrmAttendanceRow,
+  timezone: string,
+  times: { inReading: string; outReading: string | null; inTime: Date; outTime: Date | null },
+): AttendanceColumns {
+  const { inReading, outReading, inTime, outTime } = times;
+  return {
+    employee_id: Number(row.employee),
+    in_time_utc: toSqlDateTimeSeconds(inTime),
+    in_time_local: inReading,
+    out_time_utc: outTime === null ? null : toSqlDateTimeSeconds(outTime),
+    out_time_local: outReading,
+    timezone,
+    note: textOrNull(row.note),
+    out_note: null,
+    ...position(row.map_lat, row.map_lng, 'latitude', 'longitude'),
+    ...position(row.map_out_lat, row.map_out_lng, 'out_latitude', 'out_longitude'),
+    in_ip: ip(row.in_ip),
+    out_ip: ip(row.out_ip),
+    open_employee_id: outTime === null ? Number(row.employee) : null,
+  };
 }
 
 function textOrNull(value: unknown): string | null {

@@ -5,6 +5,7 @@ import { importAttendance } from './attendance';
 import { countForeignEmployees, importEmployees } from './employees';
 import type { IcehrmSource } from './icehrm-source';
 import { checkNationalities, importProvinces } from './numbering';
+import { ICEHRM_OVERTIME_SETTINGS, importOvertimeSettings } from './overtime-settings';
 import { DEPARTMENTS, EMPLOYMENT_STATUSES, importReferenceTable, JOB_TITLES, PAY_GRADES } from './references';
 import { type ImportContext, type ImportProgress, ImportReport } from './report';
 import { importUsers } from './users';
@@ -25,7 +26,7 @@ export class TargetNotEmptyError extends Error {}
 
 /**
  * Copies an IceHrm database into this one, ids kept: reference tables, employees, users,
- * attendance, in that order (each step needs the ids the previous ones kept). Every step
+ * attendance, then the overtime settings, in that order (each step needs the ids the previous ones kept). Every step
  * decides everything from what it read before it writes, so a dry run goes through the same
  * checks and reports the same rejects, and writes nothing.
  */
@@ -72,5 +73,6 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
   );
   await importUsers(context, await source.rows('Users'), employees);
   await importAttendance(context, source, employees, { since: options.since, settings: options.attendance });
+  await importOvertimeSettings(context, await source.settings(Object.values(ICEHRM_OVERTIME_SETTINGS)));
   return report;
 }

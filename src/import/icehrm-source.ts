@@ -103,6 +103,8 @@ export interface IcehrmSource {
   attendanceCounts(since: string | undefined): Promise<Map<number, number>>;
   /** The attendance of employees with ids in [first, last], by employee, then time. */
   attendanceOf(first: number, last: number, since: string | undefined): Promise<IcehrmAttendanceRow[]>;
+  /** The values of these Settings rows (a name IceHrm lacks is missing); undefined without a Settings table. */
+  settings(names: readonly string[]): Promise<Map<string, string | null> | undefined>;
   close(): Promise<void>;
 }
 
@@ -140,7 +142,7 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
   try {
-    const { version, missingColumns } = await checkSchema(db, label);
+    const { version, missingColumns, hasSettings } = await checkSchema(db, label);
     // A missing column is read as NULL, so every row has every key the import reads.
     const columnsOf = (table: SourceTable) => {
       const missing = missingColumns.get(table) ?? [];
@@ -171,6 +173,13 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
         if (since) query.where('in_time', '>=', `${since} 00:00:00`);
         return (await query) as IcehrmAttendanceRow[];
       },
+      settings: async (names) => {
+        if (!hasSettings) return undefined;
+        const rows = (await db('Settings')
+          .whereIn('name', [...names])
+          .select('name', 'value')) as Array<{ name: string; value: string | null }>;
+        return new Map(rows.map((row) => [String(row.name), row.value === null ? null : String(row.value)]));
+      },
       close: () => db.destroy(),
     };
   } catch (error) {
@@ -179,7 +188,10 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
   }
 }
 
-async function checkSchema(db: Knex, label: string): Promise<{ version: string; missingColumns: Map<string, string[]> }> {
+async function checkSchema(
+  db: Knex,
+  label: string,
+): Promise<{ version: string; missingColumns: Map<string, string[]>; hasSettings: boolean }> {
   let columns: Array<{ table_name: string; column_name: string }>;
   try {
     columns = (await db('information_schema.columns')
@@ -198,7 +210,9 @@ async function checkSchema(db: Knex, label: string): Promise<{ version: string; 
     if (essential.length > 0) throw new SourceError(`${label} is not an IceHrm database: table ${table} lacks ${essential.join(', ')}`);
     if (missing.length > 0) missingColumns.set(table, missing);
   }
-  return { version: await versionOf(db, present), missingColumns };
+  // Optional: the import carries IceHrm's overtime settings when it has them.
+  const hasSettings = present.has('Settings.name') && present.has('Settings.value');
+  return { version: await versionOf(db, present), missingColumns, hasSettings };
 }
 
 /**

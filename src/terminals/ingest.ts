@@ -15,8 +15,16 @@ import {
   updateAttendance,
 } from '../attendance/repository';
 import { afterTermination, type AttendanceSettings, wholeSecond } from '../attendance/rules';
-import { attendanceChanges } from '../attendance/writes';
-import { instantOfWallClock, wallClockIn } from '../time';
+import { attendanceChanges, dateOf } from '../attendance/writes';
+import {
+  type DateRange,
+  firstLockedDate,
+  PeriodStates,
+  periodLockedMessage,
+  readPeriodStates,
+  reopenTimesheets,
+} from '../pay-period-locks/guard';
+import { addDays, instantOfWallClock, wallClockIn } from '../time';
 import { recordEvents, type OutboxEvent } from '../webhooks/outbox';
 import { attendanceEvent } from '../attendance/events';
 import { deletionEvent } from '../webhooks/outbox';
@@ -189,53 +197,77 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     '9999-12-31 23:59:59',
   );
   const latestPunches = await findLatestPunchTimes(trx, [...entriesOf.keys()]);
-  const timelines = new Map<number, Slot[]>();
-  for (const row of stored) {
-    const employee = byId.get(row.employee_id) as BadgedAttendanceEmployee;
-    const slot: Slot = {
-      employee,
-      stored: row,
-      id: row.id,
-      inMs: Date.parse(utcIso(row.in_time_utc)),
-      outMs: row.out_time_utc === null ? null : Date.parse(utcIso(row.out_time_utc)),
-      inEntry: undefined,
-      outEntry: undefined,
-      closeBy: undefined,
-    };
-    timelines.set(row.employee_id, [...(timelines.get(row.employee_id) ?? []), slot]);
-  }
+  const storedOf = new Map<number, BatchAttendanceRow[]>();
+  for (const row of stored) storedOf.set(row.employee_id, [...(storedOf.get(row.employee_id) ?? []), row]);
+  /** The employee's stored records as slots of a timeline, sorted by start: fresh for every plan. */
+  const storedTimeline = (employeeId: number): Slot[] =>
+    (storedOf.get(employeeId) ?? [])
+      .map((row): Slot => ({
+        employee: byId.get(row.employee_id) as BadgedAttendanceEmployee,
+        stored: row,
+        id: row.id,
+        inMs: Date.parse(utcIso(row.in_time_utc)),
+        outMs: row.out_time_utc === null ? null : Date.parse(utcIso(row.out_time_utc)),
+        inEntry: undefined,
+        outEntry: undefined,
+        closeBy: undefined,
+      }))
+      .sort((a, b) => a.inMs - b.inMs);
 
-  // The employees with a punch in the log later than one of the batch's: their windows first,
-  // then every window's stored entries in one read.
-  const windows = new Map<number, { start: number; records: Slot[] }>();
-  for (const [employeeId, indexes] of entriesOf) {
-    const timeline = (timelines.get(employeeId) ?? []).sort((a, b) => a.inMs - b.inMs);
-    timelines.set(employeeId, timeline);
+  /**
+   * The employees with a punch in the log later than one of the batch's: where their windows
+   * start (the earliest new entry, or the start of the log's record that holds it). Entries left
+   * out (a locked period's) do not count: a window only starts later without them.
+   */
+  const windowOf = (employeeId: number, indexes: number[], timeline: Slot[]): { start: number; records: Slot[] } | undefined => {
+    if (indexes.length === 0) return undefined;
     const earliest = Math.min(...indexes.map((index) => timeOf[index] as number));
     const latest = latestPunches.get(employeeId);
-    if (latest === undefined || Date.parse(utcIso(latest)) <= earliest) continue;
-    // From the earliest new entry, or from the start of the log's record that holds it.
+    if (latest === undefined || Date.parse(utcIso(latest)) <= earliest) return undefined;
     const holding = timeline.find(
       (slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest),
     );
     const start = holding ? holding.inMs : earliest;
-    windows.set(employeeId, { start, records: timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) });
+    return { start, records: timeline.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) };
+  };
+  // Every window's stored entries in one read, from where each window starts with all entries (the earliest it can).
+  const firstWindows = new Map<number, number>();
+  for (const [employeeId, indexes] of entriesOf) {
+    const window = windowOf(employeeId, indexes, storedTimeline(employeeId));
+    if (window) firstWindows.set(employeeId, window.start);
   }
   const storedPunches = await findPunchesOfEmployeesFrom(
     trx,
-    [...windows].map(([employeeId, window]) => ({ employeeId, from: toSqlDateTimeSeconds(new Date(window.start)) })),
+    [...firstWindows].map(([employeeId, start]) => ({ employeeId, from: toSqlDateTimeSeconds(new Date(start)) })),
   );
+  // The locked periods and approved timesheets the batch can meet (docs/pay-periods.md): records
+  // from `from` on, whose dates on their own wall clocks start at most a day before its UTC date.
+  const periods =
+    entriesOf.size === 0
+      ? new PeriodStates()
+      : await readPeriodStates(trx, [...entriesOf.keys()], {
+          start: addDays(toSqlDateTimeSeconds(new Date(from)).slice(0, 10), -1),
+          end: '9999-12-31',
+        });
 
-  const derivations = new Map<number, Derivation>();
   let nextIndex = entries.length;
-  for (const [employeeId, indexes] of entriesOf) {
-    let timeline = timelines.get(employeeId) as Slot[];
-    const window = windows.get(employeeId);
+  /**
+   * One employee's entries (but the `excluded` ones) in time order against their timeline, derived
+   * again from the window's start when the log holds a later punch: the timeline it leaves, the
+   * derivation, and the stored records the derivation removes.
+   */
+  const plan = (employeeId: number, batchIndexes: number[], excluded: ReadonlySet<number>) => {
+    const indexes = batchIndexes.filter((index) => !excluded.has(index));
+    let timeline = storedTimeline(employeeId);
+    const employee = byId.get(employeeId) as BadgedAttendanceEmployee;
+    const window = windowOf(employeeId, indexes, timeline);
+    let derivation: Derivation | undefined;
     if (window) {
       const windowIds = new Set(window.records.map((slot) => slot.id));
       timeline = timeline.filter((slot) => !windowIds.has(slot.id));
       const replayed = new Map<number, StoredPunch>();
       for (const punch of storedPunches.get(employeeId) ?? []) {
+        if (Date.parse(utcIso(punch.time_utc)) < window.start) continue;
         const again =
           (punch.result === 'created' && windowIds.has(punch.attendance_id ?? undefined)) ||
           (punch.result === 'rejected' && STATEFUL_REJECTIONS.has(punch.code ?? '')) ||
@@ -247,29 +279,86 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
         directionOf[index] = punch.direction;
         indexes.push(index);
       }
-      const employee = byId.get(employeeId) as BadgedAttendanceEmployee;
-      derivations.set(employeeId, { employee, window: window.records.map((slot) => slot.stored as BatchAttendanceRow), replayed });
+      derivation = { employee, window: window.records.map((slot) => slot.stored as BatchAttendanceRow), replayed };
     }
     // In time order; at the same second, entries received before first, then the batch's in the order sent.
     const batchSize = entries.length;
     indexes.sort((a, b) => (timeOf[a] as number) - (timeOf[b] as number) || Number(b >= batchSize) - Number(a >= batchSize) || a - b);
-    applyTimeline(
-      byId.get(employeeId) as BadgedAttendanceEmployee,
-      { directionOf, indexes, timeOf: timeOf as number[] },
-      timeline,
-      outcomes,
-      maxShiftMs,
-    );
-    timelines.set(employeeId, timeline);
+    applyTimeline(employee, { directionOf, indexes, timeOf: timeOf as number[] }, timeline, outcomes, maxShiftMs);
+    const deleted = derivation ? matchDerivedRecords(new Map([[employeeId, timeline]]), new Map([[employeeId, derivation]])) : [];
+    return { timeline, derivation, deleted, indexes };
+  };
+
+  const timelines = new Map<number, Slot[]>();
+  const derivations = new Map<number, Derivation>();
+  const deleted: Array<{ employee: BadgedAttendanceEmployee; row: BatchAttendanceRow }> = [];
+  const reopened: Array<{ employeeId: number; periods: DateRange[] }> = [];
+  for (const [employeeId, batchIndexes] of entriesOf) {
+    // Planned again without the entries whose changes would touch a locked period, until none does.
+    const excluded = new Map<number, { date: string; period: DateRange }>();
+    for (;;) {
+      const planned = plan(employeeId, batchIndexes, new Set(excluded.keys()));
+      const touched = changesOf(planned.timeline, planned.deleted, context);
+      const offending = touched.filter((change) => firstLockedDate(periods, change.dates));
+      if (offending.length === 0) {
+        timelines.set(employeeId, planned.timeline);
+        if (planned.derivation) derivations.set(employeeId, planned.derivation);
+        deleted.push(...planned.deleted);
+        reopened.push({
+          employeeId,
+          periods: periods.approvedHolding(
+            employeeId,
+            touched.flatMap((change) => change.dates),
+          ),
+        });
+        break;
+      }
+      for (const change of offending) {
+        const locked = firstLockedDate(periods, change.dates) as { date: string; period: DateRange };
+        // The batch's own entries that made the change; for a record derived again or removed
+        // by a derivation alone, the batch's earliest entry that started it.
+        const own = change.entries.filter((index) => index < entries.length && !excluded.has(index));
+        const remaining = batchIndexes.filter((index) => !excluded.has(index));
+        const earliest = remaining.reduce((a, b) => ((timeOf[b] as number) < (timeOf[a] as number) ? b : a), remaining[0] as number);
+        for (const index of own.length > 0 ? own : [earliest]) excluded.set(index, locked);
+      }
+    }
+    for (const [index, locked] of excluded) outcomes[index] = rejected('period_locked', periodLockedMessage(locked));
   }
 
-  const deleted = matchDerivedRecords(timelines, derivations);
   await writeRecords(trx, timelines, deleted, context);
+  await reopenTimesheets(trx, reopened, { caller: uploader.caller, now, requestId: context.requestId });
   const changed = changedPunches(derivations, outcomes);
   const changedAt = toSqlDateTime(context.now);
   for (const { punch, outcome } of changed) await updatePunchOutcome(trx, punch, logOutcome(outcome), changedAt);
   await insertPunchLogs(trx, logRows(entries, outcomes, employeeOf, timeOf, context));
   return entries.map((entry, index) => answerOf(entry.log_id, outcomes[index] as Outcome));
+}
+
+/**
+ * What a plan of one employee would write, record by record, as writeRecords writes it: the dates
+ * each changed record counts on before and after (docs/pay-periods.md, rule 1), and the entries
+ * that opened and closed it (the batch's, or stored ones applied again).
+ */
+function changesOf(
+  timeline: Slot[],
+  deleted: ReadonlyArray<{ row: BatchAttendanceRow }>,
+  context: PunchLogContext,
+): Array<{ dates: string[]; entries: number[] }> {
+  const changes = deleted.map(({ row }) => ({ dates: [dateOf(row.in_time_local)], entries: [] as number[] }));
+  for (const slot of timeline) {
+    if (slot.inEntry === undefined && slot.outEntry === undefined) continue;
+    const entries = [slot.inEntry, slot.outEntry].filter((index): index is number => index !== undefined);
+    const after = columnsOf(slot, context);
+    if (!slot.stored) {
+      changes.push({ dates: [dateOf(after.in_time_local)], entries });
+      continue;
+    }
+    const { id: _id, derived_from_log: _derived, ...before } = slot.stored;
+    if (attendanceChanges(before, after).fields.length === 0) continue;
+    changes.push({ dates: [dateOf(before.in_time_local), dateOf(after.in_time_local)], entries });
+  }
+  return changes;
 }
 
 /**

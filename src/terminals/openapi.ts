@@ -38,7 +38,7 @@ const entryResultSchema = z
     action: z.enum(['opened', 'closed']).optional(),
     code: resultCode.optional().meta({
       description:
-        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `employee_terminated`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`; duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
+        'rejected: `unknown_employee`, `invalid_time`, `future_time`, `employee_terminated`, `already_punched_in`, `not_punched_in`, `overlap`, `shift_too_long`, `period_locked` (the record it would open, close or derive again counts in a locked pay period); duplicate: `repeated_punch` (a punch of the same employee within 60 seconds of another)',
     }),
     message: resultMessage.optional(),
   })

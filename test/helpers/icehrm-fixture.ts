@@ -177,6 +177,36 @@ export const ATTENDANCE: Row[] = [
 ];
 
 /**
+ * IceHrm's overtime settings as an installation that chose the California calculator has them
+ * (names and values as IceHrm's migrations insert them), and settings the import does not read.
+ */
+export const SETTINGS: Row[] = [
+  {
+    name: 'Attendance: Overtime Calculation Class',
+    value: 'CaliforniaOvertimeCalculator',
+    description: 'Set the method used to calculate overtime',
+  },
+  {
+    name: 'Attendance: Overtime Start Hour',
+    value: '8',
+    description: 'Overtime calculation will start after an employee work this number of hours per day, 0 to indicate no overtime',
+  },
+  {
+    name: 'Attendance: Double time Start Hour',
+    value: '12',
+    description: 'Double time calculation will start after an employee work this number of hours per day, 0 to indicate no double time',
+  },
+  { name: 'Attendance: Work Week Start Day', value: '0', description: 'Set the starting day of the work week' },
+  {
+    name: 'Attendance: Overtime Calculation Period',
+    value: 'Daily',
+    description: 'Set the period for overtime calculation. (Affects attendance sheets)',
+  },
+  { name: 'Attendance: Shift (Minutes)', value: '60', description: 'Shift length' },
+  { name: 'System: Default Country', value: '0', description: 'Set the default Country' },
+].map((row) => ({ meta: '', ...row }));
+
+/**
  * An IceHrm 26 database on the MySQL/MariaDB server at `serverUrl`, with IceHrm's reference data
  * and a few hundred rows, the awkward ones included: zero dates, empty strings, id lists,
  * references to deleted rows, a custom job title without a name and one named like another,
@@ -273,5 +303,6 @@ export async function createIcehrmFixture(serverUrl: string, options: { version?
     }
   }
   await db.insert('Attendance', [...ATTENDANCE, ...bulkAttendance]);
+  await db.insert('Settings', SETTINGS);
   return db;
 }

@@ -8,6 +8,7 @@ import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
 import { createIcehrmDatabase, type IcehrmDatabase, toBaseSchema } from '../../support/icehrm-schema';
+import { approveTimesheet } from '../helpers/pay-periods';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.
@@ -42,6 +43,12 @@ async function countRows(t: TestApp, table: string): Promise<number> {
 }
 
 const BULK_ATTENDANCE = BULK_EMPLOYEES * BULK_DAYS;
+
+/** The notes of the fixture's overtime settings (the California calculator, a daily period). */
+const OVERTIME_NOTES = [
+  "IceHrm's overtime calculators have no weekly rule: weekly_after_hours null (set it with PUT /pay-periods/settings, e.g. 40 for the FLSA)",
+  "IceHrm's CaliforniaOvertimeCalculator: seventh_day true. IceHrm's seventh consecutive working day keeps its first hours regular and turns only its overtime into double time; here that day's first 8 hours are overtime and the rest double time (docs/pay-periods.md)",
+];
 
 describeWithMysql('hrm import icehrm', () => {
   let icehrm: IcehrmDatabase;
@@ -114,7 +121,27 @@ describeWithMysql('hrm import icehrm', () => {
           'department 5: the name "sales" is already department 4\'s: imported as "sales (5)"',
         ]),
       );
-      expect(section(first, 'Imported differently')).toHaveLength(10);
+      expect(section(first, 'Imported differently')).toHaveLength(10 + OVERTIME_NOTES.length);
+    });
+
+    it("carries IceHrm's overtime settings into the pay-period settings, noting what differs", async () => {
+      expect(countsOf(first, 'pay_period_settings')).toEqual([1, 1, 0, 0, 0]);
+      expect(JSON.parse((await t.db('settings').where({ name: 'pay_periods' }).first('value')).value)).toEqual({
+        frequency: 'monthly',
+        anchor_date: '2024-01-01',
+        month_start_day: 1,
+        workweek_start: 'sunday',
+        overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: null, seventh_day: true },
+      });
+      expect(section(first, 'Imported differently')).toEqual(expect.arrayContaining(OVERTIME_NOTES));
+      // The API reads them as stored.
+      expect((await get('/pay-periods/settings')).body).toEqual({
+        frequency: 'monthly',
+        anchor_date: '2024-01-01',
+        month_start_day: 1,
+        workweek_start: 'sunday',
+        overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: null, seventh_day: true },
+      });
     });
 
     it('answers an imported employee field by field, ids kept', async () => {
@@ -364,6 +391,93 @@ describeWithMysql('hrm import icehrm', () => {
     });
   });
 
+  describe.each(testDialects())('into a database with a locked pay period, on %s', (dialect) => {
+    const t = useTestApp(dialect);
+    let source: IcehrmDatabase;
+    beforeAll(async () => {
+      source = await createIcehrmFixture(serverUrl!);
+    }, 60_000);
+    afterAll(() => source.drop());
+    const leftOut = (result: CliResult) => section(result, 'Left out');
+    const locked = (line: string, date: string, kept: string) =>
+      `${line}: it counts on ${date}, in the locked pay period 2026-02-01 to 2026-02-28: ${kept} (unlock the period and run the import again to take it)`;
+
+    it('leaves out and reports the records that count in it, on the first run and on a re-run, and reopens approved timesheets it changes', async () => {
+      await t.db('pay_period_locks').insert({ period_start: '2026-02-01', period_end: '2026-02-28', locked_at: '2026-03-01 00:00:00.000' });
+      await t.db('settings').insert({
+        name: 'pay_periods',
+        value: JSON.stringify({ frequency: 'semimonthly', overtime: { weekly_after_hours: 40 } }),
+        updated_at: '2026-03-01 00:00:00.000',
+      });
+
+      const first = await runHrm(t, ['import', 'icehrm', '--from', source.url]);
+
+      expect(first.code).toBe(0);
+      // The period layout stays; the overtime rules are IceHrm's.
+      expect(countsOf(first, 'pay_period_settings')).toEqual([1, 0, 1, 0, 0]);
+      expect(JSON.parse((await t.db('settings').where({ name: 'pay_periods' }).first('value')).value)).toMatchObject({
+        frequency: 'semimonthly',
+        workweek_start: 'sunday',
+        overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: null, seventh_day: true },
+      });
+      // February's records (some of which break other rules too) are reported as locked, and not imported.
+      expect(leftOut(first)).toEqual(
+        expect.arrayContaining([
+          locked('attendance 1030 (employee 6, in 2026-02-02 08:00:00, out 2026-02-03 12:00:00)', '2026-02-02', 'not imported'),
+          locked('attendance 1050 (employee 11, in 2026-02-09 23:00:00, out 2026-02-10 07:00:00)', '2026-02-09', 'not imported'),
+          locked('attendance 1020 (employee 10, in 2026-02-02 09:00:00, out 2026-02-02 17:00:00)', '2026-02-02', 'not imported'),
+          locked('attendance 1021 (employee 10, in 2026-02-02 16:00:00, out 2026-02-02 20:00:00)', '2026-02-02', 'not imported'),
+        ]),
+      );
+      expect(await t.db('attendance').whereIn('id', [1020, 1021, 1030, 1031, 1040, 1050]).pluck('id')).toEqual([]);
+      expect(await t.db('attendance').whereIn('id', [1001, 1002]).orderBy('id').pluck('id')).toEqual([1001, 1002]);
+
+      // Unlocked, imported; then locked again, and IceHrm changes: a February record, one moved into
+      // February, a new one there, and a July record of an approved timesheet.
+      await t.db('pay_period_locks').delete();
+      expect((await runHrm(t, ['import', 'icehrm', '--from', source.url])).code).toBe(0);
+      expect(await t.db('attendance').where({ id: 1050 }).first('out_time_local')).toEqual({ out_time_local: '2026-02-10 07:00:00' });
+      await t.db('pay_period_locks').insert({ period_start: '2026-02-01', period_end: '2026-02-28', locked_at: '2026-03-01 00:00:00.000' });
+      await approveTimesheet(t, 3, '2026-07-01', '2026-07-31');
+      await source.connection.query("UPDATE Attendance SET out_time = '2026-02-10 06:00:00' WHERE id = 1050");
+      await source.connection.query(
+        "UPDATE Attendance SET in_time = '2026-02-16 09:00:00', out_time = '2026-02-16 17:00:00' WHERE id = 1001",
+      );
+      await source.connection.query(
+        "INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1104, 11, '2026-02-03 09:00:00', '2026-02-03 17:00:00')",
+      );
+      await source.connection.query("UPDATE Attendance SET out_time = '2026-07-13 18:00:00' WHERE id = 1002");
+      const records = async () =>
+        t.db('attendance').whereIn('id', [1001, 1050, 1104]).orderBy('id').select('id', 'in_time_local', 'out_time_local', 'updated_at');
+      const before = await records();
+
+      const rerun = await runHrm(t, ['import', 'icehrm', '--from', source.url]);
+
+      expect(rerun.code).toBe(0);
+      expect(leftOut(rerun)).toEqual(
+        expect.arrayContaining([
+          locked(
+            'attendance 1050 (employee 11, in 2026-02-09 23:00:00, out 2026-02-10 06:00:00)',
+            '2026-02-09',
+            'the record imported before stays as it is',
+          ),
+          locked(
+            'attendance 1001 (employee 3, in 2026-02-16 09:00:00, out 2026-02-16 17:00:00)',
+            '2026-02-16',
+            'the record imported before stays as it is',
+          ),
+          locked('attendance 1104 (employee 11, in 2026-02-03 09:00:00, out 2026-02-03 17:00:00)', '2026-02-03', 'not imported'),
+        ]),
+      );
+      // Unchanged February records are not reported.
+      expect(leftOut(rerun).filter((line) => line.startsWith('attendance 1020 '))).toEqual([]);
+      expect(await records()).toEqual(before);
+      expect(await t.db('attendance').where({ id: 1002 }).first('out_time_local')).toEqual({ out_time_local: '2026-07-13 18:00:00' });
+      expect(await t.db('timesheet_approvals').where({ employee_id: 3 }).pluck('status')).toEqual(['open']);
+      expect(await t.db('audit_log').where({ entity_type: 'timesheet', entity_id: 3 }).pluck('action')).toEqual(['timesheet.reopen']);
+    });
+  });
+
   describe.each(testDialects())('on %s', (dialect) => {
     let t: TestApp;
     beforeEach(async () => {
@@ -532,7 +646,7 @@ describeWithMysql('hrm import icehrm', () => {
         expect(notes.filter((line) => line.startsWith("IceHrm's database has no"))).toEqual([
           "IceHrm's database has no Attendance map_lat, map_lng, map_out_lat, map_out_lng, in_ip, out_ip (its base schema, or a release before 26): imported empty",
         ]);
-        expect(notes).toHaveLength(11);
+        expect(notes).toHaveLength(11 + OVERTIME_NOTES.length);
         expect(countsOf(result, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
         expect(countsOf(result, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
         expect(

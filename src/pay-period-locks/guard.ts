@@ -1,0 +1,238 @@
+import type { Caller } from '../caller';
+import { type AuditEntry, writeAudits } from '../audit/repository';
+import { type Db, dialectOf } from '../db/connect';
+import { parameter, preparedQuery } from '../db/prepared';
+import { toSqlDateTime } from '../db/sql-time';
+import { ConflictError } from '../errors';
+import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
+
+// The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
+// "Pay-period locks"): a write whose record counts on a date of a locked period is refused, and
+// one that changes an approved timesheet's hours sends it back to open.
+
+/** A period `[start, end]`, inclusive dates 'YYYY-MM-DD'. */
+export interface DateRange {
+  start: string;
+  end: string;
+}
+
+/** Who writes, for the audit rows and events of reopened timesheets. */
+export interface GuardContext {
+  /** None for the CLI (the import) and terminals. */
+  caller: Caller | undefined;
+  now: Date;
+  requestId: string | undefined;
+}
+
+/** What the guard read for one employee: the locked periods and the approved timesheets among the dates asked about. */
+export interface PeriodState {
+  locks: DateRange[];
+  approved: DateRange[];
+}
+
+const contains = (range: DateRange, date: string) => range.start <= date && date <= range.end;
+
+/** The locked period a date falls in, if any. */
+export function lockedPeriodOf(state: Pick<PeriodState, 'locks'>, date: string): DateRange | undefined {
+  return state.locks.find((lock) => contains(lock, date));
+}
+
+/** The first of `dates` (in the order given) that lies in a locked period, with that period. */
+export function firstLockedDate(
+  state: Pick<PeriodState, 'locks'>,
+  dates: readonly string[],
+): { date: string; period: DateRange } | undefined {
+  for (const date of dates) {
+    const period = lockedPeriodOf(state, date);
+    if (period) return { date, period };
+  }
+  return undefined;
+}
+
+/** The refusal of a write into a locked period: 409 period_locked, naming the period and the date. */
+export function periodLockedError(locked: { date: string; period: DateRange }): ConflictError {
+  return new ConflictError({
+    code: 'period_locked',
+    title: 'Pay period locked',
+    detail: periodLockedMessage(locked),
+  });
+}
+
+/** One sentence for a refusal (the 409's detail, a terminal entry's message, an import report line). */
+export function periodLockedMessage(locked: { date: string; period: DateRange }): string {
+  return `The pay period ${locked.period.start} to ${locked.period.end} is locked: attendance that counts on ${locked.date} cannot change until the period is unlocked`;
+}
+
+/** Valid 'YYYY-MM-DD' dates only, deduplicated and sorted: the bounds of the one read. */
+function datesAsked(dates: readonly string[]): string[] {
+  return [...new Set(dates.filter((date) => /^\d{4}-\d{2}-\d{2}$/.test(date)))].sort();
+}
+
+// The guard's read, prepared (a punch pays it): the locks overlapping [from, to] and the employee's
+// approved timesheets overlapping it, in one UNION ALL. Arguments: from, to, employee, from, to.
+const readPeriodState = preparedQuery((db) => {
+  const locks = db('pay_period_locks')
+    .where('period_start', '<=', parameter(1))
+    .where('period_end', '>=', parameter(0))
+    .select([db.raw("'lock' as kind"), 'period_start', 'period_end']);
+  const approved = db('timesheet_approvals')
+    .where('employee_id', parameter(2))
+    .where('status', 'approved')
+    .where('period_start', '<=', parameter(4))
+    .where('period_end', '>=', parameter(3))
+    .select([db.raw("'approved' as kind"), 'period_start', 'period_end']);
+  // SQLite takes no parentheses around the parts of a UNION.
+  return db.queryBuilder().unionAll([locks, approved], dialectOf(db) === 'mysql');
+});
+
+/**
+ * The locked periods and the employee's approved timesheets that contain one of `dates`, in one
+ * round trip. Call it after the employee's row is locked (lockAttendanceEmployee): the lock of a
+ * period writes every employee's row first, so this read sees any lock that committed before the
+ * write got its employee, and a lock that comes later waits for the write (docs/scaling.md).
+ */
+export async function readPeriodStateOf(trx: Db, employeeId: number, dates: readonly string[]): Promise<PeriodState> {
+  const asked = datesAsked(dates);
+  if (asked.length === 0) return { locks: [], approved: [] };
+  const from = asked[0] as string;
+  const to = asked[asked.length - 1] as string;
+  const rows = await readPeriodState(trx, [from, to, employeeId, from, to]);
+  const state: PeriodState = { locks: [], approved: [] };
+  for (const row of rows) {
+    const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
+    // The read takes the periods overlapping the dates' span; only those holding one of them count.
+    if (!asked.some((date) => contains(range, date))) continue;
+    (row.kind === 'lock' ? state.locks : state.approved).push(range);
+  }
+  return state;
+}
+
+/**
+ * The guard of an attendance write, called in its transaction right after the employee's row is
+ * locked, with the dates the record counts on (its in_time date on its own wall clock, rule 1 of
+ * docs/pay-periods.md) before and after the write:
+ * - a date in a locked period: 409 period_locked, and the caller writes nothing;
+ * - else, with `reopen` (the write changes hours: every write but a change of notes or
+ *   positions alone), the employee's approved timesheets holding one of the dates go back to
+ *   open, audited, with the event timesheet.reopened.
+ */
+export async function guardAttendanceWrite(
+  trx: Db,
+  employeeId: number,
+  dates: readonly string[],
+  context: GuardContext,
+  options: { reopen?: boolean } = {},
+): Promise<void> {
+  const state = await readPeriodStateOf(trx, employeeId, dates);
+  const locked = firstLockedDate(state, dates);
+  if (locked) throw periodLockedError(locked);
+  if (options.reopen !== false) await reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
+}
+
+/**
+ * The non-throwing guard, for writes that go on without the refused part (a terminal batch's
+ * entries, the import's records): the locks and approved timesheets of several employees among
+ * the dates from..to, in one round trip; check each change against it with firstLockedDate, then
+ * reopen the timesheets the changes that go ahead touch (reopenTimesheets).
+ */
+export async function readPeriodStates(trx: Db, employeeIds: readonly number[], span: DateRange): Promise<PeriodStates> {
+  const locksQuery = trx('pay_period_locks')
+    .where('period_start', '<=', span.end)
+    .where('period_end', '>=', span.start)
+    .select([trx.raw("'lock' as kind"), trx.raw('null as employee_id'), 'period_start', 'period_end']);
+  const parts = [locksQuery];
+  for (let at = 0; at < employeeIds.length; at += 500) {
+    parts.push(
+      trx('timesheet_approvals')
+        .whereIn('employee_id', employeeIds.slice(at, at + 500))
+        .where('status', 'approved')
+        .where('period_start', '<=', span.end)
+        .where('period_end', '>=', span.start)
+        .select([trx.raw("'approved' as kind"), 'employee_id', 'period_start', 'period_end']),
+    );
+  }
+  const rows = (parts.length === 1 ? await parts[0] : await trx.queryBuilder().unionAll(parts, dialectOf(trx) === 'mysql')) as Array<
+    Record<string, unknown>
+  >;
+  const states = new PeriodStates();
+  for (const row of rows) {
+    const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
+    if (row.kind === 'lock') states.locks.push(range);
+    else states.approvedOf(Number(row.employee_id)).push(range);
+  }
+  return states;
+}
+
+/** The locks of a span and the approved timesheets of several employees (readPeriodStates). */
+export class PeriodStates {
+  readonly locks: DateRange[] = [];
+  private readonly approved = new Map<number, DateRange[]>();
+
+  approvedOf(employeeId: number): DateRange[] {
+    let list = this.approved.get(employeeId);
+    if (!list) {
+      list = [];
+      this.approved.set(employeeId, list);
+    }
+    return list;
+  }
+
+  /** The employee's approved timesheets that hold one of `dates`. */
+  approvedHolding(employeeId: number, dates: Iterable<string>): DateRange[] {
+    const all = [...dates];
+    return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => contains(range, date)));
+  }
+}
+
+/**
+ * Sets these approved timesheets back to open (updated_at now), with an audit row each (action
+ * timesheet.reopen) and the event timesheet.reopened, in the write's transaction.
+ */
+export async function reopenTimesheets(
+  trx: Db,
+  reopened: ReadonlyArray<{ employeeId: number; periods: readonly DateRange[] }>,
+  context: GuardContext,
+): Promise<void> {
+  const audits: AuditEntry[] = [];
+  const events: OutboxEvent[] = [];
+  const now = toSqlDateTime(context.now);
+  for (const { employeeId, periods } of reopened) {
+    for (const period of periods) {
+      const changed = await trx('timesheet_approvals')
+        .where({ employee_id: employeeId, period_start: period.start, status: 'approved' })
+        .update({ status: 'open', updated_at: now });
+      if (Number(changed) === 0) continue;
+      audits.push({
+        action: 'timesheet.reopen',
+        entityType: 'timesheet',
+        entityId: employeeId,
+        employeeId,
+        fields: ['status'],
+        changes: {
+          status: { from: 'approved', to: 'open' },
+          // The timesheet is the employee's (entity_id) for this period: unchanged, named here.
+          period_start: { from: period.start, to: period.start },
+        },
+      });
+      events.push(timesheetReopenedEvent(employeeId, period, context.now));
+    }
+  }
+  if (audits.length === 0) return;
+  await writeAudits(trx, audits, context);
+  await recordEvents(trx, events);
+}
+
+function timesheetReopenedEvent(employeeId: number, period: DateRange, occurredAt: Date): OutboxEvent {
+  return {
+    type: 'timesheet.reopened',
+    resourceId: employeeId,
+    occurredAt,
+    data: () => ({
+      employee: String(employeeId),
+      period_start: period.start,
+      period_end: period.end,
+      status: 'open',
+      reason: 'attendance_changed',
+    }),
+  };
+}
