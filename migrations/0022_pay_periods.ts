@@ -7,6 +7,8 @@ import type { Knex } from 'knex';
  * - `pay_period_locks`: a locked period, with the dates it covered when it was locked. Attendance
  *   writes read it after locking their employee's row; the lock writes every employee's row first,
  *   so on one server and on a Galera cluster a write either commits before the lock or sees it.
+ *   `state` is `locking` from the lock's first, short transaction (writes are refused from then
+ *   on) until the second one has frozen the numbers: `locked`.
  * - `pay_period_snapshots`: each employee's numbers at the lock (frozen: settings and time-zone
  *   changes do not move them), one row per employee with its days as JSON.
  * - `timesheet_approvals`: an employee's timesheet for a period, when approved (or approved once
@@ -19,6 +21,7 @@ export async function up(knex: Knex): Promise<void> {
     table.datetime('locked_at', { precision: 3 }).notNullable();
     table.integer('locked_by').unsigned().nullable();
     table.string('locked_by_name', 100).nullable();
+    table.string('state', 10).notNullable().defaultTo('locked');
     table.index(['period_end', 'period_start']);
   });
   await knex.schema.createTable('pay_period_snapshots', (table) => {

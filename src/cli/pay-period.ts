@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { retryConflicts } from '../db/retry-conflicts';
 import { AppError } from '../errors';
 import { type ExportFormat, writeExport } from '../pay-periods/export';
-import { lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
+import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
 import { listPeriods, resolvePeriod } from '../pay-periods/periods';
 import { readPayPeriodSettings } from '../pay-periods/settings';
 import { addDays } from '../pay-rules/periods';
@@ -64,10 +64,9 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
       const start = dateOption(options.start, '--start') as string;
       const { db } = await context.instance();
       const now = context.io.clock.now();
+      const lockContext = { caller: undefined, now, requireApproved: options.requireApproved === true };
       const period = await asCliErrors(() =>
-        retryConflicts(() =>
-          db.transaction((trx) => lockPayPeriod(trx, start, { caller: undefined, now, requireApproved: options.requireApproved === true })),
-        ),
+        lockInTwoSteps(db, start, lockContext, () => retryConflicts(() => db.transaction((trx) => lockPayPeriod(trx, start, lockContext)))),
       );
       context.print(`Locked the pay period ${period.start} to ${period.end}.`);
     });

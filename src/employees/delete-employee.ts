@@ -4,6 +4,7 @@ import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
 import { valueChanges } from './columns';
 import { deleteEmployeeRow, detachEmployee, disableUsersOfEmployee, lockEmployeeRow } from './repository';
 import { recordEmployeeDeletion } from '../deletions/tombstones';
+import { assertNoLockedAttendance } from '../pay-period-locks/guard';
 import type { WriteContext } from './update-employee';
 import { deletionEvent, recordEvents } from '../webhooks/outbox';
 import { employeeEvent } from './events';
@@ -14,7 +15,8 @@ import { employeeEvent } from './events';
  * indirect_supervisors), and writes the audit rows, one per employee so changed and the deleted
  * employee's. Those employees' updated_at moves too, so that a sync by `updated_since` sees the
  * change. The foreign keys delete their attendance; the tombstones of the employee and of that
- * attendance are written first (the deletion feeds, src/deletions/tombstones.ts).
+ * attendance are written first (the deletion feeds, src/deletions/tombstones.ts). Refused while
+ * one of their records counts in a locked pay period (docs/pay-periods.md, "Locking").
  */
 export async function deleteEmployee(trx: Knex.Transaction, id: number, context: WriteContext): Promise<void> {
   const { caller, now } = context;
@@ -24,6 +26,7 @@ export async function deleteEmployee(trx: Knex.Transaction, id: number, context:
   const existing = await findVisibleEmployee(trx, caller, id);
   assertMayDeleteEmployees(caller);
   await context.precondition?.(existing);
+  await assertNoLockedAttendance(trx, id);
   await disableUsersOfEmployee(trx, id, now);
   const detached = await detachEmployee(trx, id, now);
   const entries: AuditEntry[] = detached.map((employee) => ({

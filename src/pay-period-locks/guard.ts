@@ -236,3 +236,25 @@ function timesheetReopenedEvent(employeeId: number, period: DateRange, occurredA
     }),
   };
 }
+
+/**
+ * Deleting an employee takes their attendance with it: refused (409 period_locked) while one of
+ * their records counts in a locked period, as a DELETE of that record would be. Called after the
+ * employee's row is locked, so no attendance write of theirs runs meanwhile.
+ */
+export async function assertNoLockedAttendance(trx: Db, employeeId: number): Promise<void> {
+  const locks = (await trx('pay_period_locks').select('period_start', 'period_end')) as Array<{ period_start: string; period_end: string }>;
+  if (locks.length === 0) return;
+  const ranges = locks.map((row) => ({ start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) }));
+  // in_time_local is the record's wall clock: its date is the date it counts on.
+  const first = (await trx('attendance')
+    .where('employee_id', employeeId)
+    .where((any) => {
+      for (const range of ranges) any.orWhereBetween('in_time_local', [`${range.start} 00:00:00`, `${range.end} 23:59:59.999`]);
+    })
+    .orderBy('in_time_local')
+    .first('in_time_local')) as { in_time_local: string } | undefined;
+  if (!first) return;
+  const date = String(first.in_time_local).slice(0, 10);
+  throw periodLockedError({ date, period: ranges.find((range) => contains(range, date))! });
+}

@@ -7,7 +7,7 @@ import { canSeeEmployee, isDirectReport, isSelf } from '../employees/access';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { addDays } from '../pay-rules/periods';
 import { recordEvents } from '../webhooks/outbox';
-import { findLockedPeriod, resolvePeriod, type PayPeriod } from './periods';
+import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
 import { findSheet, findSheetEmployee, type Sheet, type SheetEmployee, sheetResponse } from './timesheets';
 
@@ -127,14 +127,12 @@ export async function reopenTimesheet(
 
 /** A period of today's layout whose dates meet a lock of an earlier layout is frozen too. */
 async function refuseOverlappingLock(trx: Db, period: PayPeriod): Promise<void> {
+  // A lock still being taken (`locking`) refuses too: its numbers are being frozen.
   const row = (await trx('pay_period_locks')
     .where('period_start', '<=', period.end)
     .andWhere('period_end', '>=', period.start)
-    .first('period_start')) as { period_start: string } | undefined;
-  if (row) {
-    const lock = await findLockedPeriod(trx, String(row.period_start).slice(0, 10));
-    if (lock) refuseLocked(lock);
-  }
+    .first('period_start', 'period_end', 'locked_at', 'locked_by_name')) as Parameters<typeof toLockedPeriod>[0] | undefined;
+  if (row) refuseLocked(toLockedPeriod(row));
 }
 
 async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<string | undefined> {

@@ -1,6 +1,8 @@
 import type { Caller } from '../caller';
 import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
+import { asUniqueViolation } from '../db/constraint-errors';
+import { retryConflicts } from '../db/retry-conflicts';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError, type FieldError, NotFoundError } from '../errors';
 import { addDays, periodStartingOn } from '../pay-rules/periods';
@@ -56,7 +58,8 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
   const dates = periodStartingOn(settings, start);
   if (!dates) throw new NotFoundError({ detail: 'No pay period starts on that date' });
   const overlapping = (await trx('pay_period_locks')
-    .where('period_start', '<=', dates.end)
+    .whereNot('period_start', dates.start)
+    .andWhere('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)
     .first('period_start', 'period_end')) as { period_start: string; period_end: string } | undefined;
   if (overlapping)
@@ -73,13 +76,17 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
 
   const lockedAt = toSqlDateTime(context.now);
   const lockedByName = context.caller?.username ?? 'cli';
-  await trx('pay_period_locks').insert({
+  const lockRow = {
     period_start: dates.start,
     period_end: dates.end,
     locked_at: lockedAt,
     locked_by: context.caller?.userId ?? null,
     locked_by_name: lockedByName,
-  });
+    state: 'locked',
+  };
+  // The row of the first step (claimPayPeriodLock), when it ran; else this is the only step.
+  const claimed = await trx('pay_period_locks').where({ period_start: dates.start, state: 'locking' }).update(lockRow);
+  if (claimed === 0) await trx('pay_period_locks').insert(lockRow);
 
   const unapproved: FieldError[] = [];
   let unapprovedCount = 0;
@@ -161,6 +168,54 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
     { type: 'pay_period.locked', resourceId: periodEntityId(dates.start), occurredAt: context.now, data: () => ({ ...period }) },
   ]);
   return period;
+}
+
+/**
+ * Locks in two transactions (docs/scaling.md, "Locking a pay period"): a short one stores the lock
+ * row as `locking`, from which on every attendance write into the period is refused; then
+ * `lockInOneTransaction` (lockPayPeriod in a transaction of the caller's) freezes the numbers
+ * and marks it `locked`. On a Galera cluster lockPayPeriod alone, writing every employee's row
+ * while writes keep coming, loses certification to them again and again; after the first step
+ * only the writes already under way can still conflict with it. When the second step fails
+ * (unapproved timesheets, the database), the row of the first goes again.
+ */
+export async function lockInTwoSteps<T>(db: Db, start: string, context: LockContext, lockInOneTransaction: () => Promise<T>): Promise<T> {
+  // A concurrent lock of the same period may store its row first: that one is then the claim.
+  const claimed = await retryConflicts(() => db.transaction((trx) => claimPayPeriodLock(trx, start, context))).catch((error: unknown) => {
+    if (asUniqueViolation(error)) return false;
+    throw error;
+  });
+  try {
+    return await lockInOneTransaction();
+  } catch (error) {
+    if (claimed) await db('pay_period_locks').where({ period_start: start, state: 'locking' }).delete();
+    throw error;
+  }
+}
+
+/**
+ * The first step of lockInTwoSteps: the `locking` row of the period starting on `start`, when it
+ * may be locked (it exists, has ended and meets no other lock); true when this call stored it.
+ * Anything else is left to lockPayPeriod to refuse with its reason.
+ */
+async function claimPayPeriodLock(trx: Db, start: string, context: LockContext): Promise<boolean> {
+  if (!isCalendarDate(start)) return false;
+  const dates = periodStartingOn(await readPayPeriodSettings(trx), start);
+  if (!dates || dates.end >= context.now.toISOString().slice(0, 10)) return false;
+  const met = await trx('pay_period_locks')
+    .where('period_start', '<=', dates.end)
+    .andWhere('period_end', '>=', dates.start)
+    .first('period_start');
+  if (met) return false;
+  await trx('pay_period_locks').insert({
+    period_start: dates.start,
+    period_end: dates.end,
+    locked_at: toSqlDateTime(context.now),
+    locked_by: context.caller?.userId ?? null,
+    locked_by_name: context.caller?.username ?? 'cli',
+    state: 'locking',
+  });
+  return true;
 }
 
 /**

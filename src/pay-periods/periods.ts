@@ -23,7 +23,8 @@ interface LockRow {
   locked_by_name: string | null;
 }
 
-function toLockedPeriod(row: LockRow): PayPeriod {
+/** A lock row as its period; `locking` rows too, for a refusal's message. */
+export function toLockedPeriod(row: LockRow): PayPeriod {
   return {
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
@@ -33,10 +34,13 @@ function toLockedPeriod(row: LockRow): PayPeriod {
   };
 }
 
-/** The lock row of a period starting on `start`, as its period. */
+/**
+ * The lock row of a period starting on `start`, as its period, once locked: a lock still being
+ * taken (`locking`, src/pay-periods/lock.ts) refuses writes but is not shown, nor exported, as locked.
+ */
 export async function findLockedPeriod(db: Db, start: string): Promise<PayPeriod | undefined> {
   const row = (await db('pay_period_locks')
-    .where('period_start', start)
+    .where({ period_start: start, state: 'locked' })
     .first('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow | undefined;
   return row && toLockedPeriod(row);
 }
@@ -44,7 +48,8 @@ export async function findLockedPeriod(db: Db, start: string): Promise<PayPeriod
 /** Locks whose dates meet [from, to]. */
 async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPeriod[]> {
   const rows = (await db('pay_period_locks')
-    .where('period_start', '<=', to)
+    .where('state', 'locked')
+    .andWhere('period_start', '<=', to)
     .andWhere('period_end', '>=', from)
     .select('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow[];
   return rows.map(toLockedPeriod);

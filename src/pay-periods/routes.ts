@@ -15,7 +15,7 @@ import type { Instance } from '../instances/instance';
 import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { type ExportFormat, exportEtag, matchesEtag, writeExport } from './export';
-import { lockPayPeriod, unlockPayPeriod } from './lock';
+import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
 import { listPeriods, settingsAndPeriod } from './periods';
 import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
@@ -104,15 +104,18 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         assertAdmin(callerOf(req), 'lock pay periods');
         const query = parseQuery(lockQuery, req.query);
         const context = writeContext(req);
-        await sendWrite(
-          req,
-          res,
-          context.now,
-          async (trx) => ({
-            status: 200,
-            body: await lockPayPeriod(trx, String(req.params.start), { ...context, requireApproved: query.require_approved === true }),
-          }),
-          forgetTotals(req),
+        const start = String(req.params.start);
+        await lockInTwoSteps(instanceOf(req).db, start, context, () =>
+          sendWrite(
+            req,
+            res,
+            context.now,
+            async (trx) => ({
+              status: 200,
+              body: await lockPayPeriod(trx, start, { ...context, requireApproved: query.require_approved === true }),
+            }),
+            forgetTotals(req),
+          ),
         );
       },
     })

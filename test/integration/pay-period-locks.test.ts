@@ -237,6 +237,32 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
     });
   });
 
+  describe('DELETE /employees/{id}', () => {
+    it('is refused while one of their records counts in a locked period (their attendance would go with them)', async () => {
+      const employeeId = await createEmployee(t, { timezone: 'America/New_York' });
+      // 2026-11-01 02:30 UTC is October 31 in New York.
+      await insertAttendanceRow(t, employeeId, { in: '2026-11-01T02:30:00Z', out: '2026-11-01T06:00:00Z', timezone: 'America/New_York' });
+      await lockPeriod(t, ...OCTOBER);
+      const before = await stateOf(employeeId);
+
+      expectLocked(await asUser(t, org.admin).delete(`/employees/${employeeId}`), '2026-10-31');
+      expect(await stateOf(employeeId)).toEqual(before);
+      expect(await t.db('employees').where({ id: employeeId }).first('id')).toBeDefined();
+
+      await t.db('pay_period_locks').delete();
+      expect((await asUser(t, org.admin).delete(`/employees/${employeeId}`)).status).toBe(200);
+    });
+
+    it('passes when their records are all outside locked periods', async () => {
+      const employeeId = await createEmployee(t);
+      await insertAttendanceRow(t, employeeId, { in: '2026-11-02T08:00:00Z', out: '2026-11-02T16:00:00Z' });
+      await lockPeriod(t, ...OCTOBER);
+
+      expect((await asUser(t, org.admin).delete(`/employees/${employeeId}`)).status).toBe(200);
+      expect(await t.db('employees').where({ id: employeeId }).first('id')).toBeUndefined();
+    });
+  });
+
   it('a lock of another period refuses nothing, and a refused write of one employee leaves the others free', async () => {
     const employeeId = await createEmployee(t);
     await lockPeriod(t, '2026-08-01', '2026-08-31');

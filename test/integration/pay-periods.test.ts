@@ -241,6 +241,35 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       expect((await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock?require_approved=true')).status).toBe(200);
     });
 
+    it('a lock left half-taken (its first step only) refuses writes and approvals, shows open, and is finished by the next lock', async () => {
+      const employee = await createEmployee(t);
+      await insertAttendanceRow(t, employee, { in: '2026-11-03T08:00:00Z', out: '2026-11-03T12:00:00Z' });
+      await t.db('pay_period_locks').insert({
+        period_start: '2026-11-01',
+        period_end: '2026-11-30',
+        locked_at: '2026-12-01 08:00:00.000',
+        locked_by_name: 'admin',
+        state: 'locking',
+      });
+
+      expect((await asUser(t, org.admin).get('/pay-periods/2026-11-01')).body).toMatchObject({ status: 'open', locked_at: null });
+      expectProblem(await asUser(t, org.admin).post(`/employees/${employee}/timesheets/2026-11-01/approve`), 409, 'period_locked');
+      const write = await asUser(t, org.admin).post('/attendance', {
+        employee: String(employee),
+        in_time: '2026-11-04 08:00:00',
+        out_time: '2026-11-04 12:00:00',
+      });
+      expectProblem(write, 409, 'period_locked');
+
+      const locked = await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock');
+
+      expect(locked.status).toBe(200);
+      expect(await t.db('pay_period_locks').select('period_start', 'state')).toEqual([
+        { period_start: expect.stringMatching(/^2026-11-01/), state: 'locked' },
+      ]);
+      expect((await asUser(t, org.admin).get(`/employees/${employee}/timesheets/2026-11-01`)).body.totals.worked_hours).toBe(4);
+    });
+
     it('refuses to lock, or approve in, a period of new settings whose dates overlap a locked one (409 period_locked)', async () => {
       const employee = await createEmployee(t);
       expect((await asUser(t, org.admin).post('/pay-periods/2026-11-01/lock')).status).toBe(200);
