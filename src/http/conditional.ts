@@ -50,14 +50,19 @@ function parseEntityTags(value: string | string[] | undefined): EntityTags | und
 export function sendJsonWithEntityTag(req: Request, res: Response, json: string, state: string = json): void {
   const tag = entityTag(state, json);
   res.setHeader('ETag', tag);
-  const noneMatch = parseEntityTags(req.headers['if-none-match']);
-  const opaque = tag.slice(1, -1);
-  if (noneMatch && (noneMatch.any || noneMatch.tags.some((candidate) => candidate.opaque === opaque))) {
+  if (noneMatchNames(req, tag)) {
     res.statusCode = 304;
     res.end();
     return;
   }
   sendJsonText(res, json);
+}
+
+/** Whether the request's If-None-Match names `tag` (a quoted strong tag) or is `*`: weak comparison, W/ ignored. */
+export function noneMatchNames(req: Request, tag: string): boolean {
+  const noneMatch = parseEntityTags(req.headers['if-none-match']);
+  const opaque = tag.slice(1, -1);
+  return noneMatch !== undefined && (noneMatch.any || noneMatch.tags.some((candidate) => candidate.opaque === opaque));
 }
 
 /** A check a write runs on the resource as it is stored, locked, in its transaction, before it changes anything. */

@@ -86,13 +86,6 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
   return `"${digest.slice(0, 32)}"`;
 }
 
-/** Whether an If-None-Match header names the ETag (or is `*`). */
-export function matchesEtag(header: string | string[] | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  const values = (Array.isArray(header) ? header.join(',') : header).split(',').map((value) => value.trim());
-  return values.includes('*') || values.includes(etag) || values.includes(`W/${etag}`);
-}
-
 /** Where the export goes: a response or a file; `write` resolves once the chunk may be followed by another. */
 export interface ExportSink {
   write(chunk: string): Promise<void>;

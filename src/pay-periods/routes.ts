@@ -3,6 +3,7 @@ import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import { EmployeeListCache } from '../employees/list';
 import { BadRequestError, ForbiddenError } from '../errors';
+import { noneMatchNames } from '../http/conditional';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
 import { offsetOf, toPage } from '../http/pagination';
@@ -14,7 +15,7 @@ import { sendWrite } from '../http/write';
 import type { Instance } from '../instances/instance';
 import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
-import { type ExportFormat, exportEtag, matchesEtag, writeExport } from './export';
+import { type ExportFormat, exportEtag, writeExport } from './export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
 import { listPeriods, settingsAndPeriod } from './periods';
 import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
@@ -45,6 +46,20 @@ function assertAdmin(caller: Caller, what: string): void {
  */
 export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+  /** POST .../approve and .../reopen of /employees/{id}/timesheets/{start}. */
+  const changeTimesheet =
+    (change: typeof approveTimesheet) =>
+    async (req: Request, res: Response): Promise<void> => {
+      const id = pathId(req.params.id, 'employee');
+      const context = writeContext(req);
+      await sendWrite(
+        req,
+        res,
+        context.now,
+        async (trx) => ({ status: 200, body: await change(trx, id, String(req.params.start), context) }),
+        forgetTotals(req),
+      );
+    };
   /** After a write that may change a list's total (an approval, a lock, the settings). */
   const forgetTotals = (req: Request) => () => sheetTotalsOf(instanceOf(req)).clear();
 
@@ -145,7 +160,7 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
           const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, req.params.start);
           const etag = await exportEtag(db, period, settings, format);
           res.setHeader('ETag', etag);
-          if (matchesEtag(req.headers['if-none-match'], etag)) {
+          if (noneMatchNames(req, etag)) {
             res.statusCode = 304;
             res.end();
             return;
@@ -167,38 +182,8 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         sendJson(res, sheetResponse(await findSheet(db, employee, period, settings), period, true));
       },
     })
-    .route('/:start/approve', {
-      post: async (req, res) => {
-        const id = pathId(req.params.id, 'employee');
-        const context = writeContext(req);
-        await sendWrite(
-          req,
-          res,
-          context.now,
-          async (trx) => ({
-            status: 200,
-            body: await approveTimesheet(trx, id, String(req.params.start), context),
-          }),
-          forgetTotals(req),
-        );
-      },
-    })
-    .route('/:start/reopen', {
-      post: async (req, res) => {
-        const id = pathId(req.params.id, 'employee');
-        const context = writeContext(req);
-        await sendWrite(
-          req,
-          res,
-          context.now,
-          async (trx) => ({
-            status: 200,
-            body: await reopenTimesheet(trx, id, String(req.params.start), context),
-          }),
-          forgetTotals(req),
-        );
-      },
-    });
+    .route('/:start/approve', { post: changeTimesheet(approveTimesheet) })
+    .route('/:start/reopen', { post: changeTimesheet(reopenTimesheet) });
 
   const timesheets = new Routes('/timesheets').route(
     '/',
