@@ -39,11 +39,19 @@ const MAX_REMEMBERED = 200;
  * mistake than a wish for every field, and answering every field would hide it. `account`: the
  * account fields of /employees/me are names too.
  */
+/** Longer than every field name of the read shape and /me's, each once, with commas and spaces. */
+const MAX_FIELDS_LENGTH = 2000;
+
 export function fieldsParameter(options: { account: boolean }) {
   const known = new Set<string>([...READ_FIELDS, RESTRICTED_FIELDS, ...(options.account ? ACCOUNT_FIELDS : [])]);
   const remembered = new Map<string, FieldSelection>();
   return z
-    .preprocess((value) => (Array.isArray(value) ? value.join(',') : value), z.string({ error: 'must be comma-separated field names' }))
+    .preprocess(
+      (value) => (Array.isArray(value) ? value.join(',') : value),
+      z
+        .string({ error: 'must be comma-separated field names' })
+        .max(MAX_FIELDS_LENGTH, { error: `must be at most ${MAX_FIELDS_LENGTH} characters` }),
+    )
     .transform((text, context) => {
       const cached = remembered.get(text);
       if (cached) return cached;
@@ -75,8 +83,7 @@ export function fieldsParameter(options: { account: boolean }) {
     })
     .optional()
     .meta({
-      description: `Comma-separated names of read-shape fields${options.account ? ' and account fields (user_name, user_email, user_level, can_login, current_time)' : ''}: only those (and id) are answered, in the read shape's order. An unknown name is 400 \`invalid_query\`, so is an empty list. A personal field the caller may not read is left out as without fields=, and listed in restricted_fields`,
-      example: 'first_name,last_name,work_email',
+      description: `Comma-separated names of read-shape fields${options.account ? ' and account fields (user_name, user_email, user_level, can_login, current_time)' : ''}: only those (and id) are answered, in the read shape's order (for example \`first_name,last_name,work_email\`). An unknown name is 400 \`invalid_query\`, so is an empty list. A personal field the caller may not read is left out as without fields=, and listed in restricted_fields`,
     });
 }
 

@@ -228,6 +228,12 @@ describe.each(testDialects())('fields= on the employee reads on %s', (dialect) =
       }
     });
 
+    it('refuses a list longer than 2,000 characters with 400 invalid_query', async () => {
+      const res = await get(admin, `/employees?fields=${'first_name,'.repeat(190)}`);
+
+      expect(expectProblem(res, 400, 'invalid_query').errors).toEqual([{ field: 'fields', message: expect.stringContaining('2000') }]);
+    });
+
     it('still refuses a manager sorting or filtering on a personal field, named in fields or not', async () => {
       const res = await get(manager, '/employees?fields=first_name&sortField=birthday');
 
