@@ -1,5 +1,6 @@
 import http from 'node:http';
 import mysql from 'mysql2';
+import { requiredEnv, serveUntilTerminated } from './bare-server';
 
 /**
  * The practical ceiling for GET /employees/me on this machine: bare node:http and mysql2 doing
@@ -7,11 +8,13 @@ import mysql from 'mysql2';
  * framework, no auth, no logging. Started by run.ts as its own process:
  * DATABASE_URL=mysql://... HOST=127.0.0.1 PORT=... EMPLOYEE_ID=... node dist/bench/ceiling-server.js
  */
+const SCRIPT = 'ceiling-server';
+
 function main(): void {
-  const employeeId = Number(requiredEnv('EMPLOYEE_ID'));
+  const employeeId = Number(requiredEnv(SCRIPT, 'EMPLOYEE_ID'));
   // The same pool size and connection options as the server under test (src/db/connect.ts).
   const pool = mysql.createPool({
-    uri: requiredEnv('DATABASE_URL'),
+    uri: requiredEnv(SCRIPT, 'DATABASE_URL'),
     connectionLimit: 10,
     charset: 'utf8mb4',
     timezone: 'Z',
@@ -27,18 +30,7 @@ function main(): void {
       if (error) process.stderr.write(`${error.message}\n`);
     });
   });
-  server.listen(Number(requiredEnv('PORT')), requiredEnv('HOST'));
-
-  process.once('SIGTERM', () => {
-    server.close(() => pool.end(() => undefined));
-    server.closeIdleConnections();
-  });
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`ceiling-server needs ${name}`);
-  return value;
+  serveUntilTerminated(SCRIPT, server, pool);
 }
 
 main();

@@ -1,5 +1,7 @@
+import http from 'node:http';
 import express from 'express';
 import mysql from 'mysql2';
+import { requiredEnv, serveUntilTerminated } from './bare-server';
 
 /**
  * The Express 5 baseline for GET /employees/me: a bare Express app (its defaults, one route) doing
@@ -8,11 +10,13 @@ import mysql from 'mysql2';
  * costs, and what the server wins back inside it. Started by run.ts as its own process:
  * DATABASE_URL=mysql://... HOST=127.0.0.1 PORT=... EMPLOYEE_ID=... node dist/bench/express-baseline.js
  */
+const SCRIPT = 'express-baseline';
+
 function main(): void {
-  const employeeId = Number(requiredEnv('EMPLOYEE_ID'));
+  const employeeId = Number(requiredEnv(SCRIPT, 'EMPLOYEE_ID'));
   // The same pool size and connection options as the server under test (src/db/connect.ts).
   const pool = mysql.createPool({
-    uri: requiredEnv('DATABASE_URL'),
+    uri: requiredEnv(SCRIPT, 'DATABASE_URL'),
     connectionLimit: 10,
     charset: 'utf8mb4',
     timezone: 'Z',
@@ -27,18 +31,7 @@ function main(): void {
       if (error) process.stderr.write(`${error.message}\n`);
     });
   });
-  const server = app.listen(Number(requiredEnv('PORT')), requiredEnv('HOST'));
-
-  process.once('SIGTERM', () => {
-    server.close(() => pool.end(() => undefined));
-    server.closeIdleConnections();
-  });
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`express-baseline needs ${name}`);
-  return value;
+  serveUntilTerminated(SCRIPT, http.createServer(app), pool);
 }
 
 main();

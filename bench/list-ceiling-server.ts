@@ -1,5 +1,6 @@
 import http from 'node:http';
 import mysql from 'mysql2';
+import { requiredEnv, serveUntilTerminated } from './bare-server';
 
 /**
  * The practical ceiling for GET /employees?limit=50 (page 1, as the admin) on this machine: bare
@@ -12,16 +13,18 @@ import mysql from 'mysql2';
  * Started by run.ts as its own process:
  * DATABASE_URL=mysql://... HOST=127.0.0.1 PORT=... LIST_SQL=... LIST_VALUES='[1,"51"]' LIST_LIMIT=50 node dist/bench/list-ceiling-server.js
  */
+const SCRIPT = 'list-ceiling-server';
+
 function main(): void {
-  const sql = requiredEnv('LIST_SQL');
+  const sql = requiredEnv(SCRIPT, 'LIST_SQL');
   const prepared = process.env.LIST_PREPARED === '1';
-  const sent = JSON.parse(requiredEnv('LIST_VALUES')) as unknown[];
+  const sent = JSON.parse(requiredEnv(SCRIPT, 'LIST_VALUES')) as unknown[];
   // The text protocol writes the values into the SQL, where LIMIT takes only a number.
   const values = prepared ? sent : sent.map((value) => (typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : value));
-  const limit = Number(requiredEnv('LIST_LIMIT'));
+  const limit = Number(requiredEnv(SCRIPT, 'LIST_LIMIT'));
   // The same pool size and connection options as the server under test (src/db/connect.ts).
   const pool = mysql.createPool({
-    uri: requiredEnv('DATABASE_URL'),
+    uri: requiredEnv(SCRIPT, 'DATABASE_URL'),
     connectionLimit: 10,
     charset: 'utf8mb4',
     timezone: 'Z',
@@ -48,18 +51,8 @@ function main(): void {
       if (prepared) pool.execute(sql, values as Array<string | number>, answer);
       else pool.query(sql, values, answer);
     });
-    server.listen(Number(requiredEnv('PORT')), requiredEnv('HOST'));
-    process.once('SIGTERM', () => {
-      server.close(() => pool.end(() => undefined));
-      server.closeIdleConnections();
-    });
+    serveUntilTerminated(SCRIPT, server, pool);
   });
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`list-ceiling-server needs ${name}`);
-  return value;
 }
 
 main();

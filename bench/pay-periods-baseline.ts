@@ -1,5 +1,6 @@
 import http from 'node:http';
 import mysql from 'mysql2';
+import { requiredEnv, serveUntilTerminated } from './bare-server';
 
 /**
  * The baseline of the pay-period export: bare node:http and mysql2 streaming the same records as
@@ -8,9 +9,11 @@ import mysql from 'mysql2';
  * DATABASE_URL=mysql://... HOST=127.0.0.1 PORT=... node dist/bench/pay-periods-baseline.js
  * GET /?from=YYYY-MM-DD&to=YYYY-MM-DD streams the records counted on from..to.
  */
+const SCRIPT = 'pay-periods-baseline';
+
 function main(): void {
   const pool = mysql.createPool({
-    uri: requiredEnv('DATABASE_URL'),
+    uri: requiredEnv(SCRIPT, 'DATABASE_URL'),
     connectionLimit: 10,
     charset: 'utf8mb4',
     timezone: 'Z',
@@ -46,18 +49,7 @@ function main(): void {
       res.destroy();
     });
   });
-  server.listen(Number(requiredEnv('PORT')), requiredEnv('HOST'));
-
-  process.once('SIGTERM', () => {
-    server.close(() => pool.end(() => undefined));
-    server.closeIdleConnections();
-  });
-}
-
-function requiredEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`pay-periods-baseline needs ${name}`);
-  return value;
+  serveUntilTerminated(SCRIPT, server, pool);
 }
 
 main();
