@@ -100,14 +100,20 @@ export function addEmployeeNames(query: Knex.QueryBuilder, alias: string): Knex.
 
 /**
  * The EmployeeRecord in a row selected with addEmployeeNames. The row itself becomes the record
- * (a list builds one per employee, so nothing is copied); its other columns are never read.
+ * (a list builds one per employee, so nothing is copied); its other columns are never read. Each
+ * name column is read by its own property: reading them by keys built per row was most of its cost.
  */
 export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
-  const names = {} as Record<EmployeeReferenceField, string | null>;
-  for (const field of EMPLOYEE_REFERENCE_FIELDS) {
-    const first = row[`${field}__first_name`];
-    names[field] = first == null ? null : `${String(first)} ${String(row[`${field}__last_name`])}`;
-  }
+  const names: Record<EmployeeReferenceField, string | null> = {
+    supervisor: fullName(row.supervisor__first_name, row.supervisor__last_name),
+    approver1: fullName(row.approver1__first_name, row.approver1__last_name),
+    approver2: fullName(row.approver2__first_name, row.approver2__last_name),
+    approver3: fullName(row.approver3__first_name, row.approver3__last_name),
+  };
   row.employeeNames = names;
   return row as unknown as EmployeeRecord;
+}
+
+function fullName(first: unknown, last: unknown): string | null {
+  return first == null ? null : `${String(first)} ${String(last)}`;
 }

@@ -5,7 +5,7 @@ import type { Instance } from '../instances/instance';
 import { type NamedTable, type NameLookup, referenceNamesOf } from '../lookups/reference-names';
 import { wallClockIn } from '../time';
 import { seesPersonalFields } from './access';
-import { type AccountField, type FieldSelection, isPersonalField, type ReadField } from './field-selection';
+import { ACCOUNT_FIELDS, type AccountField, type FieldSelection, isPersonalField, type ReadField } from './field-selection';
 import { COUNTRY, PERSONAL_FIELDS, REFERENCE_FIELDS, type ReferenceFieldName } from '../employee-records/fields';
 import { type EmployeeRecord, storedIdList } from '../employee-records/record';
 
@@ -32,30 +32,44 @@ export function employeeReferenceNames(instance: Instance, records: EmployeeReco
   return referenceNamesOf(instance).lookup(referencesOf(records), db);
 }
 
-/** What JSON.stringify escapes in a string: quotes, backslashes, control and lone surrogate characters. */
-// eslint-disable-next-line no-control-regex -- control characters are what it looks for
-const NEEDS_ESCAPING = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-const RESTRICTED_FIELDS_JSON = `,"restricted_fields":${JSON.stringify(PERSONAL_FIELDS)}`;
+/**
+ * An employee in the read shape, as an object for JSON.stringify, which leaves out the members
+ * whose value is undefined: the personal fields of a caller who may not read them.
+ */
+export type EmployeeView = Record<string, unknown>;
 
 /**
- * The read shape (docs/decisions.md, "Wire format") as JSON text, leaving out what the caller may
+ * The read shape (docs/decisions.md, "Wire format") as an object, leaving out what the caller may
  * not see; with a `selection` (fields=) only its fields and `id`.
  */
-export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, selection?: FieldSelection): string {
+export function toEmployeeView(record: EmployeeRecord, caller: Caller, names: NameLookup, selection?: FieldSelection): EmployeeView {
   const personal = seesPersonalFields(caller, record.id);
-  if (selection) return selectedJson(record, names, personal, selection);
-  return personal ? employeeJson(record, names, true) : employeeJson(record, names, false) + RESTRICTED_FIELDS_JSON + '}';
+  return selection ? selectedView(record, names, personal, selection) : wholeView(record, names, personal);
 }
 
-type Writer = (r: EmployeeRecord, names: NameLookup) => string;
+/** A page of employees in the read shape, with the names of the references they display. */
+export function toEmployeeViews(
+  instance: Instance,
+  records: EmployeeRecord[],
+  caller: Caller,
+  selection?: FieldSelection,
+): Promise<EmployeeView[]> {
+  return referenceNamesOf(instance).render((names) => records.map((record) => toEmployeeView(record, caller, names, selection)));
+}
 
-/** Each field's value as JSON, as employeeJson writes it: for a selection (fields=), field by field. */
-const WRITERS: Record<Exclude<ReadField, 'id'>, Writer> = {
-  employee_id: (r) => quote(r.employee_id),
-  first_name: (r) => quote(r.first_name),
+/** The same read shape as JSON text. */
+export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, selection?: FieldSelection): string {
+  return JSON.stringify(toEmployeeView(record, caller, names, selection));
+}
+
+type Value = (r: EmployeeRecord, names: NameLookup) => unknown;
+
+/** Each field's value as wholeView answers it: for a selection (fields=), field by field. */
+const VALUES: Record<Exclude<ReadField, 'id'>, Value> = {
+  employee_id: (r) => r.employee_id,
+  first_name: (r) => r.first_name,
   middle_name: (r) => optional(r.middle_name),
-  last_name: (r) => quote(r.last_name),
+  last_name: (r) => r.last_name,
   nationality: (r, names) => named('Nationality', 'nationalities', r.nationality_id, names),
   birthday: (r) => date(r.birthday),
   gender: (r) => optional(r.gender),
@@ -85,14 +99,14 @@ const WRITERS: Record<Exclude<ReadField, 'id'>, Writer> = {
   indirect_supervisors: (r) => idList(r.indirect_supervisors),
   department: (r, names) => named('Department', 'departments', r.department_id, names),
   termination_date: (r) => date(r.termination_date),
-  status: (r) => quote(r.status),
+  status: (r) => r.status,
   approver1: (r) => employee(r.approver1_id, r.employeeNames.approver1),
   approver2: (r) => employee(r.approver2_id, r.employeeNames.approver2),
   approver3: (r) => employee(r.approver3_id, r.employeeNames.approver3),
-  timezone: (r) => quote(r.timezone),
+  timezone: (r) => r.timezone,
   attendance_device_id: (r) => optional(r.attendance_device_id),
-  created_at: (r) => `"${sqlDateTimeToIso(r.created_at)}"`,
-  updated_at: (r) => `"${sqlDateTimeToIso(r.updated_at)}"`,
+  created_at: (r) => sqlDateTimeToIso(r.created_at),
+  updated_at: (r) => sqlDateTimeToIso(r.updated_at),
 };
 
 /**
@@ -100,61 +114,68 @@ const WRITERS: Record<Exclude<ReadField, 'id'>, Writer> = {
  * listed in `restricted_fields`, as in the whole shape: which ones depends only on the request
  * and on who the employee is to the caller, never on what the record holds.
  */
-function selectedJson(r: EmployeeRecord, names: NameLookup, personal: boolean, selection: FieldSelection): string {
-  let json = `{"id":"${r.id}"`;
+function selectedView(r: EmployeeRecord, names: NameLookup, personal: boolean, selection: FieldSelection): EmployeeView {
+  const view: EmployeeView = { id: String(r.id) };
   for (const field of selection.fields) {
-    if (!personal && isPersonalField(field)) continue;
-    json += `,"${field}":${WRITERS[field](r, names)}`;
+    if (personal || !isPersonalField(field)) view[field] = VALUES[field](r, names);
   }
-  if (!personal && selection.personal.length > 0) json += `,"restricted_fields":${JSON.stringify(selection.personal)}`;
-  return `${json}}`;
+  if (!personal && selection.personal.length > 0) view.restricted_fields = selection.personal;
+  return view;
 }
 
 /**
- * The employee written straight from its row, field by field in the order of EMPLOYEE_FIELDS (a
- * test holds it to that order), personal fields only when `personal`; without the closing brace
- * when they are left out, for restricted_fields to follow. A list writes 50 employees per
- * response: building an object per employee for JSON.stringify to walk again, or a loop over one
- * writer function per field, cost more (docs/performance.md, "Figures behind the code").
+ * The whole employee, in the order of EMPLOYEE_FIELDS (a test holds it to that order and to
+ * VALUES); personal fields undefined, so left out, unless `personal`, and then listed in
+ * restricted_fields. One object literal of one shape: a list writes 50 employees per response,
+ * and JSON.stringify walks such objects faster than text written by hand or objects built field
+ * by field in a loop (docs/performance.md, "Figures behind the code").
  */
-function employeeJson(r: EmployeeRecord, names: NameLookup, personal: boolean): string {
-  let json =
-    `{"id":"${r.id}","employee_id":${quote(r.employee_id)},"first_name":${quote(r.first_name)}` +
-    `,"middle_name":${optional(r.middle_name)},"last_name":${quote(r.last_name)}`;
-  if (personal) json += `,"nationality":${named('Nationality', 'nationalities', r.nationality_id, names)}`;
-  if (personal) {
-    json +=
-      `,"birthday":${date(r.birthday)},"gender":${optional(r.gender)},"marital_status":${optional(r.marital_status)}` +
-      `,"ssn_num":${optional(r.ssn_num)},"nic_num":${optional(r.nic_num)},"other_id":${optional(r.other_id)}` +
-      `,"driving_license":${optional(r.driving_license)}`;
-  }
-  json +=
-    `,"employment_status":${named('EmploymentStatus', 'employment_statuses', r.employment_status_id, names)}` +
-    `,"job_title":${named('JobTitle', 'job_titles', r.job_title_id, names)}` +
-    `,"pay_grade":${named('PayGrade', 'pay_grades', r.pay_grade_id, names)}` +
-    `,"work_station_id":${optional(r.work_station_id)}`;
-  if (personal) {
-    json +=
-      `,"address1":${optional(r.address1)},"address2":${optional(r.address2)},"city":${optional(r.city)}` +
-      `,"country":${country(r.country_code, names)},"province":${named('Province', 'provinces', r.province_id, names)}` +
-      `,"postal_code":${optional(r.postal_code)},"home_phone":${optional(r.home_phone)},"mobile_phone":${optional(r.mobile_phone)}`;
-  }
-  json += `,"work_phone":${optional(r.work_phone)},"work_email":${optional(r.work_email)}`;
-  if (personal) json += `,"private_email":${optional(r.private_email)}`;
-  json +=
-    `,"joined_date":${date(r.joined_date)},"confirmation_date":${date(r.confirmation_date)}` +
-    `,"supervisor":${employee(r.supervisor_id, r.employeeNames.supervisor)}` +
-    `,"indirect_supervisors":${idList(r.indirect_supervisors)}` +
-    `,"department":${named('Department', 'departments', r.department_id, names)}` +
-    `,"termination_date":${date(r.termination_date)},"status":${quote(r.status)}` +
-    `,"approver1":${employee(r.approver1_id, r.employeeNames.approver1)}` +
-    `,"approver2":${employee(r.approver2_id, r.employeeNames.approver2)}` +
-    `,"approver3":${employee(r.approver3_id, r.employeeNames.approver3)}` +
-    `,"timezone":${quote(r.timezone)}` +
-    (personal ? `,"attendance_device_id":${optional(r.attendance_device_id)}` : '') +
-    // ISO instants are digits and -:.TZ only: nothing to escape.
-    `,"created_at":"${sqlDateTimeToIso(r.created_at)}","updated_at":"${sqlDateTimeToIso(r.updated_at)}"`;
-  return personal ? `${json}}` : json;
+function wholeView(r: EmployeeRecord, names: NameLookup, personal: boolean): EmployeeView {
+  return {
+    id: String(r.id),
+    employee_id: r.employee_id,
+    first_name: r.first_name,
+    middle_name: optional(r.middle_name),
+    last_name: r.last_name,
+    nationality: personal ? named('Nationality', 'nationalities', r.nationality_id, names) : undefined,
+    birthday: personal ? date(r.birthday) : undefined,
+    gender: personal ? optional(r.gender) : undefined,
+    marital_status: personal ? optional(r.marital_status) : undefined,
+    ssn_num: personal ? optional(r.ssn_num) : undefined,
+    nic_num: personal ? optional(r.nic_num) : undefined,
+    other_id: personal ? optional(r.other_id) : undefined,
+    driving_license: personal ? optional(r.driving_license) : undefined,
+    employment_status: named('EmploymentStatus', 'employment_statuses', r.employment_status_id, names),
+    job_title: named('JobTitle', 'job_titles', r.job_title_id, names),
+    pay_grade: named('PayGrade', 'pay_grades', r.pay_grade_id, names),
+    work_station_id: optional(r.work_station_id),
+    address1: personal ? optional(r.address1) : undefined,
+    address2: personal ? optional(r.address2) : undefined,
+    city: personal ? optional(r.city) : undefined,
+    country: personal ? country(r.country_code, names) : undefined,
+    province: personal ? named('Province', 'provinces', r.province_id, names) : undefined,
+    postal_code: personal ? optional(r.postal_code) : undefined,
+    home_phone: personal ? optional(r.home_phone) : undefined,
+    mobile_phone: personal ? optional(r.mobile_phone) : undefined,
+    work_phone: optional(r.work_phone),
+    work_email: optional(r.work_email),
+    private_email: personal ? optional(r.private_email) : undefined,
+    joined_date: date(r.joined_date),
+    confirmation_date: date(r.confirmation_date),
+    supervisor: employee(r.supervisor_id, r.employeeNames.supervisor),
+    indirect_supervisors: idList(r.indirect_supervisors),
+    department: named('Department', 'departments', r.department_id, names),
+    termination_date: date(r.termination_date),
+    status: r.status,
+    approver1: employee(r.approver1_id, r.employeeNames.approver1),
+    approver2: employee(r.approver2_id, r.employeeNames.approver2),
+    approver3: employee(r.approver3_id, r.employeeNames.approver3),
+    timezone: r.timezone,
+    attendance_device_id: personal ? optional(r.attendance_device_id) : undefined,
+    created_at: sqlDateTimeToIso(r.created_at),
+    updated_at: sqlDateTimeToIso(r.updated_at),
+    restricted_fields: personal ? undefined : PERSONAL_FIELDS,
+  };
 }
 
 /** IceHrm's names for the roles (its users' `user_level`). */
@@ -167,30 +188,23 @@ const USER_LEVELS: Record<Role, string> = { admin: 'Admin', manager: 'Manager', 
  * can_login says whether the employee has a user, which the caller of /me always is.
  */
 export function toMeJson(record: EmployeeRecord, caller: Caller, names: NameLookup, now: Date, selection?: FieldSelection): string {
-  const employee = toEmployeeJson(record, caller, names, selection).slice(0, -1);
-  if (!selection) {
-    return (
-      `${employee},"user_name":${quote(caller.username)},"user_email":${optional(record.work_email)}` +
-      `,"user_level":"${USER_LEVELS[caller.role]}","can_login":"Yes","current_time":"${wallClockIn(record.timezone, now)}"}`
-    );
-  }
-  let json = employee;
-  for (const field of selection.account) json += `,"${field}":${accountValue(field, record, caller, now)}`;
-  return `${json}}`;
+  const view = toEmployeeView(record, caller, names, selection);
+  for (const field of selection ? selection.account : ACCOUNT_FIELDS) view[field] = accountValue(field, record, caller, now);
+  return JSON.stringify(view);
 }
 
-function accountValue(field: AccountField, record: EmployeeRecord, caller: Caller, now: Date): string {
+function accountValue(field: AccountField, record: EmployeeRecord, caller: Caller, now: Date): string | null {
   switch (field) {
     case 'user_name':
-      return quote(caller.username);
+      return caller.username;
     case 'user_email':
       return optional(record.work_email);
     case 'user_level':
-      return `"${USER_LEVELS[caller.role]}"`;
+      return USER_LEVELS[caller.role];
     case 'can_login':
-      return '"Yes"';
+      return 'Yes';
     case 'current_time':
-      return `"${wallClockIn(record.timezone, now)}"`;
+      return wallClockIn(record.timezone, now);
   }
 }
 
@@ -199,34 +213,35 @@ export function toEmployeeResponse(record: EmployeeRecord, caller: Caller, names
   return JSON.parse(toEmployeeJson(record, caller, names)) as Record<string, unknown>;
 }
 
-/** A value as JSON: null for null or undefined. Most strings need no escaping, and are written faster by hand. */
-function quote(value: unknown): string {
-  if (typeof value === 'string' && !NEEDS_ESCAPING.test(value)) return `"${value}"`;
-  return value == null ? 'null' : JSON.stringify(value);
-}
-
 /** Optional text: never answered as "" (docs/decisions.md, "Wire format"), which rows imported from IceHrm may hold. */
-function optional(value: string | null): string {
-  return value === '' ? 'null' : quote(value);
+function optional(value: string | null): string | null {
+  return value === '' ? null : (value ?? null);
 }
 
 /** A date; rows imported from IceHrm may hold MySQL zero dates, and on the wire "no date" is null. */
-function date(value: string | null): string {
-  return value === null || value.startsWith('0000') ? 'null' : quote(value);
+function date(value: string | null): string | null {
+  return value === null || value.startsWith('0000') ? null : value;
+}
+
+interface Reference {
+  type: string;
+  id?: string;
+  code?: string;
+  display: string | null;
 }
 
 /** A reference to a row of a named table: {"type", "id", "display"}, or null. */
-function named(type: string, table: NamedTable, id: number | null, names: NameLookup): string {
-  return id === null ? 'null' : `{"type":"${type}","id":"${id}","display":${quote(names.name(table, id))}}`;
+function named(type: string, table: NamedTable, id: number | null, names: NameLookup): Reference | null {
+  return id === null ? null : { type, id: String(id), display: names.name(table, id) };
 }
 
 /** A reference to another employee, displayed by the name the row was read with. */
-function employee(id: number | null, name: string | null): string {
-  return id === null ? 'null' : `{"type":"Employee","id":"${id}","display":${quote(name)}}`;
+function employee(id: number | null, name: string | null): Reference | null {
+  return id === null ? null : { type: 'Employee', id: String(id), display: name };
 }
 
-function country(code: string | null, names: NameLookup): string {
-  return code === null ? 'null' : `{"type":"Country","code":${quote(code)},"display":${quote(names.name(COUNTRY.table, code))}}`;
+function country(code: string | null, names: NameLookup): Reference | null {
+  return code === null ? null : { type: 'Country', code, display: names.name(COUNTRY.table, code) };
 }
 
 /**
@@ -234,8 +249,8 @@ function country(code: string | null, names: NameLookup): string {
  * imported list of numbers or with duplicates is answered so too. A value that is not such a
  * list is answered as it is.
  */
-function idList(value: string | null): string {
+function idList(value: string | null): string | null {
   const ids = storedIdList(value);
-  if (ids === undefined) return quote(value);
-  return ids.length === 0 ? 'null' : quote(JSON.stringify(ids));
+  if (ids === undefined) return value;
+  return ids.length === 0 ? null : JSON.stringify(ids);
 }

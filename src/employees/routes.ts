@@ -4,18 +4,18 @@ import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
-import { toPageJson } from '../http/pagination';
+import { toPage } from '../http/pagination';
 import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
-import { sendJsonText } from '../http/send';
+import { sendJson, sendJsonText } from '../http/send';
 import { sendWrite } from '../http/write';
 import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { employeeListCacheOf, forgetEmployeeLists, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
-import { employeeReferenceNames, toEmployeeJson, toMeJson } from './output';
+import { employeeReferenceNames, toEmployeeJson, toEmployeeViews, toMeJson } from './output';
 import { employeeAnswer, employeePrecondition, employeeStateJson } from './entity-tags';
 import { deletedEmployeesPage, deletionFeedQuery } from '../deletions/tombstones';
 import { ifMatchOf, sendJsonWithEntityTag } from '../http/conditional';
@@ -81,9 +81,8 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             assertMayFilter(caller, query);
             const instance = instanceOf(req);
             const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
-            const names = await employeeReferenceNames(instance, records);
-            const items = records.map((record) => toEmployeeJson(record, caller, names, query.fields));
-            sendJsonText(res, toPageJson(items, total, query.page, hasMore));
+            const views = await toEmployeeViews(instance, records, caller, query.fields);
+            sendJson(res, toPage(views, total, query.page, query.limit, hasMore));
           },
           post: async (req, res) => {
             const body = requireJsonObject(req);

@@ -54,10 +54,34 @@ class ReferenceNames {
    * (SQLite has one connection).
    */
   async lookup(wanted: Array<[NamedTable, number | string]>, db: Db = this.db): Promise<NameLookup> {
-    const cached = this.names !== undefined && this.clock.now().getTime() - this.readAt < this.ttlMs ? this.names : undefined;
+    const cached = this.fresh();
     let names = cached ?? (await this.read(db));
     if (cached && wanted.some(([table, key]) => !cached.get(table)?.has(String(key)))) names = await this.read(db);
-    return { name: (table, key) => names.get(table)?.get(String(key)) ?? null };
+    return lookupIn(names);
+  }
+
+  /**
+   * What `render` makes with the names, as lookup() would give them, without listing the wanted
+   * keys first: when it asked for a key the cached names lack, they are read again and it runs
+   * once more. A list of 50 employees asks for hundreds of keys, each checked only as it is used.
+   */
+  async render<T>(render: (names: NameLookup) => T, db: Db = this.db): Promise<T> {
+    const cached = this.fresh();
+    if (!cached) return render(lookupIn(await this.read(db)));
+    let missed = false;
+    const rendered = render({
+      name: (table, key) => {
+        const name = cached.get(table)?.get(String(key));
+        if (name !== undefined) return name;
+        missed = true;
+        return null;
+      },
+    });
+    return missed ? render(lookupIn(await this.read(db))) : rendered;
+  }
+
+  private fresh(): Names | undefined {
+    return this.names !== undefined && this.clock.now().getTime() - this.readAt < this.ttlMs ? this.names : undefined;
   }
 
   /** Forget the names, after this process renamed or added a row itself. */
@@ -96,6 +120,10 @@ class ReferenceNames {
     }
     return names;
   }
+}
+
+function lookupIn(names: Names): NameLookup {
+  return { name: (table, key) => names.get(table)?.get(String(key)) ?? null };
 }
 
 const namesOf = new WeakMap<Instance, ReferenceNames>();

@@ -19,6 +19,22 @@ describe.each(testDialects())('reference displays on %s', (dialect) => {
     expect(res.body.department).toEqual({ type: 'Department', id: String(departmentId), display: name });
   });
 
+  it('shows it at once in a list too, where names are checked as the page is written', async () => {
+    const admin = await createUser(t, 'admin');
+    await me(admin.token); // names are now cached
+    const name = unique('Newer department ');
+    const [departmentId] = await t.db('departments').insert({ name });
+    const user = await createUser(t, 'employee', { employee: { department_id: Number(departmentId) } });
+    const lastName = (await t.db('employees').where({ id: user.employeeId }).first('last_name')).last_name as string;
+
+    const res = await request(t.app).get(t.api('/employees')).query({ search: lastName }).auth(admin.token, { type: 'bearer' });
+
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((employee: { department: unknown }) => employee.department)).toEqual([
+      { type: 'Department', id: String(departmentId), display: name },
+    ]);
+  });
+
   it('shows a rename made in the database by hand within the TTL', async () => {
     const [jobTitleId] = await t.db('job_titles').insert({ name: unique('Old title ') });
     const user = await createUser(t, 'employee', { employee: { job_title_id: Number(jobTitleId) } });
