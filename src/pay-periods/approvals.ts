@@ -46,15 +46,10 @@ export async function approveTimesheet(
   context: ApprovalContext,
 ): Promise<Record<string, unknown>> {
   const { caller } = context;
-  const locked = await lockAttendanceEmployee(trx, employeeId);
-  const employee = await findSheetEmployee(trx, employeeId);
-  if (!locked || !employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  const employee = await lockedSheetEmployee(trx, caller, employeeId);
   if (caller.role !== 'admin' && !(caller.role === 'manager' && isDirectReport(caller, employee) && !isSelf(caller, employee)))
     throw new ForbiddenError({ detail: 'Only admins, and managers for their direct reports (never their own), may approve timesheets' });
-  const settings = await readPayPeriodSettings(trx);
-  const period = await resolvePeriod(trx, settings, start);
-  refuseLocked(period);
-  await refuseOverlappingLock(trx, period);
+  const { settings, period } = await unlockedPeriod(trx, start);
   const open = (await trx('attendance')
     .where('employee_id', employeeId)
     .whereNull('out_time_utc')
@@ -100,15 +95,10 @@ export async function reopenTimesheet(
   context: ApprovalContext,
 ): Promise<Record<string, unknown>> {
   const { caller } = context;
-  const locked = await lockAttendanceEmployee(trx, employeeId);
-  const employee = await findSheetEmployee(trx, employeeId);
-  if (!locked || !employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  const employee = await lockedSheetEmployee(trx, caller, employeeId);
   if (caller.role === 'employee')
     throw new ForbiddenError({ detail: 'Only admins, and the manager who approved it, may reopen a timesheet' });
-  const settings = await readPayPeriodSettings(trx);
-  const period = await resolvePeriod(trx, settings, start);
-  refuseLocked(period);
-  await refuseOverlappingLock(trx, period);
+  const { settings, period } = await unlockedPeriod(trx, start);
   const approval = (await trx('timesheet_approvals')
     .where({ employee_id: employeeId, period_start: period.start })
     .first('status', 'approved_by')) as { status: string; approved_by: number | string | null } | undefined;
@@ -123,6 +113,26 @@ export async function reopenTimesheet(
   const sheet = await findSheet(trx, employee, period, settings);
   if (approved) await recordChange(trx, sheet, period, 'open', context);
   return sheetResponse(sheet, period, true);
+}
+
+/**
+ * The employee of a timesheet write, their row locked first as every attendance write locks it,
+ * so that no punch of theirs slips in between the checks and the write; 404 as for a missing one.
+ */
+async function lockedSheetEmployee(trx: Db, caller: Caller, employeeId: number): Promise<SheetEmployee> {
+  const locked = await lockAttendanceEmployee(trx, employeeId);
+  const employee = await findSheetEmployee(trx, employeeId);
+  if (!locked || !employee || !canSeeEmployee(caller, employee)) throw new NotFoundError({ detail: 'No such employee' });
+  return employee;
+}
+
+/** The settings and the period starting on `start`: 409 period_locked when it, or a lock meeting its dates, is locked. */
+async function unlockedPeriod(trx: Db, start: string) {
+  const settings = await readPayPeriodSettings(trx);
+  const period = await resolvePeriod(trx, settings, start);
+  refuseLocked(period);
+  await refuseOverlappingLock(trx, period);
+  return { settings, period };
 }
 
 /** A period of today's layout whose dates meet a lock of an earlier layout is frozen too. */
