@@ -20,14 +20,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Children, freePort, waitUntilAnswering } from './children';
+import { startApiServer } from './api-server';
+import { Children } from './children';
 import { type BenchDatabase, createSqliteDatabase, runBench, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
-import { UNLIMITED } from './limits';
 
-const HOST = '127.0.0.1';
-const BASE_PATH = '/app/api';
-const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
 /** Read-shape fields without an index: each list sorts every row. */
 const UNINDEXED_SORTS = ['birthday', 'city', 'work_email', 'mobile_phone', 'middle_name'];
 
@@ -116,24 +113,12 @@ async function main(): Promise<void> {
       // Alternate which setting runs first: the first run of a round meets what the last left behind.
       const order: Setting[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
       for (const setting of order) {
-        const port = await freePort(HOST);
-        const server = children.start(`the server (${setting})`, SERVER_SCRIPT, {
-          env: {
-            PATH: process.env.PATH,
-            NODE_ENV: 'production',
-            DATABASE_URL: database.url,
-            HOST,
-            PORT: String(port),
-            BASE_PATH,
-            LOG_LEVEL: 'warn',
-            ...UNLIMITED,
-            ...SETTINGS[setting],
-          },
-          cwd: workDir,
+        const { child: server, api: base } = await startApiServer(children, `the server (${setting})`, {
+          databaseUrl: database.url,
+          workDir,
           logFile: path.join(workDir, `server-${setting}-${round}.log`),
+          env: SETTINGS[setting],
         });
-        await waitUntilAnswering(server, `http://${HOST}:${port}/healthz`);
-        const base = `http://${HOST}:${port}${BASE_PATH}`;
         if (WARMUP > 0) await load(base, fixture.token, userToken, WARMUP, false);
         results.push({ setting, ...(await load(base, fixture.token, userToken, SECONDS, true)) });
         await children.stop(server);

@@ -23,15 +23,12 @@ import path from 'node:path';
 import { openDatabase } from '../src/db/connect';
 import { toSqlDateTime } from '../src/db/sql-time';
 import { writeSetting } from '../src/settings/repository';
-import { Children, freePort, waitUntilAnswering } from './children';
+import { HOST, startApiServer } from './api-server';
+import { Children, freePort } from './children';
 import { recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
-import { UNLIMITED } from './limits';
 import { measure, type Measurement } from './load';
 
-const HOST = '127.0.0.1';
-const BASE_PATH = '/app/api';
-const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
 const BASELINE_SCRIPT = path.join(__dirname, 'pay-periods-baseline.js');
 
 function option(name: string, fallback: number): number {
@@ -145,19 +142,9 @@ async function main(): Promise<void> {
     }
     const seedSeconds = Number(process.hrtime.bigint() - seedStarted) / 1e9;
 
-    const port = await freePort(HOST);
-    const server = children.start('the server', SERVER_SCRIPT, {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        DATABASE_URL: database.url,
-        HOST,
-        PORT: String(port),
-        BASE_PATH,
-        LOG_LEVEL: 'warn',
-        ...UNLIMITED,
-      },
-      cwd: workDir,
+    const { child: server, api } = await startApiServer(children, 'the server', {
+      databaseUrl: database.url,
+      workDir,
       logFile: path.join(workDir, 'server.log'),
     });
     const baselinePort = await freePort(HOST);
@@ -166,8 +153,6 @@ async function main(): Promise<void> {
       cwd: workDir,
       logFile: path.join(workDir, 'baseline.log'),
     });
-    const api = `http://${HOST}:${port}${BASE_PATH}`;
-    await waitUntilAnswering(server, `http://${HOST}:${port}/healthz`);
     await new Promise((resolve) => setTimeout(resolve, 500));
 
     // 1. Memory, on a server that has exported nothing yet.

@@ -19,14 +19,11 @@ import { systemClock } from '../src/clock';
 import { openDatabase } from '../src/db/connect';
 import { openInstance } from '../src/instances/instance';
 import { createDevice } from '../src/terminals/devices';
-import { Children, freePort, waitUntilAnswering } from './children';
+import { startApiServer } from './api-server';
+import { Children } from './children';
 import { createSqliteDatabase, runBench, recreateMysqlDatabase, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
-import { UNLIMITED } from './limits';
 
-const HOST = '127.0.0.1';
-const BASE_PATH = '/app/api';
-const SERVER_SCRIPT = path.join(__dirname, '..', 'src', 'main.js');
 const BATCH = 500;
 
 function option(name: string, fallback: number): number {
@@ -95,23 +92,11 @@ async function main(): Promise<void> {
       await db.destroy();
     }
 
-    const port = await freePort(HOST);
-    const server = children.start('the server', SERVER_SCRIPT, {
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: 'production',
-        DATABASE_URL: database.url,
-        HOST,
-        PORT: String(port),
-        BASE_PATH,
-        LOG_LEVEL: 'warn',
-        ...UNLIMITED,
-      },
-      cwd: workDir,
+    const { child: server, api: base } = await startApiServer(children, 'the server', {
+      databaseUrl: database.url,
+      workDir,
       logFile: path.join(workDir, 'server.log'),
     });
-    const base = `http://${HOST}:${port}${BASE_PATH}`;
-    await waitUntilAnswering(server, `http://${HOST}:${port}/healthz`);
 
     // 1. Single punches: in and out of every employee on day 0, one request each.
     const singleStarted = process.hrtime.bigint();
