@@ -37,14 +37,14 @@ describe('the log output', () => {
     ]);
   });
 
-  it('is JSON lines when standard output is not a terminal', () => {
+  it('is JSON lines when standard output is not a terminal', async () => {
     const destination = standardOutput(false, fd) as ReturnType<typeof pino.destination>;
     const logger = createLogger({ logLevel: 'info' }, destination);
 
     logger.info({ url: 'http://127.0.0.1:8080/app/api' }, 'server listening');
     destination.flushSync();
 
-    const lines = fs.readFileSync(file, 'utf8').trim().split('\n');
+    const lines = (await writtenLines(file)).trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0] as string)).toMatchObject({
       level: 30,
@@ -54,3 +54,16 @@ describe('the log output', () => {
     });
   });
 });
+
+/**
+ * The file's text once it ends a line. flushSync writes what is buffered but not a write already
+ * handed to the thread pool, which may still be on its way when the test reads.
+ */
+async function writtenLines(file: string): Promise<string> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const text = fs.readFileSync(file, 'utf8');
+    if (text.endsWith('\n')) return text;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return fs.readFileSync(file, 'utf8');
+}
