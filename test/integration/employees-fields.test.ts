@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
+import { createEmployee, createUser, storeAsImported, type TestUser, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { useTestApp } from '../helpers/test-app';
 import type { Caller } from '../../src/caller';
@@ -358,6 +358,21 @@ describe.each(testDialects())('fields= on the employee reads on %s', (dialect) =
           expect(fast.length).toBeGreaterThan(1);
         }
       }
+    });
+
+    it('reads dates as the Knex query does: a whole second with its milliseconds, MySQL zero dates', async () => {
+      const caller: Caller = { userId: admin.userId, username: admin.username, role: 'admin', employeeId: admin.employeeId, tokenId: 'x' };
+      const id = await createEmployee(t, { first_name: 'Zeno', last_name: `Dates${tag}`, birthday: '1990-03-04' });
+      await storeAsImported(t, id, { created_at: '2026-01-02 03:04:05.000', joined_date: '0000-00-00', termination_date: '0000-00-00' });
+      const query = parseQuery(listEmployeesQuery, { limit: '1' });
+      const start = { value: id, id };
+
+      const statement = fastStatementOf(caller, query, start, dialectOf(t.db));
+      const fast = await preparedListRead(t.db, statement!.sql, statement!.values);
+      const slow = await listRowsQuery(t.db, caller, query, start);
+
+      expect(fast).toEqual(slow.map((row: Record<string, unknown>) => ({ ...row })));
+      expect(fast[0]).toMatchObject({ id, birthday: '1990-03-04', created_at: '2026-01-02 03:04:05.000', joined_date: '0000-00-00' });
     });
 
     it('is what an admin page 1 sends, under the list statement limit on MySQL/MariaDB', async () => {
