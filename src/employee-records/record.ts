@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import type { Db } from '../db/connect';
-import { REFERENCE_FIELDS } from './fields';
+import { type Db, type Dialect, dialectOf } from '../db/connect';
+import { columnOf, EMPLOYEE_FIELDS, REFERENCE_FIELDS } from './fields';
 
 // The employee row as stored and as read: below every feature, since authentication reads the
 // caller's employee with the token and webhooks strip its personal fields.
@@ -77,12 +77,30 @@ export interface EmployeeRecord extends EmployeeColumns {
   employeeNames: Record<EmployeeReferenceField, string | null>;
 }
 
+/** The columns of an employee record: what a whole read selects. */
+export const RECORD_COLUMNS: readonly string[] = ['id', ...EMPLOYEE_FIELDS.map(columnOf), 'created_at', 'updated_at'];
+/** The DATE and DATETIME columns among them. */
+const DATE_COLUMNS = new Set(['birthday', 'joined_date', 'confirmation_date', 'termination_date', 'created_at', 'updated_at']);
+
+/**
+ * A column of the employee aliased `alias` as SQL for a select list. On MySQL/MariaDB a date is
+ * cast to text: mysql2 writes a date of a prepared statement's binary row into text digit by
+ * digit, a large share of reading a page of the list, and the cast is the very text the text
+ * protocol reads (milliseconds and zero dates included), so every way of reading a record reads
+ * the same values (docs/performance.md, "The third pass").
+ */
+export function recordColumnSql(column: string, dialect: Dialect, alias = 'e'): string {
+  const name = `\`${alias}\`.\`${column}\``;
+  return dialect === 'mysql' && DATE_COLUMNS.has(column) ? `cast(${name} as char) as \`${column}\`` : name;
+}
+
 /**
  * An employee row with the names of the employees it points to (each a primary-key join). The
  * names of other references come from the in-memory ReferenceNames, not from joins.
  */
 export function selectEmployees(db: Db, alias = 'e'): Knex.QueryBuilder {
-  const query = db(`employees as ${alias}`).select(`${alias}.*`);
+  const dialect = dialectOf(db);
+  const query = db(`employees as ${alias}`).select(RECORD_COLUMNS.map((column) => db.raw(recordColumnSql(column, dialect, alias))));
   addEmployeeNames(query, alias);
   return query;
 }

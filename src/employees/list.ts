@@ -8,8 +8,15 @@ import { offsetOf } from '../http/pagination';
 import { TtlCache } from '../ttl-cache';
 import { whereVisible } from './access';
 import { filterOf, type ListEmployeesQuery } from './list-query';
-import { EMPLOYEE_REFERENCE_FIELDS, type EmployeeRecord, type EmployeeReferenceField, toEmployeeRecord } from '../employee-records/record';
-import { columnOf, EMPLOYEE_FIELDS, REFERENCE_FIELDS } from '../employee-records/fields';
+import {
+  EMPLOYEE_REFERENCE_FIELDS,
+  type EmployeeRecord,
+  type EmployeeReferenceField,
+  RECORD_COLUMNS,
+  recordColumnSql,
+  toEmployeeRecord,
+} from '../employee-records/record';
+import { columnOf, REFERENCE_FIELDS } from '../employee-records/fields';
 import { preparedListRead } from '../db/prepared';
 import type { Instance } from '../instances/instance';
 
@@ -153,7 +160,7 @@ export function fastStatementOf(
   const { columns, references } = listColumns(query);
   const direction = query.sortOrder === 'descend' ? 'desc' : 'asc';
   const sort = `\`e\`.\`${query.sortField}\``;
-  let sql = `select ${columns.map((column) => selectedColumn(column, dialect)).join(', ')}`;
+  let sql = `select ${columns.map((column) => recordColumnSql(column, dialect)).join(', ')}`;
   for (const field of references)
     sql += `, \`e_${field}\`.\`first_name\` as \`${field}__first_name\`, \`e_${field}\`.\`last_name\` as \`${field}__last_name\``;
   sql += ' from `employees` as `e`';
@@ -177,22 +184,6 @@ export function fastStatementOf(
   return { sql, values };
 }
 
-/** The columns of an employee record: what a page without fields= reads. */
-const RECORD_COLUMNS = ['id', ...EMPLOYEE_FIELDS.map(columnOf), 'created_at', 'updated_at'];
-/** The DATE and DATETIME columns among them. */
-const DATE_COLUMNS = new Set(['birthday', 'joined_date', 'confirmation_date', 'termination_date', 'created_at', 'updated_at']);
-
-/**
- * A column of the fast statement's select list. On MySQL/MariaDB a date is cast to text: mysql2
- * writes a date of a prepared statement's binary row into text digit by digit, a large share of
- * reading a page, and the cast is the same text the Knex query's text protocol reads (milliseconds
- * and MySQL zero dates included), so both paths answer alike (docs/performance.md, issue 30).
- */
-function selectedColumn(column: string, dialect: Dialect): string {
-  const name = `\`e\`.\`${column}\``;
-  return dialect === 'mysql' && DATE_COLUMNS.has(column) ? `cast(${name} as char) as \`${column}\`` : name;
-}
-
 /**
  * The columns a page reads: a record's without fields=, else `id`, the sort column (a page's
  * start is read from it) and those of the named fields; and the employees (supervisor,
@@ -200,7 +191,7 @@ function selectedColumn(column: string, dialect: Dialect): string {
  */
 function listColumns(query: ListEmployeesQuery): { columns: string[]; references: EmployeeReferenceField[] } {
   const selection = query.fields;
-  if (!selection) return { columns: RECORD_COLUMNS, references: [...EMPLOYEE_REFERENCE_FIELDS] };
+  if (!selection) return { columns: [...RECORD_COLUMNS], references: [...EMPLOYEE_REFERENCE_FIELDS] };
   const columns = new Set<string>(['id', query.sortField]);
   for (const field of selection.fields) columns.add(field === 'created_at' || field === 'updated_at' ? field : columnOf(field));
   const named = new Set<string>(selection.fields);
