@@ -67,9 +67,70 @@ export function preparedWrite(build: (db: Db) => Knex.QueryBuilder): (db: Db, ar
  * names, which both dialects read.
  */
 export async function preparedListRead(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
-  const limit = dialectOf(db) === 'mysql' ? listReadLimitOf(db) : undefined;
+  if (dialectOf(db) !== 'mysql') return (await run(db, { sql, values }, 'read')) as Row[];
+  const limit = listReadLimitOf(db);
   const statement = { sql: limit ? limitedListSql(sql, limit.limitMs) : sql, values };
-  return (await run(db, statement, 'read', limit?.timeoutMs)) as Row[];
+  if ((db as Knex.Transaction).isTransaction) return (await run(db, statement, 'read', limit?.timeoutMs)) as Row[];
+  return sharedRead(db, statement, limit?.timeoutMs);
+}
+
+interface SharedReadState {
+  out: boolean;
+  /** The callers who asked while the read was out: the next read answers them. */
+  waiting: { promise: Promise<Row[]>; resolve(rows: Row[]): void; reject(error: unknown): void } | undefined;
+}
+const sharedReads = new WeakMap<Db, Map<string, SharedReadState>>();
+
+/**
+ * The same list read (statement and values) asked by several requests at once, on MySQL/MariaDB,
+ * sent once for them, as batchedLookup sends lookups: asked while none is out, it goes at once;
+ * asked while the same read is out, it waits for that one to return and then goes out once for
+ * everyone who asked meanwhile. Each caller so gets rows read after it asked, never an earlier
+ * answer; under load, readers of the same page (page 1 of the list, mostly) pay one round trip
+ * and one parse of the rows between them. The rows are shared: callers only read them.
+ */
+function sharedRead(db: Db, statement: { sql: string; values: unknown[] }, timeoutMs: number | undefined): Promise<Row[]> {
+  let reads = sharedReads.get(db);
+  if (!reads) sharedReads.set(db, (reads = new Map()));
+  const key = `${statement.sql}\u0000${JSON.stringify(statement.values)}`;
+  let state = reads.get(key);
+  if (!state) reads.set(key, (state = { out: false, waiting: undefined }));
+  const waiting = (state.waiting ??= deferredRows());
+  if (!state.out) sendShared(db, reads, key, state, statement, timeoutMs);
+  return waiting.promise;
+}
+
+function sendShared(
+  db: Db,
+  reads: Map<string, SharedReadState>,
+  key: string,
+  state: SharedReadState,
+  statement: { sql: string; values: unknown[] },
+  timeoutMs: number | undefined,
+): void {
+  const callers = state.waiting!;
+  state.waiting = undefined;
+  state.out = true;
+  run(db, statement, 'read', timeoutMs)
+    .then(
+      (rows) => callers.resolve(rows as Row[]),
+      (error: unknown) => callers.reject(error),
+    )
+    .finally(() => {
+      state.out = false;
+      if (state.waiting) sendShared(db, reads, key, state, statement, timeoutMs);
+      else reads.delete(key);
+    });
+}
+
+function deferredRows(): NonNullable<SharedReadState['waiting']> {
+  let resolve!: (rows: Row[]) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<Row[]>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
 }
 
 /** Most keys one batched query asks for; the IN lists are 1, 2, 4 ... this many long. */

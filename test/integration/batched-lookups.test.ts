@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { findTokenPrincipal, revokeToken } from '../../src/users/token-repository';
 import { findEmployeeById } from '../../src/employees/repository';
+import { preparedListRead } from '../../src/db/prepared';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
@@ -97,6 +98,66 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
 
     expect(result.map((principal) => principal?.userId)).toEqual([first.userId, second.userId, third.userId]);
     expect(queries).toBe(2);
+  });
+
+  describe('the same list read asked at once (preparedListRead)', () => {
+    // SQLite runs each read on its one connection as it comes; MySQL/MariaDB shares them.
+    const shares = dialect === 'mysql';
+    /** The employees from `first` on, ids only; `sleep` seconds per row on MySQL/MariaDB. */
+    const page = (sleep = 0) =>
+      `select \`e\`.\`id\`${shares && sleep > 0 ? `, sleep(${sleep}) as \`slept\`` : ''} from \`employees\` as \`e\` where \`e\`.\`id\` >= ? order by \`e\`.\`id\` asc limit ?`;
+    const limit = (rows: number) => (shares ? String(rows) : rows);
+    const ids = (rows: Array<Record<string, unknown>>) => rows.map((row) => Number(row.id));
+
+    it('is sent once for the reads asked while it is out, each answered with every row', async () => {
+      const first = users[0]!.employeeId as number;
+
+      const { result, queries } = await countingQueries(() =>
+        Promise.all([1, 2, 3, 4, 5].map(() => preparedListRead(t.db, page(), [first, limit(20)]))),
+      );
+
+      expect(ids(result[0]!)).toHaveLength(20);
+      for (const rows of result) expect(rows).toEqual(result[0]);
+      // The first goes at once; the four asked while it is out go together after it.
+      expect(queries).toBe(shares ? 2 : 5);
+    });
+
+    it('is not shared between other values', async () => {
+      const [first, second] = users.map((user) => user.employeeId as number);
+
+      const { result, queries } = await countingQueries(() =>
+        Promise.all([first, second].map((start) => preparedListRead(t.db, page(), [start, limit(1)]))),
+      );
+
+      expect(result.map(ids)).toEqual([[first], [second]]);
+      expect(queries).toBe(2);
+    });
+
+    it('gives every request of the same page at once the whole page', async () => {
+      const admin = await createUser(t, 'admin');
+      const supervisor = await createEmployee(t, { first_name: 'Sue', last_name: 'Shared' });
+      await createEmployee(t, { supervisor_id: supervisor });
+      const list = () => request(t.app).get(t.api('/employees?limit=5')).auth(admin.token, { type: 'bearer' });
+      const alone = await list();
+
+      const together = await Promise.all([1, 2, 3, 4, 5, 6].map(() => list()));
+
+      expect(alone.status).toBe(200);
+      expect(alone.body.data).toHaveLength(5);
+      for (const res of together) expect(res.body).toEqual(alone.body);
+    });
+
+    it('answers a read asked while the same one is out with rows read after it was asked', async () => {
+      const last = await createEmployee(t);
+      // The first read is out for 0.3 s a row on MySQL/MariaDB; an employee is added meanwhile.
+      const earlier = preparedListRead(t.db, page(0.3), [last, limit(5)]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const added = await createEmployee(t);
+      const later = preparedListRead(t.db, page(0.3), [last, limit(5)]);
+
+      expect(ids(await earlier)).not.toContain(added);
+      expect(ids(await later)).toContain(added);
+    });
   });
 
   it('sees a revocation committed before the request, even while other lookups are under way', async () => {
