@@ -64,7 +64,8 @@ export function preparedWrite(build: (db: Db) => Knex.QueryBuilder): (db: Db, ar
  * A list read (statement-time.ts) written as SQL, run as a prepared statement like preparedQuery's
  * (a statement the server keeps per connection, so callers send only a bounded set of texts),
  * under the list statement limit when `db` has one. The SQL uses `?` placeholders and backquoted
- * names, which both dialects read.
+ * names, which both dialects read. On MySQL/MariaDB outside a transaction the same read asked by
+ * several requests at once is sent once for them (sharedRead): the rows it answers are shared.
  */
 export async function preparedListRead(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
   if (dialectOf(db) !== 'mysql') return (await run(db, { sql, values }, 'read')) as Row[];
