@@ -1,6 +1,7 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
+import type { Db } from '../db/connect';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
@@ -57,7 +58,7 @@ export function requireBearer(
 
     // last_used_at is for people reviewing their tokens: a write at most once a minute per token.
     if (principal.lastUsedAt === null || now.getTime() - principal.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await touchToken(instance.db, principal.tokenId, now);
+      await touchOnce(instance.db, `token:${principal.tokenId}`, () => touchToken(instance.db, principal.tokenId, now));
     }
     req.caller = {
       userId: principal.userId,
@@ -69,6 +70,23 @@ export function requireBearer(
     req.callerEmployee = principal.employee;
     next();
   };
+}
+
+const touchesInFlight = new WeakMap<Db, Map<string, Promise<void>>>();
+
+/**
+ * Writes last_used_at once for the requests of one token that all found it stale: one write
+ * instead of one per request, each waiting for the row lock of the one before (on Galera, each
+ * a conflict), and the requests go on together when it is written.
+ */
+function touchOnce(db: Db, key: string, touch: () => Promise<void>): Promise<void> {
+  let touches = touchesInFlight.get(db);
+  if (!touches) touchesInFlight.set(db, (touches = new Map()));
+  const inFlight = touches.get(key);
+  if (inFlight) return inFlight;
+  const written = touch().finally(() => touches.delete(key));
+  touches.set(key, written);
+  return written;
 }
 
 /**
@@ -96,7 +114,7 @@ async function authenticateDevice(
     });
   }
   if (device.lastUsedAt === null || now.getTime() - device.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await touchDevice(instance.db, device.id, now);
+    await touchOnce(instance.db, `device:${device.id}`, () => touchDevice(instance.db, device.id, now));
   }
   req.device = device;
   return undefined;

@@ -352,6 +352,22 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expect(withinMinute).toBe(first);
       expect(afterMinute).not.toBe(first);
     });
+
+    it('is written once for requests of one token that arrive together', async () => {
+      const user = await createUser(t, 'employee');
+      const writes: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/^update [`"]api_tokens[`"] set [`"]last_used_at[`"]/i.test(query.sql)) writes.push(query.sql);
+      };
+      t.db.on('query', onQuery);
+
+      const answers = await Promise.all(Array.from({ length: 8 }, () => me(user.token)));
+      t.db.off('query', onQuery);
+
+      expect(answers.map((res) => res.status)).toEqual(Array(8).fill(200));
+      expect(writes).toHaveLength(1);
+      expect((await t.db('api_tokens').where({ id: user.tokenId }).first('last_used_at')).last_used_at).not.toBeNull();
+    });
   });
 
   describe('hrm user set-password', () => {
