@@ -290,6 +290,53 @@ describe('on a 3-node MariaDB Galera cluster', () => {
       expect(await auditCount()).toEqual([30, 30, 30]);
     });
 
+    it('lets one of three writers holding the same ETag through three nodes win; the others get 412 and write nothing', async () => {
+      const employeeId = await createEmployee(first());
+      const read = await asAdmin(api(0).get(path(`/employees/${employeeId}`)));
+      const etag = read.headers.etag as string;
+      expect(etag).toMatch(/^"/);
+      const employeeWrites = await Promise.all(
+        [0, 1, 2].map((node) =>
+          asAdmin(api(node).patch(path(`/employees/${employeeId}`)))
+            .set('If-Match', etag)
+            .send({ middle_name: `Node${node}` }),
+        ),
+      );
+
+      expect(statusesOf(employeeWrites)).toEqual([200, 412, 412]);
+      const winner = employeeWrites.find((res) => res.status === 200) as request.Response;
+      for (const res of employeeWrites.filter((answer) => answer.status === 412)) expectProblem(res, 412, 'precondition_failed');
+      const stored = await onEveryNode(async (db) => ({
+        middleName: (await db('employees').where({ id: employeeId }).first('middle_name')).middle_name,
+        updates: Number(
+          (await db('audit_log').where({ entity_type: 'employee', entity_id: employeeId, action: 'update' }).count({ n: '*' }).first())?.n,
+        ),
+      }));
+      expect(stored).toEqual(Array(3).fill({ middleName: winner.body.middle_name, updates: 1 }));
+      expect((await asAdmin(api(2).get(path(`/employees/${employeeId}`)))).headers.etag).toBe(winner.headers.etag);
+
+      const created = await asAdmin(api(0).post(path('/attendance'))).send({
+        employee: employeeId,
+        in_time: '2026-10-20 08:00:00',
+        out_time: '2026-10-20 16:00:00',
+      });
+      expect(created.status).toBe(201);
+      const recordTag = (await asAdmin(api(1).get(path(`/attendance/${created.body.id}`)))).headers.etag as string;
+      const attendanceWrites = await Promise.all(
+        [0, 1, 2].map((node) =>
+          asAdmin(api(node).patch(path(`/attendance/${created.body.id}`)))
+            .set('If-Match', recordTag)
+            .send({ note: `through node ${node}` }),
+        ),
+      );
+
+      expect(statusesOf(attendanceWrites)).toEqual([200, 412, 412]);
+      const kept = (attendanceWrites.find((res) => res.status === 200) as request.Response).body.note;
+      expect(await onEveryNode(async (db) => (await db('attendance').where({ id: created.body.id }).first('note')).note)).toEqual(
+        Array(3).fill(kept),
+      );
+    });
+
     it('refuses a token revoked through one node at once through every other node', async () => {
       for (let round = 0; round < 6; round++) {
         const issued = await issueToken(first().db, first().instance.signingKey, {
