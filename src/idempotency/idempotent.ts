@@ -8,8 +8,8 @@ import { BadRequestError, ConflictError, ValidationError } from '../errors';
 import {
   completeClaim,
   findIdempotencyRecord,
+  forgetExpiredKey,
   insertClaim,
-  purgeIdempotencyKeys,
   releaseClaim,
   type StoredResponse,
   takeOverExpiredClaim,
@@ -81,7 +81,6 @@ export async function idempotentWrite(
 
   const { userId, now } = request;
   const keyHash = sha256(request.key);
-  await purgeIdempotencyKeys(db, userId, new Date(now.getTime() - KEY_RETENTION_MS));
   const claimId = await retryConflicts(() => claim(db, { userId, keyHash, requestHash: request.requestHash, now }));
   if (typeof claimId !== 'number') return { ...claimId, json: claimId.body, replayed: true };
   try {
@@ -102,12 +101,20 @@ export async function idempotentWrite(
 /** The claim's id when this request may run, or the stored response to replay. */
 async function claim(db: Db, claim: { userId: number; keyHash: string; requestHash: string; now: Date }): Promise<number | StoredResponse> {
   const lockedUntil = new Date(claim.now.getTime() + CLAIM_LEASE_MS);
-  try {
-    return await insertClaim(db, { ...claim, lockedUntil });
-  } catch (error) {
-    if (!asUniqueViolation(error)) throw error;
+  const forgottenBefore = new Date(claim.now.getTime() - KEY_RETENTION_MS);
+  let existing: Awaited<ReturnType<typeof findIdempotencyRecord>>;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await insertClaim(db, { ...claim, lockedUntil });
+    } catch (error) {
+      if (!asUniqueViolation(error)) throw error;
+    }
+    existing = await findIdempotencyRecord(db, claim.userId, claim.keyHash);
+    // A key older than its retention is forgotten, whether or not the purge has removed it yet:
+    // it goes, and the claim is made again (once: a second collision is a request of now).
+    if (attempt > 1 || !existing || fromSqlDateTime(existing.createdAt) >= forgottenBefore) break;
+    await forgetExpiredKey(db, existing.id, forgottenBefore);
   }
-  const existing = await findIdempotencyRecord(db, claim.userId, claim.keyHash);
   if (!existing)
     throw new ConflictError({ code: 'idempotency_key_in_use', detail: 'A request with this Idempotency-Key is still running' });
   if (existing.requestHash !== claim.requestHash) {

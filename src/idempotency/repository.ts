@@ -14,6 +14,7 @@ interface IdempotencyRecord {
   /** withheld: completed, but the answer held a secret and was not stored. */
   state: 'in_progress' | 'completed' | 'withheld';
   lockedUntil: string;
+  createdAt: string;
   response: StoredResponse | undefined;
 }
 
@@ -25,6 +26,7 @@ export async function findIdempotencyRecord(db: Db, userId: number, keyHash: str
     requestHash: String(row.request_hash),
     state: row.state as IdempotencyRecord['state'],
     lockedUntil: String(row.locked_until),
+    createdAt: String(row.created_at),
     response:
       row.state === 'completed'
         ? {
@@ -81,7 +83,7 @@ export async function releaseClaim(db: Db, id: number): Promise<void> {
   await db('idempotency_keys').where({ id, state: 'in_progress' }).delete();
 }
 
-/** Forgets a user's keys older than `before`. */
-export async function purgeIdempotencyKeys(db: Db, userId: number, before: Date): Promise<void> {
-  await db('idempotency_keys').where({ user_id: userId }).where('created_at', '<', toSqlDateTime(before)).delete();
+/** Deletes a key kept past its retention (created before `before`); a newer one under its id stays. */
+export async function forgetExpiredKey(db: Db, id: number, before: Date): Promise<void> {
+  await db('idempotency_keys').where({ id }).where('created_at', '<', toSqlDateTime(before)).delete();
 }

@@ -120,16 +120,28 @@ describe.each(testDialects())('Idempotency-Key on %s', (dialect) => {
   it('keeps keys for 24 hours, then forgets them', async () => {
     const key = unique('key-');
     const body = newBody();
+    const deletes: string[] = [];
+    const onQuery = (query: { sql: string }) => {
+      if (/^delete from [`"]idempotency_keys[`"]/i.test(query.sql)) deletes.push(query.sql);
+    };
+    t.db.on('query', onQuery);
     await create(key, body);
 
     t.clock.advance(23 * 3600 * 1000);
     const withinDay = await create(key, body);
+    const deletesWithinDay = deletes.length;
     t.clock.advance(2 * 3600 * 1000);
     const afterDay = await create(key, newBody());
+    t.db.off('query', onQuery);
 
     expect(withinDay.headers['idempotent-replayed']).toBe('true');
     expect(afterDay.status).toBe(201);
     expect(afterDay.headers['idempotent-replayed']).toBeUndefined();
+    expect(afterDay.headers.location).not.toBe(withinDay.headers.location);
+    // A write under a key deletes nothing (the purge removes old keys); only the reuse of a
+    // forgotten key still stored deletes that one row.
+    expect(deletesWithinDay).toBe(0);
+    expect(deletes).toHaveLength(1);
   });
 
   it('replays PATCH and DELETE too', async () => {
