@@ -117,12 +117,14 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
     }
   };
 
+  let killed = false;
   const nodes: GaleraNode[] = specs.map((spec) => ({
     name: spec.name,
     port: spec.port,
     serverUrl: `mysql://root@127.0.0.1:${spec.port}`,
     pid: () => processes.get(spec.name)?.pid,
     kill: async () => {
+      killed = true;
       const child = processes.get(spec.name);
       if (child) await stopChild(child, 'SIGKILL');
     },
@@ -131,6 +133,10 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
   }));
 
   const stop = async () => {
+    // A cluster no test broke should log no trouble; when it did (a node left, an applier
+    // waited long on a lock), the lines go to stderr, where CI's log keeps them. Read before
+    // the nodes stop: leaving announces a non-primary view.
+    if (!killed) reportTrouble(specs);
     // Joiners first, so that the last node leaves a clean cluster behind it.
     for (const spec of [...specs].reverse()) {
       const child = processes.get(spec.name);
@@ -161,6 +167,22 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
     },
     stop,
   };
+}
+
+/** Error-log lines that tell of a node in trouble: errors, long lock waits, a node suspected or left out. */
+const TROUBLE = /\[ERROR\]|BF lock wait long|non-primary|suspecting node|evict|inactive nodes|lock wait timeout/i;
+
+function reportTrouble(specs: readonly NodeSpec[]): void {
+  for (const spec of specs) {
+    let log: string;
+    try {
+      log = fs.readFileSync(path.join(spec.dir, 'error.log'), 'utf8');
+    } catch {
+      continue;
+    }
+    const lines = log.split('\n').filter((line) => TROUBLE.test(line) && !line.includes('Passing config'));
+    if (lines.length > 0) process.stderr.write(`\nGalera ${spec.name} logged trouble:\n${lines.slice(0, 40).join('\n')}\n`);
+  }
 }
 
 function writeConfig(spec: NodeSpec, clusterAddress: string): void {
