@@ -1,6 +1,8 @@
 import type { Caller } from '../caller';
 import { type AuditEntry, writeAudits } from '../audit/repository';
 import type { Db } from '../db/connect';
+import { asUniqueViolation } from '../db/constraint-errors';
+import { RunAgainError } from '../db/retry-conflicts';
 import { toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
 import { utcIso } from '../attendance/output';
 import {
@@ -331,7 +333,14 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const changed = changedPunches(derivations, outcomes);
   const changedAt = toSqlDateTime(context.now);
   for (const { punch, outcome } of changed) await updatePunchOutcome(trx, punch, logOutcome(outcome), changedAt);
-  await insertPunchLogs(trx, logRows(entries, outcomes, employeeOf, timeOf, context));
+  try {
+    await insertPunchLogs(trx, logRows(entries, outcomes, employeeOf, timeOf, context));
+  } catch (error) {
+    // Admins' manual uploads take no device lock: one that sent the same log_id for another
+    // employee committed first. Run again, this upload finds it received: a duplicate.
+    if (asUniqueViolation(error)?.key.includes('log_id')) throw new RunAgainError(error);
+    throw error;
+  }
   return entries.map((entry, index) => answerOf(entry.log_id, outcomes[index] as Outcome));
 }
 

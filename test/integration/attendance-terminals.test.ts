@@ -485,6 +485,23 @@ describe.each(testDialects())('attendance terminals on %s', (dialect) => {
       expect(log).toMatchObject({ device_id: 0, uploaded_by_user_id: admin.userId });
       expectProblem(await asUser(t, manager).post('/attendance/punch-logs', body), 403, 'forbidden');
     });
+
+    it('takes one manual log_id sent by two admins at once, for two employees, once: the other answer is duplicate', async () => {
+      const otherAdmin = await createUser(t, 'admin');
+      const [first, second] = [await badged(), await badged()];
+      const logId = unique('paper-');
+      const upload = (user: TestUser, employee: number) =>
+        asUser(t, user).post('/attendance/punch-logs', {
+          entries: [{ log_id: logId, employee: String(employee), time: '2026-11-20 08:00:00', direction: 'in' }],
+        });
+
+      const answers = await Promise.all([upload(admin, first.id), upload(otherAdmin, second.id)]);
+
+      expect(answers.map((res) => res.status)).toEqual([200, 200]);
+      expect(answers.map((res) => res.body.results[0].result).sort()).toEqual(['created', 'duplicate']);
+      expect(await t.db('attendance_punch_logs').where({ device_id: 0, log_id: logId }).count({ n: '*' }).first()).toEqual({ n: 1 });
+      expect((await attendanceRowsOf(t, first.id)).length + (await attendanceRowsOf(t, second.id)).length).toBe(1);
+    });
   });
 
   describe('GET /attendance/punch-logs', () => {
