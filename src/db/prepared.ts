@@ -88,7 +88,8 @@ const sharedReads = new WeakMap<Db, Map<string, SharedReadState>>();
  * asked while the same read is out, it waits for that one to return and then goes out once for
  * everyone who asked meanwhile. Each caller so gets rows read after it asked, never an earlier
  * answer; under load, readers of the same page (page 1 of the list, mostly) pay one round trip
- * and one parse of the rows between them. The rows are shared: callers only read them.
+ * and one parse of the rows between them. The rows are shared: a caller may add to a row what it
+ * derives from it alone (toEmployeeRecord's names), never change what was read.
  */
 function sharedRead(db: Db, statement: { sql: string; values: unknown[] }, timeoutMs: number | undefined): Promise<Row[]> {
   let reads = sharedReads.get(db);
