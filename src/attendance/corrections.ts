@@ -18,7 +18,7 @@ import { type AttendanceWriteContext, attendanceChanges, auditAttendance, dateOf
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
 import { guardAttendanceWrite } from '../pay-period-locks/guard';
 import { attendanceJson } from './output';
-import type { Precondition } from '../http/conditional';
+import { assertIfMatch, type IfMatch } from '../http/conditional';
 import { recordAttendanceDeletions } from '../deletions/tombstones';
 
 const NO_SUCH_RECORD = 'No such attendance record';
@@ -94,7 +94,7 @@ export async function correctAttendance(
   target: { id: number; employeeId: number | undefined },
   body: Record<string, unknown>,
   context: AttendanceWriteContext,
-  precondition?: Precondition,
+  ifMatch?: IfMatch,
 ): Promise<AttendanceRecord> {
   const { id } = target;
   const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
@@ -102,7 +102,7 @@ export async function correctAttendance(
   if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
   assertAttendanceAccess(context.caller, employee, 'correct', NO_SUCH_RECORD);
   // If-Match, on the record as stored: read under its employee's lock, as every write of it is.
-  precondition?.(attendanceJson({ ...existing, employeeDisplay: employee.display }));
+  assertIfMatch(ifMatch, () => attendanceJson({ ...existing, employeeDisplay: employee.display }));
 
   const { values, errors } = parseCorrection(body, id);
   if (values.employee !== undefined && values.employee !== employee.id) {
@@ -172,14 +172,14 @@ export async function deleteAttendanceRecord(
   trx: Knex.Transaction,
   target: { id: number; employeeId: number | undefined },
   context: AttendanceWriteContext,
-  precondition?: Precondition,
+  ifMatch?: IfMatch,
 ): Promise<void> {
   const { id } = target;
   const employee = target.employeeId === undefined ? undefined : await lockAttendanceEmployee(trx, target.employeeId);
   const existing = employee && (await findAttendanceOf(trx, employee.id, id));
   if (!employee || !existing) throw new NotFoundError({ detail: NO_SUCH_RECORD });
   assertAttendanceAccess(context.caller, employee, 'delete', NO_SUCH_RECORD);
-  precondition?.(attendanceJson({ ...existing, employeeDisplay: employee.display }));
+  assertIfMatch(ifMatch, () => attendanceJson({ ...existing, employeeDisplay: employee.display }));
   const { id: _id, ...before } = existing;
   await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
   await recordAttendanceDeletions(trx, [id], context.now);

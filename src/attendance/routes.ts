@@ -82,7 +82,7 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
       context.now,
       async (trx) => {
         const json = attendanceJson(await correctAttendance(trx, { id, employeeId }, body, context, ifMatchOf(req)));
-        return { status: 200, headers: { ETag: entityTag(json) }, body: JSON.parse(json) as unknown };
+        return { status: 200, headers: { ETag: entityTag(instanceOf(req).entityTagKey, json) }, body: JSON.parse(json) as unknown };
       },
       forgetPages(req),
     );
@@ -164,7 +164,8 @@ export function attendanceRoutes({ clock }: { clock: Clock }): Routes[] {
         const found = await findAttendance(instanceOf(req).db, id);
         if (!found) throw new NotFoundError({ detail: 'No such attendance record' });
         assertAttendanceAccess(callerOf(req), found.employee, 'read', 'No such attendance record');
-        sendJsonWithEntityTag(req, res, attendanceJson(found.record));
+        const json = attendanceJson(found.record);
+        sendJsonWithEntityTag(req, res, json, entityTag(instanceOf(req).entityTagKey, json));
       },
       put: correct,
       patch: correct,

@@ -8,6 +8,7 @@ import { assertNoLockedAttendance } from '../pay-period-locks/guard';
 import type { WriteContext } from './update-employee';
 import { deletionEvent, recordEvents } from '../webhooks/outbox';
 import { employeeEvent } from './events';
+import { assertEmployeeIfMatch } from './entity-tags';
 
 /**
  * Deletes an employee (admins only), in the write's transaction: disables their users and revokes
@@ -25,7 +26,7 @@ export async function deleteEmployee(trx: Knex.Transaction, id: number, context:
   await lockEmployeeRow(trx, id);
   const existing = await findVisibleEmployee(trx, caller, id);
   assertMayDeleteEmployees(caller);
-  await context.precondition?.(existing);
+  await assertEmployeeIfMatch(context.ifMatch, existing, context.names, trx);
   await assertNoLockedAttendance(trx, id);
   await disableUsersOfEmployee(trx, id, now);
   const detached = await detachEmployee(trx, id, now);

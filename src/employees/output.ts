@@ -27,9 +27,16 @@ export function referencesOf(records: readonly EmployeeRecord[]): Array<[NamedTa
   return wanted;
 }
 
-/** The names the reference objects of these employees display, from the instance's cache. */
-export function employeeReferenceNames(instance: Instance, records: EmployeeRecord[], db: Db = instance.db): Promise<NameLookup> {
-  return referenceNamesOf(instance).lookup(referencesOf(records), db);
+/** An instance's reference names (referenceNamesOf): its cache of the names references display. */
+export type ReferenceNames = ReturnType<typeof referenceNamesOf>;
+
+/**
+ * The names the reference objects of these employees display, from the instance's cache (read
+ * on `db`, a write's transaction, when a name is missing or stale): the one way an employee's
+ * answer, its ETag and a write's If-Match read them, so the three agree.
+ */
+export function employeeNames(names: ReferenceNames, records: EmployeeRecord[], db?: Db): Promise<NameLookup> {
+  return names.lookup(referencesOf(records), db);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { Knex } from 'knex';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
@@ -15,45 +16,38 @@ import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { employeeListCacheOf, forgetEmployeeLists, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
-import { employeeReferenceNames, toEmployeeJson, toEmployeeViews, toMeJson } from './output';
-import { employeeAnswer, employeePrecondition, employeeStateJson } from './entity-tags';
+import { employeeNames, toEmployeeViews, toMeJson } from './output';
+import { employeeAnswer, sendEmployee } from './entity-tags';
 import { deletedEmployeesPage, deletionFeedQuery } from '../deletions/tombstones';
-import { ifMatchOf, sendJsonWithEntityTag } from '../http/conditional';
+import { ifMatchOf } from '../http/conditional';
+import { referenceNamesOf } from '../lookups/reference-names';
 import type { EmployeeRecord } from '../employee-records/record';
-import { updateEmployee } from './update-employee';
+import { updateEmployee, type WriteContext } from './update-employee';
 import { employeeQuery, type FieldSelection, meQuery } from './field-selection';
 
 /** /employees: the list, one employee, the caller's own (/employees/me), and the writes. */
 export function employeeRoutes({ clock }: { clock: Clock }): Routes {
   const forgetLists = (req: Request) => () => forgetEmployeeLists(instanceOf(req));
-
-  // `db` is the write's transaction: the reference names are read on it if need be. The answer
-  // carries the employee's ETag, as a GET would (docs/api.md, "Keeping a copy in sync").
-  const respond = (req: Request, employee: EmployeeRecord, db: Db) => employeeAnswer(instanceOf(req), callerOf(req), employee, db);
-  const send = async (req: Request, res: Response, employee: EmployeeRecord, selection?: FieldSelection) => {
-    const names = await employeeReferenceNames(instanceOf(req), [employee]);
-    sendJsonWithEntityTag(req, res, toEmployeeJson(employee, callerOf(req), names, selection), employeeStateJson(employee, names));
-  };
-  const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
-  /** The context of a write of one employee, with the request's If-Match checked in its transaction. */
-  const conditionalContext = (req: Request, trx: Db, context: ReturnType<typeof writeContext>) => ({
-    ...context,
-    precondition: employeePrecondition(instanceOf(req), ifMatchOf(req), trx),
+  /** The context of an employee write; If-Match is parsed here and checked by the flow. */
+  const writeContext = (req: Request): WriteContext => ({
+    caller: callerOf(req),
+    now: clock.now(),
+    requestId: requestIdOf(req),
+    ifMatch: ifMatchOf(req),
+    names: referenceNamesOf(instanceOf(req)),
   });
+  // `trx` is the write's transaction: the reference names are read on it if need be. The answer
+  // carries the employee's ETag, as a GET would (docs/api.md, "Keeping a copy in sync").
+  const answer = (req: Request, employee: EmployeeRecord, trx: Db) => employeeAnswer(instanceOf(req), callerOf(req), employee, trx);
   const update = async (req: Request, res: Response) => {
     const id = pathId(req.params.id, 'employee');
     const body = requireJsonObject(req);
     const context = writeContext(req);
-    await sendWrite(
-      req,
-      res,
-      context.now,
-      async (trx) => ({
-        status: 200,
-        ...(await respond(req, await updateEmployee(trx, id, body, conditionalContext(req, trx, context)), trx)),
-      }),
-      forgetLists(req),
-    );
+    const write = async (trx: Knex.Transaction) => ({
+      status: 200,
+      ...(await answer(req, await updateEmployee(trx, id, body, context), trx)),
+    });
+    await sendWrite(req, res, context.now, write, forgetLists(req));
   };
 
   return (
@@ -66,7 +60,7 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             const fields = selectionOf(req, meQuery);
             const employee = req.callerEmployee;
             if (!employee) throw new NotFoundError({ code: 'no_employee', detail: 'Your user is not linked to an employee record' });
-            const names = await employeeReferenceNames(instanceOf(req), [employee]);
+            const names = await employeeNames(referenceNamesOf(instanceOf(req)), [employee]);
             sendJsonText(res, toMeJson(employee, callerOf(req), names, clock.now(), fields));
           },
         },
@@ -88,17 +82,12 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             const body = requireJsonObject(req);
             const { defaultTimezone } = await instanceOf(req).settings.get();
             const context = { ...writeContext(req), defaultTimezone };
-            await sendWrite(
-              req,
-              res,
-              context.now,
-              async (trx) => {
-                const employee = await createEmployee(trx, body, context);
-                const { headers, body: created } = await respond(req, employee, trx);
-                return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}`, ...headers }, body: created };
-              },
-              forgetLists(req),
-            );
+            const write = async (trx: Knex.Transaction) => {
+              const employee = await createEmployee(trx, body, context);
+              const { headers, body: created } = await answer(req, employee, trx);
+              return { status: 201, headers: { Location: `${req.baseUrl}/${employee.id}`, ...headers }, body: created };
+            };
+            await sendWrite(req, res, context.now, write, forgetLists(req));
           },
         },
         { heavy: true },
@@ -114,23 +103,18 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
         get: async (req, res) => {
           const id = pathId(req.params.id, 'employee');
           const fields = selectionOf(req, employeeQuery);
-          await send(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id), fields);
+          await sendEmployee(req, res, await findVisibleEmployee(instanceOf(req).db, callerOf(req), id), fields);
         },
         put: update,
         patch: update,
         delete: async (req, res) => {
           const id = pathId(req.params.id, 'employee');
           const context = writeContext(req);
-          await sendWrite(
-            req,
-            res,
-            context.now,
-            async (trx) => {
-              await deleteEmployee(trx, id, conditionalContext(req, trx, context));
-              return { status: 200, body: { id: String(id) } };
-            },
-            forgetLists(req),
-          );
+          const write = async (trx: Knex.Transaction) => {
+            await deleteEmployee(trx, id, context);
+            return { status: 200, body: { id: String(id) } };
+          };
+          await sendWrite(req, res, context.now, write, forgetLists(req));
         },
       })
   );

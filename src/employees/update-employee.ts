@@ -4,6 +4,9 @@ import { type FieldError, ValidationError } from '../errors';
 import type { Caller } from '../caller';
 import { todayIn } from '../time';
 import { recordEmployeeEvent } from './events';
+import { assertEmployeeIfMatch } from './entity-tags';
+import type { IfMatch } from '../http/conditional';
+import type { ReferenceNames } from './output';
 import { assertMayWriteFields, findVisibleEmployee } from './access';
 import { toEmployeeColumns, valueChanges } from './columns';
 import { columnOf, EMPLOYEE_FIELDS, type EmployeeField } from '../employee-records/fields';
@@ -22,7 +25,9 @@ export interface WriteContext {
    * The request's If-Match, checked against the employee as stored: their row is locked first
    * (lockEmployeeRow), so that the check and the write see the same state (a 412 writes nothing).
    */
-  precondition?: (current: EmployeeRecord) => Promise<void>;
+  ifMatch?: IfMatch;
+  /** The instance's reference names, which the If-Match check reads as a GET's ETag does. */
+  names: ReferenceNames;
 }
 
 /**
@@ -41,9 +46,9 @@ export async function updateEmployee(
   context: WriteContext,
 ): Promise<EmployeeRecord> {
   const { caller, now } = context;
-  if (context.precondition) await lockEmployeeRow(trx, id);
+  if (context.ifMatch) await lockEmployeeRow(trx, id);
   const existing = await findVisibleEmployee(trx, caller, id);
-  await context.precondition?.(existing);
+  await assertEmployeeIfMatch(context.ifMatch, existing, context.names, trx);
   const stored = asStored(existing);
   const parsed = parseEmployeeInput(body, id);
   const values = parsed.values;

@@ -1,24 +1,30 @@
-import { createHash } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { PreconditionFailedError } from '../errors';
+import { instanceOf } from './context';
 import { sendJsonText } from './send';
 
 // Conditional requests (docs/api.md, "Keeping a copy in sync"). An entity tag is
-// `"<version>"` or `"<version>.<variant>"`: the version hashes the resource's whole state (its
+// `"<version>"` or `"<version>.<variant>"`: the version MACs the resource's whole state (its
 // full read shape), the variant the representation actually sent when it is not that full shape
 // (fields the caller may not read left out, a field selection). A tag thus names exactly one
 // sequence of bytes (a strong validator), and its version part names the state, which is what
 // If-Match compares: any representation read of the current state may be written against.
+// Both are HMACs under the instance's entity-tag key: a bare hash of the full shape let a reader
+// who lacks some fields guess them offline against the version (docs/security.md, "Entity tags").
 
-/** 22 base64url characters (132 bits) of a SHA-256: no '.' and no quote, nothing to escape. */
-function digest(text: string): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+/** 22 base64url characters (132 bits) of an HMAC-SHA-256: no '.' and no quote, nothing to escape. */
+function digest(key: KeyObject, text: string): string {
+  return createHmac('sha256', key).update(text).digest('base64url').slice(0, 22);
 }
 
-/** The strong entity tag of `body`, a representation of the resource whose full read shape is `state`. */
-export function entityTag(state: string, body: string = state): string {
-  const version = digest(state);
-  return body === state ? `"${version}"` : `"${version}.${digest(body)}"`;
+/**
+ * The strong entity tag of `body`, a representation of the resource whose full read shape is
+ * `state`, under `key` (the instance's entityTagKey).
+ */
+export function entityTag(key: KeyObject, state: string, body: string = state): string {
+  const version = digest(key, state);
+  return body === state ? `"${version}"` : `"${version}.${digest(key, body)}"`;
 }
 
 interface EntityTags {
@@ -43,12 +49,11 @@ function parseEntityTags(value: string | string[] | undefined): EntityTags | und
 }
 
 /**
- * Sends a GET's JSON with its ETag, or 304 without a body when If-None-Match names that tag
- * already (weak comparison, RFC 9110 13.1.2: W/ is ignored). HEAD goes the same way (Node sends
- * no body for it). `state` is the resource's full read shape when `json` is not it.
+ * Sends a GET's JSON with its ETag `tag` (entityTag), or 304 without a body when If-None-Match
+ * names that tag already (weak comparison, RFC 9110 13.1.2: W/ is ignored). HEAD goes the same
+ * way (Node sends no body for it).
  */
-export function sendJsonWithEntityTag(req: Request, res: Response, json: string, state: string = json): void {
-  const tag = entityTag(state, json);
+export function sendJsonWithEntityTag(req: Request, res: Response, json: string, tag: string): void {
   res.setHeader('ETag', tag);
   if (noneMatchNames(req, tag)) {
     res.statusCode = 304;
@@ -65,26 +70,42 @@ export function noneMatchNames(req: Request, tag: string): boolean {
   return noneMatch !== undefined && (noneMatch.any || noneMatch.tags.some((candidate) => candidate.opaque === opaque));
 }
 
-/** A check a write runs on the resource as it is stored, locked, in its transaction, before it changes anything. */
-export type Precondition = (state: string) => void;
+/**
+ * A write's If-Match, parsed at the edge and checked by the write's flow (assertIfMatch) on the
+ * resource as stored, locked, in its transaction, before it changes anything. The tags are MACs,
+ * so the value carries the key they are compared under.
+ */
+export interface IfMatch {
+  /** `*`: any existing resource. */
+  any: boolean;
+  /** The version parts of the strong tags sent; weak ones never match. */
+  versions: string[];
+  key: KeyObject;
+}
 
 /**
- * The If-Match of a write as a Precondition over the resource's full read shape, or undefined
- * when none was sent. Strong comparison (a W/ tag never matches) of the tags' version part: a
- * tag of any representation of the current state passes; `*` passes for any existing resource.
- * A stale tag is 412 `precondition_failed`. A retry under an Idempotency-Key whose first try
- * succeeded is answered from its stored reply before the write runs, so its tag, stale by its
- * own write, is not checked again (docs/api.md, "Keeping a copy in sync").
+ * The If-Match of a write, or undefined when none was sent. A value that is not a list of
+ * entity tags names no version, so it matches nothing: a garbled precondition never writes.
  */
-export function ifMatchOf(req: Request): Precondition | undefined {
+export function ifMatchOf(req: Request): IfMatch | undefined {
   const ifMatch = parseEntityTags(req.headers['if-match']);
   if (!ifMatch) return undefined;
-  return (state) => {
-    if (ifMatch.any) return;
-    const version = digest(state);
-    if (ifMatch.tags.some((tag) => !tag.weak && tag.opaque.split('.')[0] === version)) return;
-    throw new PreconditionFailedError({
-      detail: 'The resource changed since the If-Match tag was read (or the tag is not one of its ETags); read it again and retry',
-    });
-  };
+  const versions = ifMatch.tags.filter((tag) => !tag.weak).map((tag) => tag.opaque.split('.')[0] as string);
+  return { any: ifMatch.any, versions, key: instanceOf(req).entityTagKey };
+}
+
+/**
+ * 412 `precondition_failed` unless `ifMatch` is absent, `*`, or names the version of `state` (the
+ * resource's full read shape as stored): strong comparison of the tags' version part, so a tag of
+ * any representation of the current state passes. `state` is only asked for when a tag is to be
+ * compared. A retry under an Idempotency-Key whose first try succeeded is answered from its
+ * stored reply before the write runs, so its tag, stale by its own write, is not checked again
+ * (docs/api.md, "Keeping a copy in sync").
+ */
+export function assertIfMatch(ifMatch: IfMatch | undefined, state: () => string): void {
+  if (!ifMatch || ifMatch.any) return;
+  if (ifMatch.versions.includes(digest(ifMatch.key, state()))) return;
+  throw new PreconditionFailedError({
+    detail: 'The resource changed since the If-Match tag was read (or the tag is not one of its ETags); read it again and retry',
+  });
 }

@@ -1,4 +1,4 @@
-import { type KeyObject, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import { signingKeyFrom } from '../tokens/tokens';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
@@ -22,19 +22,31 @@ export interface Instance {
   clock: Clock;
   /** Signs and verifies this instance's tokens (HS256). */
   signingKey: KeyObject;
+  /** Keys the HMAC of this instance's entity tags (src/http/conditional.ts): a tag reveals nothing offline. */
+  entityTagKey: KeyObject;
 }
 
 /** Migrates the database and loads (or, on first use, creates) the instance's signing secret. */
 export async function openInstance(db: Db, options: { name?: string; clock: Clock; jwtSecret?: string }): Promise<Instance> {
   await migrateToLatest(db);
+  const secret = options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()));
   return {
     name: options.name,
     realm: options.name ?? 'hrm',
     db,
     settings: new SettingsCache(db, options.clock),
     clock: options.clock,
-    signingKey: signingKeyFrom(options.jwtSecret ?? (await ensureStoredSecret(db, options.clock.now()))),
+    signingKey: signingKeyFrom(secret),
+    entityTagKey: entityTagKeyFrom(secret),
   };
+}
+
+/**
+ * The entity-tag key, HMAC(secret, "etag"): per instance like the signing secret, yet never the
+ * secret itself, so a tag's MAC and a token's signature are never made with one key.
+ */
+function entityTagKeyFrom(secret: string): KeyObject {
+  return createSecretKey(createHmac('sha256', secret).update('etag').digest());
 }
 
 /** The stored secret, generated once per instance; concurrent first starts agree on one. */
