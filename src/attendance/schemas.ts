@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../errors';
-import { idSchema, instant, isPlainObject, optionalText } from '../http/field-schemas';
+import { CALENDAR_DATE_PATTERN, idSchema, instant, isPlainObject, optionalText } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseFields } from '../http/parse';
 import { isCalendarDate, isWallClock, parseIsoInstant } from '../time';
@@ -159,7 +159,8 @@ export function parseCorrection(body: Record<string, unknown>, id: number): Pars
 const date = z
   .string({ error: 'must be a date YYYY-MM-DD' })
   .max(10, { error: 'must be a date YYYY-MM-DD' })
-  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
+  .meta({ format: 'date', pattern: CALENDAR_DATE_PATTERN });
 
 const dateRange = { from: date.optional(), to: date.optional() };
 

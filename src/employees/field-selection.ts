@@ -39,6 +39,9 @@ const MAX_REMEMBERED = 200;
  * mistake than a wish for every field, and answering every field would hide it. `account`: the
  * account fields of /employees/me are names too.
  */
+/** An unknown name as the error repeats it: cut short, so ten of them stay within the document's message length. */
+const echoed = (name: string) => (name.length > 60 ? `${name.slice(0, 60)}...` : name);
+
 /** Longer than every field name of the read shape and /me's, each once, with commas and spaces. */
 const MAX_FIELDS_LENGTH = 2000;
 
@@ -66,7 +69,7 @@ export function fieldsParameter(options: { account: boolean }) {
           message:
             names.length === 0
               ? 'must name at least one field of the read shape'
-              : `names ${unknown.length === 1 ? 'an unknown field' : 'unknown fields'}: ${unknown.slice(0, 10).join(', ')}`,
+              : `names ${unknown.length === 1 ? 'an unknown field' : 'unknown fields'}: ${unknown.slice(0, 10).map(echoed).join(', ')}`,
         });
         return z.NEVER;
       }
