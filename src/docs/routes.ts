@@ -54,7 +54,6 @@ const INIT = `window.addEventListener('load', function () {
     docExpansion: 'none',
     defaultModelsExpandDepth: -1,
     filter: true,
-    deepLinking: true,
     // Swagger UI's default shows a badge loaded from validator.swagger.io, sending it this
     // document's address: the page talks to its own origin only.
     validatorUrl: null,

@@ -18,6 +18,11 @@ const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11
 export const CALENDAR_DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
 const TIME = '(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?';
 const ZONE = '(?:Z|[+-](?:0[0-9]|1[0-8]):?[0-5][0-9])';
+const YEAR_SINCE_1970 = '(?:19[7-9][0-9]|[2-9][0-9]{3})';
+const LEAP_YEAR_SINCE_1970 = '(?:19(?:7[26]|8[048]|9[26])|[2-9][0-9](?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
+const DATE_SINCE_1970 = `(?:${YEAR_SINCE_1970}-${MONTH_DAY}|${LEAP_YEAR_SINCE_1970}-02-29)`;
+/** A punch time (attendance timeInput): a wall-clock YYYY-MM-DD HH:MM:SS or an instant with a zone, from 1970 on. */
+export const PUNCH_TIME_PATTERN = `^${DATE_SINCE_1970}(?: (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]|T${TIME}${ZONE})$`;
 /** The document's pattern of a calendar date. */
 export const CALENDAR_DATE_PATTERN = `^${CALENDAR_DATE}$`;
 /** An ISO-8601 instant with a zone (parseIsoInstant). */

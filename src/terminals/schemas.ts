@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timeInput, type TimeInput } from '../attendance/schemas';
-import { idSchema, INSTANT_PATTERN } from '../http/field-schemas';
+import { idSchema, INSTANT_PATTERN, PUNCH_TIME_PATTERN } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseIsoInstant } from '../time';
 
@@ -43,7 +43,8 @@ export const punchLogEntrySchema = z
     time: z
       .string({ error: TIME_MESSAGE })
       .max(40, { error: 'must be at most 40 characters' })
-      .refine((value) => timeInput.safeParse(value).success, { error: TIME_MESSAGE }),
+      .refine((value) => timeInput.safeParse(value).success, { error: TIME_MESSAGE })
+      .meta({ pattern: PUNCH_TIME_PATTERN }),
     // Not zod's default(): a document default makes generated clients require the field.
     direction: z
       .enum(DIRECTIONS, { error: 'must be in, out or auto' })

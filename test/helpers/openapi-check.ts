@@ -249,6 +249,7 @@ export function checkRequest(
   const queryAt = request.path.indexOf('?');
   const pathPart = queryAt === -1 ? request.path : request.path.slice(0, queryAt);
   const queryPart = queryAt === -1 ? '' : request.path.slice(queryAt + 1);
+  let unknownReason: string | undefined;
   const templateSegments = pathTemplate.split('/');
   const segments = pathPart.split('/');
   if (segments.length !== templateSegments.length) return { verdict: 'forbidden', reasons: ['the path has another number of segments'] };
@@ -261,10 +262,13 @@ export function checkRequest(
     }
     const index = parameters.findIndex((parameter) => parameter.in === 'path' && parameter.name === name);
     const value = decoded(sent);
-    if (value === undefined) reasons.push(`${name}: broken percent-encoding`);
+    // An empty segment is another route's path (GET /attendance/ is the list), not this one's.
+    if (value === '') unknownReason ??= `an empty ${name}`;
+    else if (value === undefined) reasons.push(`${name}: broken percent-encoding`);
     else check(index, name, wireValues(value));
   });
 
+  if (unknownReason) return { verdict: 'unknown', reason: unknownReason };
   const query = new Map<string, string[]>();
   for (const pair of queryPart === '' ? [] : queryPart.split('&')) {
     const [rawName = '', ...rest] = pair.split('=');
