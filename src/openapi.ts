@@ -108,16 +108,34 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
 /**
  * Bearer is the document's default (root `security`); the features register a public operation
  * without `security`, which here becomes `security: []` so tools see it needs no token. An
- * operation without a description of its own is described by its summary.
+ * operation without a description of its own is described by its summary. A path parameter
+ * longer than any id is 414 before routing (src/http/paths.ts), and a conditional header longer
+ * than the document allows 400 (src/http/conditional.ts): the operations that take them say so.
  */
 function describeEveryOperation(document: OpenApiDocument): void {
   document.security = [{ bearer: [] }];
   for (const item of Object.values(document.paths ?? {})) {
     for (const [method, value] of Object.entries(item)) {
       if (method === 'servers' || method === 'parameters') continue;
-      const operation = value as { security?: unknown[]; summary?: string; description?: string };
+      const operation = value as {
+        security?: unknown[];
+        summary?: string;
+        description?: string;
+        parameters?: Array<{ in?: string; name?: string }>;
+        responses?: Record<string, unknown>;
+      };
       operation.security ??= [];
       operation.description ??= operation.summary;
+      const takes = (where: string, names?: string[]) =>
+        operation.parameters?.some((parameter) => parameter.in === where && (!names || names.includes(parameter.name ?? '')));
+      const problem = (description: string) => ({
+        description,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      });
+      if (operation.responses && takes('path'))
+        operation.responses['414'] ??= problem('A path segment longer than any id or key (`uri_too_long`)');
+      if (operation.responses && takes('header', ['If-Match', 'If-None-Match']))
+        operation.responses['400'] ??= problem('A conditional header longer than the document allows (`invalid_header`)');
     }
   }
 }

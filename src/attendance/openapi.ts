@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { CALENDAR_DATE } from '../http/field-schemas';
 import {
   COMMON_PROBLEMS,
   DELETE_PROBLEMS,
@@ -259,6 +260,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
           .string()
           .regex(/^(\d{4}-\d{2}-\d{2}|today)$/)
           .max(10)
+          .meta({ pattern: `^(?:${CALENDAR_DATE}|today)$` })
           .meta({ description: 'YYYY-MM-DD or today', example: 'today' }),
       }),
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../errors';
-import { idSchema, instant, isPlainObject, optionalText } from '../http/field-schemas';
+import { CALENDAR_DATE_PATTERN, idSchema, PUNCH_TIME_PATTERN, instant, isPlainObject, optionalText } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseFields } from '../http/parse';
 import { isCalendarDate, isWallClock, parseIsoInstant } from '../time';
@@ -23,7 +23,7 @@ export const timeInput = z
     return z.NEVER;
   })
   // No accepted time is longer (2026-03-02T08:00:00.123456+01:00 is 32).
-  .meta({ maxLength: 40, example: '2026-03-02 08:00:00' });
+  .meta({ maxLength: 40, pattern: PUNCH_TIME_PATTERN, example: '2026-03-02 08:00:00' });
 
 /** Degrees as a number or numeric string, kept to the 6 decimals the columns store (about 0.1 m). */
 const coordinate = (limit: number) => {
@@ -159,7 +159,8 @@ export function parseCorrection(body: Record<string, unknown>, id: number): Pars
 const date = z
   .string({ error: 'must be a date YYYY-MM-DD' })
   .max(10, { error: 'must be a date YYYY-MM-DD' })
-  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
+  .meta({ format: 'date', pattern: CALENDAR_DATE_PATTERN });
 
 const dateRange = { from: date.optional(), to: date.optional() };
 

@@ -39,12 +39,18 @@ const MAX_REMEMBERED = 200;
  * mistake than a wish for every field, and answering every field would hide it. `account`: the
  * account fields of /employees/me are names too.
  */
+/** An unknown name as the error repeats it: cut short, so ten of them stay within the document's message length. */
+const echoed = (name: string) => (name.length > 60 ? `${name.slice(0, 60)}...` : name);
+
 /** Longer than every field name of the read shape and /me's, each once, with commas and spaces. */
 const MAX_FIELDS_LENGTH = 2000;
 
 export function fieldsParameter(options: { account: boolean }) {
   const known = new Set<string>([...READ_FIELDS, RESTRICTED_FIELDS, ...(options.account ? ACCOUNT_FIELDS : [])]);
   const remembered = new Map<string, FieldSelection>();
+  // The same rule for the document: at least one known name, commas and spaces around them.
+  const oneName = `(?:${[...known].join('|')})`;
+  const pattern = `^[\\s,]*${oneName}(?:\\s*,[\\s,]*${oneName})*[\\s,]*$`;
   return z
     .preprocess(
       (value) => (Array.isArray(value) ? value.join(',') : value),
@@ -66,7 +72,7 @@ export function fieldsParameter(options: { account: boolean }) {
           message:
             names.length === 0
               ? 'must name at least one field of the read shape'
-              : `names ${unknown.length === 1 ? 'an unknown field' : 'unknown fields'}: ${unknown.slice(0, 10).join(', ')}`,
+              : `names ${unknown.length === 1 ? 'an unknown field' : 'unknown fields'}: ${unknown.slice(0, 10).map(echoed).join(', ')}`,
         });
         return z.NEVER;
       }
@@ -83,6 +89,8 @@ export function fieldsParameter(options: { account: boolean }) {
     })
     .optional()
     .meta({
+      pattern,
+      maxLength: MAX_FIELDS_LENGTH,
       description: `Comma-separated names of read-shape fields${options.account ? ' and account fields (user_name, user_email, user_level, can_login, current_time)' : ''}: only those (and id) are answered, in the read shape's order (for example \`first_name,last_name,work_email\`). An unknown name is 400 \`invalid_query\`, so is an empty list. A personal field the caller may not read is left out as without fields=, and listed in restricted_fields`,
     });
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Caller } from '../caller';
 import { toSqlDateTime } from '../db/sql-time';
 import { ForbiddenError, type FieldError } from '../errors';
-import { idSchema, instant } from '../http/field-schemas';
+import { CALENDAR_DATE_PATTERN, idSchema, instant } from '../http/field-schemas';
 import { isCalendarDate, parseIsoInstant } from '../time';
 import { fieldsParameter } from './field-selection';
 import {
@@ -61,7 +61,10 @@ interface Filter {
 }
 
 const text = z.string({ error: 'must be a string' }).max(255, { error: 'must be at most 255 characters' });
-const calendarDate = z.string({ error: 'must be a date YYYY-MM-DD' }).refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+const calendarDate = z
+  .string({ error: 'must be a date YYYY-MM-DD' })
+  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
+  .meta({ format: 'date', pattern: CALENDAR_DATE_PATTERN });
 const countryCode = z
   .string({ error: 'must be a two-letter country code' })
   .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter country code' })
@@ -243,7 +246,10 @@ export const listEmployeesQuery = z.strictObject({
     .transform((order) => SORT_ORDERS[order.toLowerCase()])
     .pipe(z.enum(['ascend', 'descend'], { error: 'must be ascend or descend (or ASC or DESC, in any case)' }))
     .default('ascend')
-    .meta({ description: 'ascend or descend; also ASC or DESC, in any case' }),
+    .meta({
+      description: 'ascend or descend; also ASC or DESC, in any case',
+      pattern: '^(?:[Aa][Ss][Cc](?:[Ee][Nn][Dd])?|[Dd][Ee][Ss][Cc](?:[Ee][Nn][Dd])?)$',
+    }),
   updated_since: instant.optional(),
   fields: fieldsParameter({ account: false }),
   _: z.string().optional().meta({ description: 'Ignored: a browser cache-buster' }),

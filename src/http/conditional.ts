@@ -1,6 +1,6 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { PreconditionFailedError } from '../errors';
+import { BadRequestError, PreconditionFailedError } from '../errors';
 import { instanceOf } from './context';
 import { sendJsonText } from './send';
 
@@ -33,13 +33,24 @@ interface EntityTags {
   tags: Array<{ weak: boolean; opaque: string }>;
 }
 
+/** The longest If-Match or If-None-Match read: a client's few dozen tags, far more than any sends. */
+export const MAX_CONDITION_LENGTH = 2000;
+
 /**
  * An If-Match or If-None-Match value (RFC 9110, 8.8.3): `*` or a list of entity tags. Entries
  * that are not entity tags match nothing, so a garbled If-Match fails safe (412, nothing written).
+ * A longer value than the document allows is 400, not read: it cannot be a client's honest list.
  */
-function parseEntityTags(value: string | string[] | undefined): EntityTags | undefined {
+function parseEntityTags(value: string | string[] | undefined, name: string): EntityTags | undefined {
   if (value === undefined) return undefined;
   const text = Array.isArray(value) ? value.join(', ') : value;
+  if (text.length > MAX_CONDITION_LENGTH) {
+    throw new BadRequestError({
+      code: 'invalid_header',
+      detail: `${name} must be at most ${MAX_CONDITION_LENGTH} characters`,
+      errors: [{ field: name, message: `must be at most ${MAX_CONDITION_LENGTH} characters` }],
+    });
+  }
   if (text.trim() === '*') return { any: true, tags: [] };
   const tags = [...text.matchAll(/(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"/g)].map((match) => ({
     weak: match[1] !== undefined,
@@ -65,7 +76,7 @@ export function sendJsonWithEntityTag(req: Request, res: Response, json: string,
 
 /** Whether the request's If-None-Match names `tag` (a quoted strong tag) or is `*`: weak comparison, W/ ignored. */
 export function noneMatchNames(req: Request, tag: string): boolean {
-  const noneMatch = parseEntityTags(req.headers['if-none-match']);
+  const noneMatch = parseEntityTags(req.headers['if-none-match'], 'If-None-Match');
   const opaque = tag.slice(1, -1);
   return noneMatch !== undefined && (noneMatch.any || noneMatch.tags.some((candidate) => candidate.opaque === opaque));
 }
@@ -88,7 +99,7 @@ export interface IfMatch {
  * entity tags names no version, so it matches nothing: a garbled precondition never writes.
  */
 export function ifMatchOf(req: Request): IfMatch | undefined {
-  const ifMatch = parseEntityTags(req.headers['if-match']);
+  const ifMatch = parseEntityTags(req.headers['if-match'], 'If-Match');
   if (!ifMatch) return undefined;
   const versions = ifMatch.tags.filter((tag) => !tag.weak).map((tag) => tag.opaque.split('.')[0] as string);
   return { any: ifMatch.any, versions, key: instanceOf(req).entityTagKey };

@@ -8,6 +8,28 @@ import { isCalendarDate, parseIsoInstant } from '../time';
 
 const MAX_ID = 4294967295;
 
+// What isCalendarDate, isWallClock and parseIsoInstant (src/time.ts) accept, as the regular
+// expressions the OpenAPI document states, so that a tool generating requests from the document
+// sends no date the server refuses (2024-02-30, 0000-01-01, 24:00, an offset of 19 hours).
+const YEAR = '(?:000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-9][0-9]{3})';
+const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+const MONTH_DAY = '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+/** A real calendar date YYYY-MM-DD, years 0001 to 9999, without anchors. */
+export const CALENDAR_DATE = `(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)`;
+const TIME = '(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\\.[0-9]{1,9})?)?';
+const ZONE = '(?:Z|[+-](?:0[0-9]|1[0-8]):?[0-5][0-9])';
+const YEAR_SINCE_1970 = '(?:19[7-9][0-9]|[2-9][0-9]{3})';
+const LEAP_YEAR_SINCE_1970 = '(?:19(?:7[26]|8[048]|9[26])|[2-9][0-9](?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[3579][26])00)';
+const DATE_SINCE_1970 = `(?:${YEAR_SINCE_1970}-${MONTH_DAY}|${LEAP_YEAR_SINCE_1970}-02-29)`;
+/** A punch time (attendance timeInput): a wall-clock YYYY-MM-DD HH:MM:SS or an instant with a zone, from 1970 on. */
+export const PUNCH_TIME_PATTERN = `^${DATE_SINCE_1970}(?: (?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]|T${TIME}${ZONE})$`;
+/** The document's pattern of a calendar date. */
+export const CALENDAR_DATE_PATTERN = `^${CALENDAR_DATE}$`;
+/** An ISO-8601 instant with a zone (parseIsoInstant). */
+export const INSTANT_PATTERN = `^${CALENDAR_DATE}T${TIME}${ZONE}$`;
+/** The same, or a date meaning its midnight UTC (`instant` below). */
+const INSTANT_OR_DATE_PATTERN = `^${CALENDAR_DATE}(?:T${TIME}${ZONE})?$`;
+
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -73,6 +95,7 @@ export const instant = z
   .regex(/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/, {
     error: 'must be an ISO-8601 date-time with a zone, e.g. 2026-01-31T08:00:00Z',
   })
+  .meta({ pattern: INSTANT_OR_DATE_PATTERN })
   .transform((value, context) => {
     const date = value.length === 10 ? (isCalendarDate(value) ? new Date(`${value}T00:00:00Z`) : undefined) : parseIsoInstant(value);
     if (date) return date;

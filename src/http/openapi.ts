@@ -1,5 +1,7 @@
 import type { OpenApiGeneratorV31, ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { MAX_CONDITION_LENGTH } from './conditional';
+import { CALENDAR_DATE_PATTERN } from './field-schemas';
 
 /** The OpenAPI 3.1 document the server serves (built by src/openapi.ts). */
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -122,19 +124,26 @@ export const ETAG_HEADER = z.object({ ETag: z.string().max(100) });
 
 /** If-None-Match on the GET of one resource (src/http/conditional.ts). */
 export const ifNoneMatchHeader = z.object({
-  'If-None-Match': z.string().max(2000).optional().meta({
-    description: 'ETags the client holds (or `*`): 304 without a body when the current one is among them',
-    example: '"q2V3yL1rY0l9bJx8n4sQfA"',
-  }),
+  'If-None-Match': z
+    .string()
+    .max(MAX_CONDITION_LENGTH)
+    .optional()
+    .meta({
+      description: `ETags the client holds (or \`*\`): 304 without a body when the current one is among them. Longer than ${MAX_CONDITION_LENGTH} characters: 400 \`invalid_header\``,
+      example: '"q2V3yL1rY0l9bJx8n4sQfA"',
+    }),
 });
 
 /** If-Match on a write of one resource. */
 export const ifMatchHeader = z.object({
-  'If-Match': z.string().max(2000).optional().meta({
-    description:
-      'Write only if the resource is still as read: an ETag of it (any representation of the same version) or `*`. Stale: 412 `precondition_failed`, nothing written',
-    example: '"q2V3yL1rY0l9bJx8n4sQfA"',
-  }),
+  'If-Match': z
+    .string()
+    .max(MAX_CONDITION_LENGTH)
+    .optional()
+    .meta({
+      description: `Write only if the resource is still as read: an ETag of it (any representation of the same version) or \`*\`. Stale: 412 \`precondition_failed\`, nothing written. Longer than ${MAX_CONDITION_LENGTH} characters: 400 \`invalid_header\``,
+      example: '"q2V3yL1rY0l9bJx8n4sQfA"',
+    }),
 });
 
 /** A 304 answer to If-None-Match: no body. */
@@ -146,9 +155,15 @@ export const NOT_MODIFIED: ResponseConfig = {
 export const idempotencyKeyHeader = z.object({
   'Idempotency-Key': z
     .string()
+    .min(1)
     .max(255)
+    .regex(/^[\x21-\x7e]{1,255}$/)
     .optional()
-    .meta({ description: 'Retrying with the same key and body returns the first answer and writes nothing again' }),
+    .meta({
+      description:
+        'Retrying with the same key and body returns the first answer and writes nothing again. 1 to 255 visible ASCII characters (no spaces), else 400 `invalid_idempotency_key`',
+      example: '5f0c6f1e-2b7d-4c55-9d1a-0c8a4e7b9f10',
+    }),
 });
 
 /**
@@ -263,7 +278,7 @@ const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
   deviceText: { anyOf: [DEVICE_TEXT, WHOLE_NUMBER] },
   date: {
     anyOf: [
-      { type: 'string', format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, example: '2024-03-01' },
+      { type: 'string', format: 'date', pattern: CALENDAR_DATE_PATTERN, maxLength: 10, example: '2024-03-01' },
       { type: 'string', enum: ['', '0000-00-00'], description: 'No date' },
       NONE,
     ],

@@ -109,7 +109,15 @@ export function describeLookups(registry: OpenAPIRegistry): void {
       tags,
       security,
       summary: `Create a ${lookup.noun} (admins); requires ${writes.required.join(', ')}`,
-      request: { headers: idempotencyKeyHeader, body: jsonBody(input) },
+      request: {
+        headers: idempotencyKeyHeader,
+        // A create must send the required fields, which a change may leave out.
+        body: jsonBody(
+          input
+            .required(Object.fromEntries(writes.required.map((field) => [field, true])) as Record<string, true>)
+            .meta({ id: `${name}Create` }),
+        ),
+      },
       responses: {
         201: jsonResponse('Created', row, z.object({ Location: z.string() })),
         ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timeInput, type TimeInput } from '../attendance/schemas';
-import { idSchema } from '../http/field-schemas';
+import { idSchema, INSTANT_PATTERN, PUNCH_TIME_PATTERN } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { parseIsoInstant } from '../time';
 
@@ -43,8 +43,14 @@ export const punchLogEntrySchema = z
     time: z
       .string({ error: TIME_MESSAGE })
       .max(40, { error: 'must be at most 40 characters' })
-      .refine((value) => timeInput.safeParse(value).success, { error: TIME_MESSAGE }),
-    direction: z.enum(DIRECTIONS, { error: 'must be in, out or auto' }).default('auto'),
+      .refine((value) => timeInput.safeParse(value).success, { error: TIME_MESSAGE })
+      .meta({ pattern: PUNCH_TIME_PATTERN }),
+    // Not zod's default(): a document default makes generated clients require the field.
+    direction: z
+      .enum(DIRECTIONS, { error: 'must be in, out or auto' })
+      .optional()
+      .transform((direction): Direction => direction ?? 'auto')
+      .meta({ description: 'auto when left out: in when the employee has no open record at that time, else out' }),
   })
   .superRefine((entry, context) => {
     if ((entry.attendance_device_id === undefined) === (entry.employee === undefined)) {
@@ -78,6 +84,7 @@ export function entryTime(entry: PunchLogEntry): TimeInput {
 const instantQuery = z
   .string()
   .max(40, { error: 'must be an ISO-8601 date-time with an offset, e.g. 2026-03-02T08:00:00Z' })
+  .meta({ pattern: INSTANT_PATTERN })
   .transform((value, context) => {
     const instant = parseIsoInstant(value);
     if (!instant) {

@@ -31,6 +31,7 @@ interface Schema {
   maximum?: number;
   maxLength?: number;
   items?: Schema;
+  anyOf?: Schema[];
   properties?: Record<string, Schema>;
   required?: string[];
 }
@@ -145,6 +146,7 @@ function valueFor(name: string, schema: Schema, doc: OpenApiDocument, targets: F
 
 function plausibleValueFor(name: string, unresolved: Schema, doc: OpenApiDocument, targets: FuzzTargets): fc.Arbitrary<unknown> {
   const schema = resolve(unresolved, doc);
+  if (schema.anyOf) return fc.oneof(...schema.anyOf.map((branch) => plausibleValueFor(name, branch, doc, targets)));
   const types = Array.isArray(schema.type) ? schema.type : [schema.type ?? 'string'];
   const options: Array<fc.Arbitrary<unknown>> = [];
   if (schema.enum) options.push(fc.constantFrom(...schema.enum));
@@ -204,10 +206,7 @@ function objectFor(schema: Schema, doc: OpenApiDocument, targets: FuzzTargets): 
   const required = schema.required ?? [];
   const model = Object.fromEntries(properties.map(([key, property]) => [key, valueFor(key, property, doc, targets)]));
   const plausibleModel = Object.fromEntries(properties.map(([key, property]) => [key, plausibleValueFor(key, property, doc, targets)]));
-  // Valid-looking: every required field and a few others, so that some requests get past validation.
-  const plausible = fc
-    .tuple(fc.record(plausibleModel, { requiredKeys: [] }), fc.integer({ min: 0, max: 4 }))
-    .map(([values, keep]) => Object.fromEntries(Object.entries(values).filter(([key], i) => required.includes(key) || i % 5 < keep)));
+  const plausible = plausibleObjectOf(plausibleModel, required);
   const complete = fc.record(model, { requiredKeys: required });
   const anySubset = fc.record(model, { requiredKeys: [] });
   const withUnknownKey = fc
@@ -224,6 +223,13 @@ function objectFor(schema: Schema, doc: OpenApiDocument, targets: FuzzTargets): 
     { weight: 2, arbitrary: anySubset },
     { weight: 1, arbitrary: withUnknownKey },
   );
+}
+
+/** Valid-looking: every required field and a few others, so that some requests get past validation. */
+function plausibleObjectOf(model: Record<string, fc.Arbitrary<unknown>>, required: string[]): fc.Arbitrary<Record<string, unknown>> {
+  return fc
+    .tuple(fc.record(model, { requiredKeys: [] }), fc.integer({ min: 0, max: 4 }))
+    .map(([values, keep]) => Object.fromEntries(Object.entries(values).filter(([key], i) => required.includes(key) || i % 5 < keep)));
 }
 
 function resolve(schema: Schema, doc: OpenApiDocument): Schema {
@@ -460,4 +466,116 @@ export function fuzzRequests(doc: OpenApiDocument, targets: FuzzTargets, bodyLim
       .map(([method, operation]) => requestsFor(method, path, operation, doc, targets, bodyLimitBytes)),
   );
   return fc.oneof({ weight: 12, arbitrary: fc.oneof(...documented) }, { weight: 1, arbitrary: strayRequests(paths) });
+}
+
+/** Values of the conditional and retry headers: well-formed ones, and ones the document forbids. */
+const DOCUMENTED_HEADERS: Record<string, fc.Arbitrary<string>> = {
+  'Idempotency-Key': fc.oneof(
+    { weight: 4, arbitrary: fc.uuid() },
+    { weight: 1, arbitrary: fc.constantFrom('', 'k'.repeat(256), 'two words', 'tab\tkey', 'k'.repeat(255)) },
+  ),
+  'If-Match': fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('*', '"q2V3yL1rY0l9bJx8n4sQfA"', 'W/"x", "y"') },
+    { weight: 1, arbitrary: fc.constantFrom('"x"'.repeat(700), `"${'a'.repeat(3000)}"`) },
+  ),
+  'If-None-Match': fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('*', '"q2V3yL1rY0l9bJx8n4sQfA"', '"a", "b"') },
+    { weight: 1, arbitrary: fc.constantFrom('"x"'.repeat(700), `"${'a'.repeat(3000)}"`) },
+  ),
+};
+
+/**
+ * Requests as a document-driven tester (Schemathesis) builds them: the operation's parameters
+ * and body from their schemas, ids that exist, and now and then one value the document forbids
+ * (a hostile query value, a header of the wrong form, an unknown body field). Which of them the
+ * document allows is for test/helpers/openapi-check.ts's checkRequest to say.
+ */
+export function documentedRequests(doc: OpenApiDocument, targets: FuzzTargets): fc.Arbitrary<FuzzRequest> {
+  const operations = Object.entries((doc.paths ?? {}) as Record<string, Record<string, Operation>>).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+      .map(([method, operation]) => documentedRequestFor(method, path, operation, doc, targets)),
+  );
+  return fc.oneof(...operations);
+}
+
+function documentedRequestFor(
+  method: string,
+  operationPath: string,
+  operation: Operation,
+  doc: OpenApiDocument,
+  targets: FuzzTargets,
+): fc.Arbitrary<FuzzRequest> {
+  const parameters = operation.parameters ?? [];
+  const pathParameters = parameters.filter((parameter) => parameter.in === 'path');
+  const path = fc
+    .tuple(...pathParameters.map((parameter) => documentedPathValue(parameter, operationPath, doc, targets)))
+    .map((values) => pathParameters.reduce((built, parameter, i) => built.replace(`{${parameter.name}}`, values[i]!), operationPath));
+  const query = fc
+    .tuple(
+      ...parameters
+        .filter((parameter) => parameter.in === 'query')
+        .map((parameter) =>
+          fc
+            .option(
+              fc.oneof(
+                { weight: 6, arbitrary: plausibleValueFor(parameter.name, parameter.schema, doc, targets) },
+                { weight: 1, arbitrary: hostileString },
+              ),
+              { freq: 2 },
+            )
+            .map((value) => (value === null ? [] : [`${percentEncode(parameter.name)}=${percentEncode(asQueryValue(value))}`])),
+        ),
+    )
+    .map((pairs) => (pairs.flat().length > 0 ? `?${pairs.flat().join('&')}` : ''));
+  const headers = fc.record(
+    Object.fromEntries(
+      parameters
+        .filter((parameter) => parameter.in === 'header' && Object.hasOwn(DOCUMENTED_HEADERS, parameter.name))
+        .map((parameter) => [parameter.name, DOCUMENTED_HEADERS[parameter.name]!]),
+    ),
+    { requiredKeys: [] },
+  );
+  const jsonSchema = operation.requestBody?.content['application/json']?.schema;
+  const body: fc.Arbitrary<string | undefined> = jsonSchema
+    ? fc
+        .oneof(
+          { weight: 6, arbitrary: documentedObject(resolve(jsonSchema, doc), doc, targets) },
+          {
+            weight: 1,
+            arbitrary: fc
+              .tuple(documentedObject(resolve(jsonSchema, doc), doc, targets), fc.constantFrom('unknown', 'id', 'created_at'), hostileValue)
+              .map(([value, key, extra]) => ({ ...value, [key]: extra ?? null })),
+          },
+        )
+        .map((value) => JSON.stringify(value))
+    : fc.constant(undefined);
+  return fc.tuple(path, query, headers, body).map(([builtPath, builtQuery, builtHeaders, builtBody]) =>
+    describable({
+      operation: `${method.toUpperCase()} ${operationPath}`,
+      method: method.toUpperCase(),
+      path: builtPath + builtQuery,
+      headers: { ...builtHeaders, ...(builtBody === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: builtBody,
+    }),
+  );
+}
+
+/** An object of the schema's properties, each from its own schema: the required ones and some others. */
+function documentedObject(schema: Schema, doc: OpenApiDocument, targets: FuzzTargets): fc.Arbitrary<Record<string, unknown>> {
+  const properties = Object.entries(schema.properties ?? {});
+  const model = Object.fromEntries(properties.map(([key, property]) => [key, plausibleValueFor(key, property, doc, targets)]));
+  return plausibleObjectOf(model, schema.required ?? []);
+}
+
+/** A path segment, encoded: mostly an id that exists, else one from the schema. */
+function documentedPathValue(
+  parameter: Parameter,
+  operationPath: string,
+  doc: OpenApiDocument,
+  targets: FuzzTargets,
+): fc.Arbitrary<string> {
+  const known = pathParameterValue(parameter, operationPath, targets);
+  const fromSchema = plausibleValueFor(parameter.name, parameter.schema, doc, targets).map((value) => percentEncode(String(value)));
+  return fc.oneof({ weight: 3, arbitrary: known }, { weight: 1, arbitrary: fromSchema });
 }

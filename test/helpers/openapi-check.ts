@@ -178,3 +178,139 @@ export function checkParameter(
   const validate = checker.validatorFor(`/paths/${escape(path)}/${method}/parameters/${index}/schema`);
   return validate(value) ? undefined : checker.ajv.errorsText(validate.errors);
 }
+
+interface DocumentedParameter {
+  name: string;
+  in: 'path' | 'query' | 'header';
+  required?: boolean;
+  schema?: { type?: string | string[]; anyOf?: Array<{ type?: string | string[] }> };
+}
+
+interface DocumentedOperation {
+  parameters?: DocumentedParameter[];
+  requestBody?: { required?: boolean; content?: Record<string, unknown> };
+}
+
+/** What the document says of a request: it allows it, forbids it (why), or does not say (unknown). */
+export type RequestVerdict = { verdict: 'allowed' } | { verdict: 'forbidden'; reasons: string[] } | { verdict: 'unknown'; reason: string };
+
+/**
+ * Query and path values are text on the wire; a tool that follows the document (Schemathesis)
+ * writes a number or boolean parameter in its canonical form, so that form is read as the number.
+ */
+function wireValues(text: string): unknown[] {
+  const values: unknown[] = [text];
+  if (text !== '' && String(Number(text)) === text) values.push(Number(text));
+  if (text === 'true' || text === 'false') values.push(text === 'true');
+  return values;
+}
+
+function parsedJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+function decoded(text: string): string | undefined {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The document's verdict on a whole request, as a document-driven tester (Schemathesis) reads it:
+ * its path, query and header parameters and its body against the operation `template` ("POST
+ * /employees/{id}"). Undocumented headers are ignored; what the document leaves open (a query
+ * parameter it does not list, a body in another charset) is `unknown`.
+ */
+export function checkRequest(
+  template: string,
+  request: { path: string; headers: Record<string, string>; body?: string },
+  deployment: 'self-hosted' | 'cloud' = 'self-hosted',
+): RequestVerdict {
+  const checker = checkerFor(deployment);
+  const [method = '', pathTemplate = ''] = template.split(' ');
+  const operation = (checker.document.paths as Record<string, Record<string, DocumentedOperation>> | undefined)?.[pathTemplate]?.[
+    method.toLowerCase()
+  ];
+  if (!operation) return { verdict: 'unknown', reason: 'not a documented operation' };
+  const reasons: string[] = [];
+  const parameters = operation.parameters ?? [];
+  const pointer = (index: number) => `/paths/${escape(pathTemplate)}/${method.toLowerCase()}/parameters/${index}/schema`;
+  const check = (index: number, name: string, values: unknown[]) => {
+    const validate = checker.validatorFor(pointer(index));
+    if (!values.some((value) => validate(value))) reasons.push(`${name}: ${checker.ajv.errorsText(validate.errors)}`);
+  };
+
+  const queryAt = request.path.indexOf('?');
+  const pathPart = queryAt === -1 ? request.path : request.path.slice(0, queryAt);
+  const queryPart = queryAt === -1 ? '' : request.path.slice(queryAt + 1);
+  let unknownReason: string | undefined;
+  const templateSegments = pathTemplate.split('/');
+  const segments = pathPart.split('/');
+  if (segments.length !== templateSegments.length) return { verdict: 'forbidden', reasons: ['the path has another number of segments'] };
+  templateSegments.forEach((segment, i) => {
+    const name = /^\{(\w+)\}$/.exec(segment)?.[1];
+    const sent = segments[i] as string;
+    if (!name) {
+      if (sent !== segment) reasons.push(`path segment ${sent} is not ${segment}`);
+      return;
+    }
+    const index = parameters.findIndex((parameter) => parameter.in === 'path' && parameter.name === name);
+    const value = decoded(sent);
+    // An empty segment is another route's path (GET /attendance/ is the list), not this one's.
+    if (value === '') unknownReason ??= `an empty ${name}`;
+    else if (value === undefined) reasons.push(`${name}: broken percent-encoding`);
+    else check(index, name, wireValues(value));
+  });
+
+  if (unknownReason) return { verdict: 'unknown', reason: unknownReason };
+  const query = new Map<string, string[]>();
+  for (const pair of queryPart === '' ? [] : queryPart.split('&')) {
+    const [rawName = '', ...rest] = pair.split('=');
+    const name = decoded(rawName.replace(/\+/g, ' '));
+    const value = rest.length === 0 ? '' : decoded(rest.join('=').replace(/\+/g, ' '));
+    if (name === undefined || value === undefined) return { verdict: 'unknown', reason: 'a query pair that does not decode' };
+    query.set(name, [...(query.get(name) ?? []), value]);
+  }
+  for (const [name, values] of query) {
+    const index = parameters.findIndex((parameter) => parameter.in === 'query' && parameter.name === name);
+    if (index === -1) return { verdict: 'unknown', reason: `query parameter ${name} is not in the document` };
+    if (values.length > 1) reasons.push(`${name}: given ${values.length} times`);
+    else check(index, name, wireValues(values[0] as string));
+  }
+
+  const headerOf = (name: string) => Object.entries(request.headers).find(([key]) => key.toLowerCase() === name.toLowerCase())?.[1];
+  parameters.forEach((parameter, index) => {
+    if (parameter.in === 'query' && parameter.required && !query.has(parameter.name)) reasons.push(`${parameter.name}: required`);
+    if (parameter.in !== 'header') return;
+    const value = headerOf(parameter.name);
+    if (value !== undefined) check(index, parameter.name, [value]);
+    else if (parameter.required) reasons.push(`${parameter.name}: required`);
+  });
+
+  const content = operation.requestBody?.content ?? {};
+  const contentType = headerOf('Content-Type');
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (request.body === undefined || request.body === '') {
+    if (operation.requestBody?.required) reasons.push('the body is required');
+  } else if (!mediaType || !Object.hasOwn(content, mediaType)) {
+    reasons.push(`the body's type ${contentType ?? '(none)'} is not one the operation takes`);
+  } else if (contentType !== mediaType && !/^[^;]+;\s*charset=utf-8$/i.test(contentType ?? '')) {
+    return { verdict: 'unknown', reason: `the body's type ${contentType}` };
+  } else if (mediaType === 'application/json') {
+    const body = parsedJson(request.body);
+    const validate = checker.validatorFor(
+      `/paths/${escape(pathTemplate)}/${method.toLowerCase()}/requestBody/content/application~1json/schema`,
+    );
+    if (!body) reasons.push('the body is not JSON');
+    else if (!validate(body.value)) reasons.push(`body: ${checker.ajv.errorsText(validate.errors)}`);
+  } else {
+    return { verdict: 'unknown', reason: `a ${mediaType} body is not checked` };
+  }
+  return reasons.length === 0 ? { verdict: 'allowed' } : { verdict: 'forbidden', reasons };
+}

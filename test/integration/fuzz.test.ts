@@ -7,17 +7,22 @@ import { insertAttendanceRow } from '../helpers/attendance';
 import { changedTables, type DatabaseSnapshot, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
-import { type FuzzRequest, fuzzRequests, type FuzzTargets } from '../helpers/fuzz-requests';
+import { documentedRequests, type FuzzRequest, fuzzRequests, type FuzzTargets } from '../helpers/fuzz-requests';
 import { send } from '../helpers/http-client';
+import { checkRequest } from '../helpers/openapi-check';
 import { expectAnyProblem } from '../helpers/problem';
 import { useTestApp } from '../helpers/test-app';
 
 /**
- * The suite runs a fixed seed, so that CI is repeatable; `FUZZ_SEED=random` (npm run fuzz) explores
- * new requests, FUZZ_RUNS sends more. A failure prints the request and the seed that made it.
+ * Each run explores new requests with a fresh seed, printed first; `FUZZ_SEED=<n>` replays a run
+ * and FUZZ_RUNS sends more (npm run fuzz: 10,000). The default budget keeps this suite's share of
+ * the test run small. A failure prints the request and the seed that made it.
  */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 1500);
-const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? 20261122);
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+const SEED =
+  process.env.FUZZ_SEED === undefined || process.env.FUZZ_SEED === 'random'
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.FUZZ_SEED);
 
 /** The people requests are sent as: each role, and callers whose credentials are wrong or missing. */
 const SIGNED_IN: Array<{ name: string; role: Role; withEmployee: boolean }> = [
@@ -41,6 +46,7 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
   let targets: FuzzTargets;
 
   beforeAll(async () => {
+    process.stderr.write(`fuzz on ${dialect}: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS}\n`);
     await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(t.app.address() as AddressInfo).port}`;
     for (const caller of SIGNED_IN) users.set(caller.name, await createCaller(caller.role, caller.withEmployee));
@@ -166,4 +172,70 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
     },
     15 * 60_000,
   );
+
+  it(
+    'answers as the document says: what it allows is not refused as malformed (400, 422), what it forbids is not accepted',
+    async () => {
+      const doc = buildOpenApiDocument(t.config);
+      const mismatches = new Map<string, string>();
+      const verdicts = { allowed: 0, forbidden: 0, unknown: 0 };
+
+      const property = fc.asyncProperty(
+        fc.constantFrom(...SIGNED_IN.map((caller) => caller.name)),
+        documentedRequests(doc, targets),
+        async (caller, fuzz) => {
+          const res = await send(origin, t.api(fuzz.path), {
+            method: fuzz.method,
+            headers: { ...fuzz.headers, ...authorizationOf(caller) },
+            body: fuzz.body,
+          });
+          const verdict = checkRequest(fuzz.operation, fuzz);
+          verdicts[verdict.verdict] += 1;
+          if (verdict.verdict === 'allowed' && (res.status === 400 || res.status === 422) && !refusedForState(res.text)) {
+            mismatches.set(
+              `allowed, refused: ${fuzz.operation} ${res.status} ${whatWasRefused(res.text)}`,
+              fc.stringify(fuzz).slice(0, 500),
+            );
+          }
+          if (verdict.verdict === 'forbidden' && res.status < 300) {
+            mismatches.set(
+              `forbidden, accepted: ${fuzz.operation} ${res.status} ${verdict.reasons.join('; ')}`,
+              fc.stringify(fuzz).slice(0, 500),
+            );
+          }
+          if (res.status < 300) await replaceCallersWhoLostAccess();
+        },
+      );
+      await fc.assert(property, { numRuns: RUNS, seed: SEED });
+
+      console.log(
+        `document conformance on ${dialect}: ${RUNS} requests (FUZZ_SEED=${SEED}); the document allowed ${verdicts.allowed}, forbade ${verdicts.forbidden}, left open ${verdicts.unknown}; ${mismatches.size} mismatches`,
+      );
+      expect([...mismatches].map(([mismatch, example]) => `${mismatch}\n    e.g. ${example}`)).toEqual([]);
+      expect(verdicts.allowed).toBeGreaterThan(RUNS / 4);
+    },
+    15 * 60_000,
+  );
 });
+
+/**
+ * Refusals a request's form cannot avoid, which depend on the rows it meets or join two values
+ * no schema relates: an Idempotency-Key used before with another request, a wrong password.
+ */
+function refusedForState(text: string): boolean {
+  const problem = JSON.parse(text) as { code?: string; errors?: Array<{ field: string; message: string }> };
+  const errors = problem.errors ?? [];
+  if (problem.code === 'invalid_grant') return true;
+  // Known gaps, not yet stated in the document: a webhook URL's shape (checked by new URL and the
+  // address policy), "*" standing alone among a webhook's events, and the real calendar dates of
+  // GET /timesheets' period (src/pay-periods).
+  if (errors.some((error) => ['url', 'period'].includes(error.field) || /stands alone/.test(error.message))) return true;
+  const related = /must be after|must be at most \d+ (days|hours) after|is required with|requires|must equal|does not exist|is not a known/;
+  return errors.length > 0 && errors.every((error) => error.field === 'Idempotency-Key' || related.test(error.message));
+}
+
+/** The problem's code and the fields it names, which tell one mismatch from another. */
+function whatWasRefused(text: string): string {
+  const problem = JSON.parse(text) as { code?: string; errors?: Array<{ field: string; message: string }> };
+  return `${problem.code} ${(problem.errors ?? []).map((error) => `${error.field} ${error.message}`).join(', ')}`;
+}

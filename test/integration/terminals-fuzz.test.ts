@@ -9,11 +9,14 @@ import { startTestApp, type TestApp } from '../helpers/test-app';
 
 /**
  * POST /attendance/punch-logs under random batches: no entry of any batch may make the upload
- * answer 5xx (docs/terminals.md). A fixed seed for repeatable runs; `FUZZ_SEED=random` and
- * `TERMINALS_FUZZ_RUNS` explore more. A failure prints the batch and the seed.
+ * answer 5xx (docs/terminals.md). A fresh seed each run, printed first (`FUZZ_SEED=<n>` replays
+ * it); `TERMINALS_FUZZ_RUNS` explores more. A failure prints the batch and the seed.
  */
 const RUNS = Number(process.env.TERMINALS_FUZZ_RUNS ?? 250);
-const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? 20261127);
+const SEED =
+  process.env.FUZZ_SEED === undefined || process.env.FUZZ_SEED === 'random'
+    ? Math.floor(Math.random() * 2 ** 31)
+    : Number(process.env.FUZZ_SEED);
 
 /** Text that collides under loose comparisons, or that no database stores as sent. */
 const TRICKY = [
@@ -85,6 +88,7 @@ describe.each(testDialects())('POST /attendance/punch-logs under random batches 
   const employeeIds: number[] = [];
 
   beforeAll(async () => {
+    process.stderr.write(`punch-log fuzz: FUZZ_SEED=${SEED} TERMINALS_FUZZ_RUNS=${RUNS}\n`);
     t = await startTestApp(dialect);
     setClock(t, '2026-11-20T20:00:00.000Z');
     await new Promise<void>((resolve) => t.app.listen(0, '127.0.0.1', resolve));
