@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
 /** WORKERS=1: this process prepares the installation, serves, and says where. */
 async function runSingle(config: Config, logger: Logger): Promise<void> {
-  const { opened, notes } = await prepare(config);
+  const { opened, notes } = await prepare(config, logger);
   const port = await serve(config, logger, opened, { servesMetrics: true });
   announce(config, logger, port, notes);
 }

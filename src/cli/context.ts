@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import { type Config, loadConfig } from '../config';
-import { type Db, openDatabase } from '../db/connect';
+import { type Db, openDatabase, type OpenDatabaseOptions } from '../db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../db/migrate';
 import { openInstance, type Instance } from '../instances/instance';
 import { findRegisteredInstance, instanceDatabaseConfig, isInstanceName } from '../instances/registry';
@@ -67,7 +67,7 @@ export class CliContext {
       const config = this.config();
       if (config.deployment !== 'cloud') throw new CliError('Instances exist only in cloud mode (DEPLOYMENT=cloud)');
       if (this.instanceName !== undefined) throw new CliError('hrm instance commands do not take --instance');
-      const control = this.track(openDatabase(config.database, { poolMax: 2 }));
+      const control = this.track(openDatabase(config.database, this.openOptions(2)));
       await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
       return control;
     })();
@@ -87,11 +87,11 @@ export class CliContext {
     const name = this.instanceName;
     if (config.deployment !== 'cloud') {
       if (name !== undefined) throw new CliError('--instance is only for cloud mode (DEPLOYMENT=cloud)');
-      return this.track(openDatabase(config.database, { poolMax: 2 }));
+      return this.track(openDatabase(config.database, this.openOptions(2)));
     }
     if (name === undefined)
       throw new CliError('In cloud mode, name the instance: hrm --instance <name> ... (hrm instance list shows them)');
-    const control = this.track(openDatabase(config.database, { poolMax: 1 }));
+    const control = this.track(openDatabase(config.database, this.openOptions(1)));
     // Migrated first: an upgraded release's registry columns (the server) may be new.
     await migrateToLatest(control, CONTROL_DATABASE_MIGRATIONS);
     const registered = isInstanceName(name) ? await findRegisteredInstance(control, name) : undefined;
@@ -100,7 +100,19 @@ export class CliContext {
     if (registered.movingSince !== null)
       throw new CliError(`The instance ${name} is moving to another database server; try again when hrm instance move is done`);
     const server = { name: registered.server, configured: config.databaseServers };
-    return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName, server), { poolMax: 2 }));
+    return this.track(openDatabase(instanceDatabaseConfig(config.database, registered.databaseName, server), this.openOptions(2)));
+  }
+
+  /**
+   * hrm opens the server's SQLite file, and may be the first to create it: owner-only too
+   * (src/db/sqlite-file.ts), and a wider mode found is tightened and told on standard error.
+   */
+  private openOptions(poolMax: number): OpenDatabaseOptions {
+    return {
+      poolMax,
+      onModeTightened: ({ path, oldMode, newMode }) =>
+        this.io.stderr.write(`hrm: warning: ${path} was readable by other users (mode ${oldMode}); changed to ${newMode}\n`),
+    };
   }
 
   private track(db: Db): Db {

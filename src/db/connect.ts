@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { isNodeNotReady } from './constraint-errors';
 import { HostSelector, isUsableNode, type MysqlHost, NODE_STATUS_SQL, parseMysqlUrl } from './mysql-hosts';
+import { type ModeTightened, secureSqliteFile, secureSqliteSideFiles } from './sqlite-file';
 import { limitListReads } from './statement-time';
 
 export type DatabaseConfig =
@@ -48,11 +47,13 @@ export interface OpenDatabaseOptions {
    * `query_timeout` (LIST_QUERY_TIMEOUT_MS); 0 or unset: no limit. SQLite cannot (statement-time.ts).
    */
   listStatementTimeoutMs?: number;
+  /** SQLite: hears of each file or folder found readable by others and tightened (a warning). */
+  onModeTightened?: (change: ModeTightened) => void;
 }
 
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Db {
   return config.client === 'sqlite'
-    ? openSqlite(config.filename, options.idleTimeoutMs)
+    ? openSqlite(config.filename, options.idleTimeoutMs, options.onModeTightened)
     : openMysql(config, options.poolMax ?? 10, options.idleTimeoutMs, options.listStatementTimeoutMs ?? 0);
 }
 
@@ -60,8 +61,9 @@ export function dialectOf(db: Db): Dialect {
   return db.client.config.client === 'mysql2' ? 'mysql' : 'sqlite';
 }
 
-function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
-  if (filename !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(filename)), { recursive: true });
+function openSqlite(filename: string, idleTimeoutMs: number | undefined, onModeTightened = (_change: ModeTightened) => {}): Db {
+  const onDisk = filename !== ':memory:';
+  if (onDisk) secureSqliteFile(filename).forEach(onModeTightened);
   const db = knex({
     client: 'better-sqlite3',
     connection: { filename },
@@ -81,6 +83,11 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined): Db {
         // No waiting inside SQLite: better-sqlite3 would wait synchronously, the whole process
         // with it (retryBusyStatements waits between tries instead).
         connection.pragma('busy_timeout = 0');
+        try {
+          if (onDisk) secureSqliteSideFiles(filename).forEach(onModeTightened);
+        } catch (error) {
+          return done(error as Error, connection);
+        }
         done(null, connection);
       },
     },

@@ -19,7 +19,7 @@ interface ListeningMessage {
  * dies, and on SIGTERM/SIGINT stops them all and waits for them.
  */
 export async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  const { opened, notes } = await prepare(config);
+  const { opened, notes } = await prepare(config, logger);
   await opened.close();
 
   let stopping = false;
@@ -78,7 +78,7 @@ export async function runWorker(config: Config, logger: Logger): Promise<void> {
   const port = await serve(
     config,
     logger,
-    open(config, (firstAdmin) => announceLateFirstAdmin(config, firstAdmin)),
+    open(config, logger, (firstAdmin) => announceLateFirstAdmin(config, firstAdmin)),
     {
       servesMetrics: false,
       // The IPC channel to the primary is the last thing keeping a worker alive.

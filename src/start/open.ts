@@ -1,9 +1,11 @@
 import type { Config } from '../config';
 import { systemClock } from '../clock';
 import { type Db, openDatabase } from '../db/connect';
+import type { ModeTightened } from '../db/sqlite-file';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../db/migrate';
 import { openInstance } from '../instances/instance';
 import { InstanceDirectory } from '../instances/directory';
+import type { Logger } from '../logger';
 import { recoveringSource } from '../instances/recovering';
 import { type InstanceSource, singleInstance } from '../instances/source';
 import { createFirstAdmin, type FirstAdmin } from '../provisioning/first-admin';
@@ -26,13 +28,26 @@ export interface Opened {
  * first request (or prepare's readiness check) and are retried until the database answers.
  * `onFirstAdmin` hears of the admin created on a first start, whenever that happens.
  */
-export function open(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void): Opened {
-  return config.deployment === 'cloud' ? openCloud(config) : openSelfHosted(config, onFirstAdmin);
+export function open(config: Config, logger: Logger, onFirstAdmin: (firstAdmin: FirstAdmin) => void): Opened {
+  const onModeTightened = warnOfTightenedMode(logger);
+  return config.deployment === 'cloud' ? openCloud(config, onModeTightened) : openSelfHosted(config, onModeTightened, onFirstAdmin);
+}
+
+/**
+ * A SQLite database (it holds the signing secret) or its folder that others could read, made
+ * owner-only (src/db/sqlite-file.ts): one line, so the admin learns the old mode was exposed.
+ */
+function warnOfTightenedMode(logger: Logger): (change: ModeTightened) => void {
+  return (change) => logger.warn(change, 'database file was readable by other users; made owner-only');
 }
 
 /** Self-hosted: one database, one instance; its first start creates the admin. */
-function openSelfHosted(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) => void): Opened {
-  const db = openDatabase(config.database, { listStatementTimeoutMs: config.listQueryTimeoutMs });
+function openSelfHosted(
+  config: Config,
+  onModeTightened: (change: ModeTightened) => void,
+  onFirstAdmin: (firstAdmin: FirstAdmin) => void,
+): Opened {
+  const db = openDatabase(config.database, { listStatementTimeoutMs: config.listQueryTimeoutMs, onModeTightened });
   const instances = recoveringSource(async () => {
     const instance = await openInstance(db, { clock: systemClock, jwtSecret: config.jwtSecret });
     const firstAdmin = await createFirstAdmin(instance, systemClock.now());
@@ -52,8 +67,8 @@ function openSelfHosted(config: Config, onFirstAdmin: (firstAdmin: FirstAdmin) =
 }
 
 /** Cloud: the control database and a directory of instances, opened as requests name them. */
-function openCloud(config: Config): Opened {
-  const control = openDatabase(config.database, { poolMax: 2 });
+function openCloud(config: Config, onModeTightened: (change: ModeTightened) => void): Opened {
+  const control = openDatabase(config.database, { poolMax: 2, onModeTightened });
   const directory = new InstanceDirectory({
     control,
     controlConfig: config.database,

@@ -1,6 +1,7 @@
 import type { Config } from '../config';
 import { ServiceUnavailableError } from '../errors';
 import { listRegisteredInstances } from '../instances/registry';
+import type { Logger } from '../logger';
 import { open, type Opened } from './open';
 import { announceLateFirstAdmin, firstAdminNotice, type StartNotes } from './start-messages';
 
@@ -9,11 +10,11 @@ import { announceLateFirstAdmin, firstAdminNotice, type StartNotes } from './sta
  * database (cloud). With WORKERS > 1 only the primary does it, so workers never race for it. A
  * database that does not answer does not stop the start: the server answers 503 until it does.
  */
-export async function prepare(config: Config): Promise<{ opened: Opened; notes: StartNotes }> {
+export async function prepare(config: Config, logger: Logger): Promise<{ opened: Opened; notes: StartNotes }> {
   const notes: StartNotes = {};
   let preparing = true;
   // Told in the start message when the database answers now; on its own once it answers later.
-  const opened = open(config, (firstAdmin) => {
+  const opened = open(config, logger, (firstAdmin) => {
     if (preparing) notes.firstAdmin = firstAdminNotice(config, firstAdmin);
     else announceLateFirstAdmin(config, firstAdmin);
   });

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -98,4 +98,38 @@ describe('npm start under a process manager', () => {
     expect(await acceptsConnections(port)).toBe(false);
     expect(output).toMatch(/"msg":"stopped"/);
   }, 150_000);
+
+  // prepare (npm install) built the server; a start runs that build (support/build-if-stale.mjs).
+  it('compiles nothing on a start after a build: the stamp stays as it was and the server answers', async () => {
+    const prebuild = spawnSync(process.execPath, ['support/build-if-stale.mjs'], { cwd: ROOT, encoding: 'utf8' });
+    expect(prebuild.status).toBe(0);
+    const stamp = path.join(ROOT, 'dist', '.build-stamp');
+    const stamped = fs.statSync(stamp).mtimeMs;
+
+    npm = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATABASE_URL: `sqlite:${path.join(dir, 'hrm.sqlite')}`,
+        PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const npmExited = new Promise<number | null>((resolve) => npm?.once('exit', (code) => resolve(code)));
+    const url = await until(
+      () => /listening on (http:\/\/\S+)/.exec(output)?.[1],
+      (found) => found !== undefined || npm?.exitCode !== null,
+      60_000,
+    );
+
+    expect((await fetch(new URL('/healthz', url))).status).toBe(200);
+    expect(output).not.toMatch(/compiling/);
+    expect(fs.statSync(stamp).mtimeMs).toBe(stamped);
+    process.kill(npm.pid as number, 'SIGTERM');
+    expect(await npmExited).toBe(0);
+  }, 300_000);
 });

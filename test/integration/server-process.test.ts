@@ -142,6 +142,97 @@ describe('the first admin token file of a SQLite installation', () => {
   });
 });
 
+describe('the SQLite database of a server process (it holds the token-signing secret)', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-modes-'));
+  });
+  afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+  it('is created 0600, with its -wal and -shm files, in a folder created 0700', async () => {
+    const file = path.join(directory, 'data', 'hrm.sqlite');
+    const server = await startServerProcess({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn' });
+    try {
+      expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+      for (const each of [file, `${file}-wal`, `${file}-shm`]) expect([each, fs.statSync(each).mode & 0o777]).toEqual([each, 0o600]);
+      expect(server.output()).not.toMatch(/made owner-only/);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it('tightens an existing 0644 file at start, with one warning naming its path and old mode', async () => {
+    const file = path.join(directory, 'hrm.sqlite');
+    fs.writeFileSync(file, '');
+    fs.chmodSync(file, 0o644);
+    fs.chmodSync(directory, 0o755);
+    const server = await startServerProcess({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn' });
+    try {
+      const warnings = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('made owner-only'));
+
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0] as string)).toMatchObject({
+        level: 40,
+        path: file,
+        oldMode: '0644',
+        newMode: '0600',
+        msg: 'database file was readable by other users; made owner-only',
+      });
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      // The folder existed and is not ./data: the admin chose it, and it may be shared.
+      expect(fs.statSync(directory).mode & 0o777).toBe(0o755);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
+// hrm opens the same file, and may be the first to create it (hrm db migrate before the first start).
+describe('the SQLite database opened by hrm', () => {
+  let directory: string;
+  beforeEach(() => {
+    directory = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-cli-modes-'));
+  });
+  afterEach(() => fs.rmSync(directory, { recursive: true, force: true }));
+
+  async function hrmAt(file: string, argv: string[]): Promise<{ code: number; stderr: string }> {
+    let stderr = '';
+    const code = await runCli(argv, {
+      stdout: { write: () => true },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { DATABASE_URL: `sqlite:${file}` },
+      readStdin: async () => '',
+      clock: systemClock,
+    });
+    return { code, stderr };
+  }
+
+  it('is created 0600 in a folder created 0700', async () => {
+    const file = path.join(directory, 'data', 'hrm.sqlite');
+
+    const result = await hrmAt(file, ['db', 'migrate']);
+
+    expect(result).toEqual({ code: 0, stderr: '' });
+    expect(fs.statSync(path.dirname(file)).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('tightens an existing 0644 file and warns on standard error', async () => {
+    const file = path.join(directory, 'hrm.sqlite');
+    fs.writeFileSync(file, '');
+    fs.chmodSync(file, 0o644);
+
+    const result = await hrmAt(file, ['api', 'status']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`hrm: warning: ${file} was readable by other users (mode 0644); changed to 0600\n`);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+});
+
 describe('the server process with invalid configuration', () => {
   it.each([
     [{ PORT: 'http' }, /^hrm: Invalid configuration: PORT /],
