@@ -9,13 +9,11 @@ import {
   type AttendanceColumns,
   type AttendanceRecord,
   type BadgedAttendanceEmployee,
-  type BatchAttendanceRow,
   deleteAttendance,
-  findAttendanceOfEmployeesBetween,
-  insertAttendanceRows,
   lockAttendanceEmployees,
   updateAttendance,
 } from '../attendance/repository';
+import { type BatchAttendanceRow, findAttendanceOfEmployeesBetween, insertAttendanceRows } from './record-repository';
 import { afterTermination, type AttendanceSettings, wholeSecond } from '../attendance/rules';
 import { attendanceChanges, dateOf } from '../attendance/writes';
 import {
