@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import { offsetOf } from '../http/pagination';
 import type { Instance } from '../instances/instance';
 import { TtlCache } from '../ttl-cache';
-import type { AttendancePageStart } from './repository';
+import type { AttendancePageStart } from './list-repository';
 
 /**
  * Pages that begin at least this many rows in are read from their first record (keyset paging)

@@ -1,12 +1,6 @@
 import type { Knex } from 'knex';
-import type { Caller } from '../caller';
 import { certifiesWrites, type Db, dialectOf } from '../db/connect';
 import { batchedLookup, parameter, preparedQuery, preparedWrite } from '../db/prepared';
-import { asListRead } from '../db/statement-time';
-import { whereVisible } from '../employees/access';
-import { offsetOf } from '../http/pagination';
-import { addDays } from '../time';
-import { toSqlDateTime } from '../db/sql-time';
 
 /** An `attendance` row: instants as UTC text 'YYYY-MM-DD HH:MM:SS', local times in the record's zone. */
 export interface AttendanceRow {
@@ -194,7 +188,7 @@ const lockEmployeeAndSelectOpenRecord = preparedQuery((db) =>
 );
 
 /** MySQL answers DECIMAL columns as strings; ids may come back as strings too. */
-function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
+export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
   const decimal = (value: unknown) => (value == null ? null : Number(value));
   return {
     id: Number(row.id),
@@ -217,7 +211,7 @@ function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
   };
 }
 
-const ATTENDANCE_COLUMNS = [
+export const ATTENDANCE_COLUMNS = [
   'a.id',
   'a.employee_id',
   'a.in_time_utc',
@@ -270,7 +264,7 @@ export async function findOpenAttendance(db: Db, employeeId: number): Promise<At
 }
 
 /** `open_employee_id` is the employee's id while the record is open: its unique index allows one. */
-function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_time_utc'>): number | null {
+export function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_time_utc'>): number | null {
   return columns.out_time_utc === null ? columns.employee_id : null;
 }
 
@@ -342,199 +336,7 @@ export async function findLatestStartBefore(
   return row && toLatestRecord(row);
 }
 
-/** Which records a list or summary covers. `from`/`to` are inclusive dates of the local in_time. */
-export interface AttendanceCriteria {
-  /** Only this employee's records (the caller's access to them is already checked). */
-  employeeId?: number;
-  /** Only records of employees this caller may see. */
-  visibleTo?: Caller;
-  from?: string;
-  to?: string;
-  open?: boolean;
-  /** Only records changed (or created) at or after this instant: a delta sync's corrections. */
-  updatedSince?: Date;
-}
-
-/**
- * What a query binds where, for a query built once and prepared (listAttendance): the argument
- * `index` stands in for `value`. Knex's own queries bind the values themselves.
- */
-type Bind = (index: number, value: string | number) => string | number;
-const bindValue: Bind = (_index, value) => value;
-const bindParameter: Bind = (index) => parameter(index);
-
-// The arguments of a prepared page query, by index.
-const EMPLOYEE = 0;
-const FROM = 1;
-const BEFORE = 2;
-const START_IN_TIME = 3;
-const START_ID = 4;
-const UPDATED_SINCE = 5;
-
-function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, bind: Bind = bindValue): Knex.QueryBuilder {
-  if (criteria.employeeId !== undefined) query.where('a.employee_id', bind(EMPLOYEE, criteria.employeeId));
-  if (criteria.visibleTo) whereVisible(query, criteria.visibleTo, 'e');
-  // A record belongs to the calendar date its in_time shows: a range of the in_time_local index.
-  if (criteria.from !== undefined) query.where('a.in_time_local', '>=', bind(FROM, fromBound(criteria.from)));
-  if (criteria.to !== undefined) query.where('a.in_time_local', '<', bind(BEFORE, beforeBound(criteria.to)));
-  if (criteria.open === true) query.whereNull('a.out_time_utc');
-  if (criteria.open === false) query.whereNotNull('a.out_time_utc');
-  if (criteria.updatedSince !== undefined) query.where('a.updated_at', '>=', bind(UPDATED_SINCE, toSqlDateTime(criteria.updatedSince)));
-  return query;
-}
-
-const fromBound = (from: string) => `${from} 00:00:00`;
-const beforeBound = (to: string) => `${addDays(to, 1)} 00:00:00`;
-
-/** Where a page of records starts: its first record's in_time_utc and id (newest first). */
-export interface AttendancePageStart {
-  inTimeUtc: string;
-  id: number;
-}
-
-/**
- * A page of records, newest first, and how many match in all. With `start` (the first record of
- * the page, known from the page before it) the page is read from there: `(in_time_utc, id) <=
- * start`, whatever the page number (keyset paging); without it, the rows before the page are
- * skipped by their ids alone (a deferred join: skipped rows are never read whole). `next` is the
- * start of the following page, when there is one.
- */
-export async function listAttendance(
-  db: Db,
-  criteria: AttendanceCriteria,
-  page: { page: number; limit: number; start?: AttendancePageStart },
-): Promise<{ records: AttendanceRecord[]; total: number; first?: AttendancePageStart; next?: AttendancePageStart }> {
-  const offset = offsetOf(page.page, page.limit);
-  const { start } = page;
-  const shape = preparedPageShape(criteria, page.limit, offset, start);
-  const rows = shape
-    ? await preparedPageQuery(
-        shape,
-        criteria,
-        page.limit,
-        start,
-      )(db, [
-        criteria.employeeId,
-        criteria.from === undefined ? undefined : fromBound(criteria.from),
-        criteria.to === undefined ? undefined : beforeBound(criteria.to),
-        start?.inTimeUtc,
-        start?.id,
-        criteria.updatedSince === undefined ? undefined : toSqlDateTime(criteria.updatedSince),
-      ])
-    : ((await asListRead(pageQuery(db, criteria, page.limit, offset, start, bindValue))) as Array<Record<string, unknown>>);
-  const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
-  const records = rows
-    .slice(0, page.limit)
-    .map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
-  const found = { records, first: startOf(rows[0]), next: startOf(rows[page.limit]) };
-  // A page that is not empty and has no next one is the last: its rows tell the total without counting.
-  if (rows.length > 0 && rows.length <= page.limit) return { ...found, total: offset + rows.length };
-  if (rows.length === 0 && offset === 0) return { ...found, total: 0 };
-  const count = asListRead(applyCriteria(db('attendance as a'), criteria));
-  if (criteria.visibleTo) count.join('employees as e', 'e.id', 'a.employee_id');
-  const row = (await count.count({ total: '*' }).first()) as { total: number | string } | undefined;
-  return { ...found, total: Number(row?.total ?? 0) };
-}
-
-/**
- * The records of one page and the one after it (whether another page follows, and where it
- * starts), newest first. The page's ids are found first, from the index, and only they are read
- * whole (a deferred join: the rows an offset skips are never read).
- */
-function pageQuery(
-  db: Db,
-  criteria: AttendanceCriteria,
-  limit: number,
-  offset: number,
-  start: AttendancePageStart | undefined,
-  bind: Bind,
-): Knex.QueryBuilder {
-  const order = [
-    { column: 'a.in_time_utc', order: 'desc' },
-    { column: 'a.id', order: 'desc' },
-  ];
-  const ids = db('attendance as a').select('a.id', 'a.in_time_utc');
-  applyCriteria(criteria.visibleTo ? ids.join('employees as e', 'e.id', 'a.employee_id') : ids, criteria, bind);
-  // Written into the SQL, not bound: the limit is part of a prepared query's shape.
-  ids.orderBy(order).limit(limit + 1, { skipBinding: true });
-  if (!start) ids.offset(offset);
-  else {
-    // Written as a range on in_time_utc and a tie-break, which both databases read off the
-    // (employee_id, in_time_utc) index or sort cheaply; a row-value comparison they do not.
-    const inTime = bind(START_IN_TIME, start.inTimeUtc);
-    ids
-      .where('a.in_time_utc', '<=', inTime)
-      .andWhere((tie) => tie.where('a.in_time_utc', '<', inTime).orWhere('a.id', '<=', bind(START_ID, start.id)));
-  }
-  return db('attendance as a')
-    .join(ids.as('page'), 'page.id', 'a.id')
-    .join('employees as emp', 'emp.id', 'a.employee_id')
-    .select([...ATTENDANCE_COLUMNS, 'emp.first_name', 'emp.last_name'])
-    .orderBy(order);
-}
-
-/**
- * The page queries of one employee's records (an app's history screen, a month's report), as
- * prepared statements, one per shape: which criteria are given, the page size (at most a few
- * hundred shapes in all), and whether the page starts at a known record. Building the deferred
- * join in Knex on every request was most of such a read's cost (docs/performance.md, "Figures
- * behind the code"). Lists of every visible employee (their access rule writes the caller's id
- * into the query) and pages found by an offset go through Knex.
- */
-const preparedPages = new Map<string, ReturnType<typeof preparedQuery>>();
-
-function preparedPageShape(
-  criteria: AttendanceCriteria,
-  limit: number,
-  offset: number,
-  start: AttendancePageStart | undefined,
-): string | undefined {
-  if (criteria.employeeId === undefined || criteria.visibleTo !== undefined || (offset > 0 && !start)) return undefined;
-  return JSON.stringify([
-    criteria.from !== undefined,
-    criteria.to !== undefined,
-    criteria.open ?? null,
-    criteria.updatedSince !== undefined,
-    limit,
-    start !== undefined,
-  ]);
-}
-
-function preparedPageQuery(
-  shape: string,
-  criteria: AttendanceCriteria,
-  limit: number,
-  start: AttendancePageStart | undefined,
-): ReturnType<typeof preparedQuery> {
-  let query = preparedPages.get(shape);
-  if (!query) {
-    query = preparedQuery((db) => pageQuery(db, criteria, limit, 0, start, bindParameter));
-    preparedPages.set(shape, query);
-  }
-  return query;
-}
-
-/** Seconds between in_time_utc and out_time_utc of a closed record, in SQL. */
-function durationSeconds(db: Db): string {
-  return dialectOf(db) === 'mysql'
-    ? 'TIMESTAMPDIFF(SECOND, a.in_time_utc, a.out_time_utc)'
-    : "(CAST(strftime('%s', a.out_time_utc) AS INTEGER) - CAST(strftime('%s', a.in_time_utc) AS INTEGER))";
-}
-
-/** How many records match, how many of them are closed, and the closed ones' total length in seconds. */
-export async function countAttendance(db: Db, criteria: AttendanceCriteria): Promise<{ records: number; closed: number; seconds: number }> {
-  // An open record has no out_time: COUNT and SUM leave its NULL out.
-  const row = (await applyCriteria(db('attendance as a'), criteria)
-    .select(
-      db.raw('COUNT(*) AS records'),
-      db.raw('COUNT(a.out_time_utc) AS closed'),
-      db.raw(`COALESCE(SUM(${durationSeconds(db)}), 0) AS seconds`),
-    )
-    .first()) as { records: number | string; closed: number | string; seconds: number | string } | undefined;
-  return { records: Number(row?.records ?? 0), closed: Number(row?.closed ?? 0), seconds: Number(row?.seconds ?? 0) };
-}
-
-// Punch-log batches (src/terminals): the same rows and locks as the single punches, many at a time.
+// Batches (src/terminals, src/import): the same employee locks as the single punches, many at a time.
 
 /** An employee a punch-log entry may name: by id, or by the badge number terminals know. */
 export interface BadgedAttendanceEmployee extends AttendanceEmployee {
@@ -570,59 +372,4 @@ export async function lockAttendanceEmployees(trx: Db, named: { badges: string[]
     byId.set(Number(row.id), { ...toAttendanceEmployee(row), attendance_device_id: (row.attendance_device_id as string | null) ?? null });
   }
   return [...byId.values()];
-}
-
-/** A record as a batch meets it: whether the punch log made it (and may derive it again). */
-export interface BatchAttendanceRow extends AttendanceRow {
-  derived_from_log: boolean;
-}
-
-/**
- * The records of these employees that start between `from` and `to` (UTC SQL text, inclusive),
- * and their open records, whenever those start: what a batch's entries can meet.
- */
-export async function findAttendanceOfEmployeesBetween(
-  db: Db,
-  employeeIds: number[],
-  from: string,
-  to: string,
-): Promise<BatchAttendanceRow[]> {
-  if (employeeIds.length === 0) return [];
-  const columns = [...ATTENDANCE_COLUMNS, 'a.derived_from_log'];
-  const inRange = db('attendance as a').whereIn('a.employee_id', employeeIds).whereBetween('a.in_time_utc', [from, to]).select(columns);
-  const open = db('attendance as a').whereIn('a.open_employee_id', employeeIds).select(columns);
-  // SQLite takes no parentheses around the parts of a UNION.
-  const rows = (await db.queryBuilder().unionAll([inRange, open], dialectOf(db) === 'mysql')) as Array<Record<string, unknown>>;
-  const byId = new Map<number, BatchAttendanceRow>();
-  for (const row of rows) byId.set(Number(row.id), { ...toAttendanceRow(row), derived_from_log: Boolean(Number(row.derived_from_log)) });
-  return [...byId.values()];
-}
-
-/** Rows per INSERT of a batch: 17 values each stay far below either database's limit on bound values. */
-const INSERT_BATCH = 500;
-
-/**
- * Inserts records a batch derived from the punch log (derived_from_log), a few hundred per
- * statement, and answers their ids, in the order given. The ids
- * are read back by (employee_id, in_time_utc), which records of one employee never share (they
- * do not overlap): MySQL tells only the first id of a multi-row INSERT, and does not promise the
- * others follow it.
- */
-export async function insertAttendanceRows(db: Db, records: AttendanceColumns[]): Promise<number[]> {
-  const ids: number[] = [];
-  for (let start = 0; start < records.length; start += INSERT_BATCH) {
-    const chunk = records.slice(start, start + INSERT_BATCH);
-    await db('attendance').insert(chunk.map((columns) => ({ ...columns, open_employee_id: openEmployeeId(columns), derived_from_log: 1 })));
-    const rows = (await db('attendance')
-      .whereIn('employee_id', [...new Set(chunk.map((columns) => columns.employee_id))])
-      .whereIn('in_time_utc', [...new Set(chunk.map((columns) => columns.in_time_utc))])
-      .select('id', 'employee_id', 'in_time_utc')) as Array<{ id: number; employee_id: number; in_time_utc: string }>;
-    const idOf = new Map(rows.map((row) => [`${Number(row.employee_id)} ${String(row.in_time_utc)}`, Number(row.id)]));
-    for (const columns of chunk) {
-      const id = idOf.get(`${columns.employee_id} ${columns.in_time_utc}`);
-      if (id === undefined) throw new Error('An attendance record inserted by a batch was not found again');
-      ids.push(id);
-    }
-  }
-  return ids;
 }

@@ -17,14 +17,13 @@ import { correctAttendance, createAttendance, deleteAttendanceRecord } from './c
 import { attendancePageStartsOf, forgetAttendancePages } from './page-starts';
 import { attendanceJson, toAttendanceResponse } from './output';
 import { punchIn, punchOut } from './punch';
+import { type AttendanceCriteria, listAttendance } from './list-repository';
 import {
-  type AttendanceCriteria,
   type AttendanceEmployee,
   findAttendance,
   findAttendanceEmployee,
   findAttendanceEmployeeId,
   findOpenAttendance,
-  listAttendance,
 } from './repository';
 import { attendanceListQuery, attendanceSummaryQuery, employeeAttendanceQuery } from './schemas';
 import { summarizeAttendance } from './summary';

@@ -1,7 +1,8 @@
 import type { Db } from '../db/connect';
 import { addDays, todayIn } from '../time';
 import { hoursOf } from './output';
-import { type AttendanceEmployee, countAttendance } from './repository';
+import { countAttendance } from './list-repository';
+import type { AttendanceEmployee } from './repository';
 
 /**
  * IceHrm's summary (docs/api.md, "IceHrm compatibility"): its four members count and sum as IceHrm does, and two more
