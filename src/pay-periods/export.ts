@@ -3,6 +3,7 @@ import type { Db } from '../db/connect';
 import { formatHours, hoursOf } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
+import { lastReadingOn } from '../time';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
 import { classifiedDaysOf, daysFromFrozen } from './timesheets';
@@ -62,7 +63,7 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
       readStoredPayPeriodSettings(db),
       db('attendance')
         .where('in_time_local', '>=', `${first} 00:00:00`)
-        .where('in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+        .where('in_time_local', '<=', lastReadingOn(period.end))
         .first(db.raw('count(*) as n'), db.raw('max(id) as top'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
       db('employees').first(
         db.raw('count(*) as n'),
@@ -152,7 +153,7 @@ async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmplo
             db('attendance as a')
               .whereRaw('a.employee_id = e.id')
               .where('a.in_time_local', '>=', `${period.start} 00:00:00`)
-              .where('a.in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+              .where('a.in_time_local', '<=', lastReadingOn(period.end))
               .whereNotNull('a.out_time_utc')
               .select(db.raw('1')),
           )

@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import { EmployeeListCache } from '../employees/list';
-import { BadRequestError, ForbiddenError } from '../errors';
+import { ForbiddenError } from '../errors';
 import { noneMatchNames } from '../http/conditional';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
@@ -13,12 +13,11 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
 import type { Instance } from '../instances/instance';
-import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { type ExportFormat, exportEtag, writeExport } from './export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
-import { listPeriods, settingsAndPeriod } from './periods';
-import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
+import { listPeriods, periodListRange, settingsAndPeriod } from './periods';
+import { exportQuery, lockQuery, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
 import { findSheet, listSheets, sheetResponse } from './timesheets';
 
@@ -92,17 +91,9 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         const caller = callerOf(req);
         if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may list pay periods' });
         const query = parseQuery(periodListQuery, req.query);
-        const to = query.to ?? clock.now().toISOString().slice(0, 10);
-        const from = query.from ?? addDays(to, -DEFAULT_PERIOD_RANGE_DAYS);
-        if (daysBetween(from, to) > MAX_PERIOD_RANGE_DAYS)
-          throw new BadRequestError({
-            code: 'invalid_query',
-            title: 'Invalid query parameters',
-            detail: `to must be at most ${MAX_PERIOD_RANGE_DAYS} days after from`,
-            errors: [{ field: 'to', message: `must be at most ${MAX_PERIOD_RANGE_DAYS} days after from` }],
-          });
+        const range = periodListRange(query, clock.now().toISOString().slice(0, 10));
         const db = instanceOf(req).db;
-        const all = await listPeriods(db, await readPayPeriodSettings(db), from, to);
+        const all = await listPeriods(db, await readPayPeriodSettings(db), range);
         const offset = offsetOf(query.page, query.limit);
         sendJson(res, toPage(all.slice(offset, offset + query.limit), all.length, query.page, query.limit));
       },

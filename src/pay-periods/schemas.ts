@@ -1,23 +1,24 @@
 import { z } from 'zod';
 import { idSchema } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
+import { MAX_PERIOD_RANGE_DAYS } from '../pay-rules/periods';
 import { FREQUENCIES, WEEKDAYS } from '../pay-rules/settings';
-import { isCalendarDate } from '../time';
+import { dayNumber, isCalendarDate } from '../time';
 
+/** A date from 0001-01-01 to 9999-12-31 (isCalendarDate allows no other year). */
 const date = z
   .string({ error: 'must be a date YYYY-MM-DD' })
   .max(10, { error: 'must be a date YYYY-MM-DD' })
-  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' });
+  .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
+  .meta({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', minLength: 10 });
 
-/** The widest range GET /pay-periods lists (from..to, in days): ten years. */
-export const MAX_PERIOD_RANGE_DAYS = 3660;
-/** The range GET /pay-periods lists without from: the year before `to`. */
-export const DEFAULT_PERIOD_RANGE_DAYS = 365;
+/** The widest range GET /pay-periods lists (from..to, in days): ten years; every period walk's cap. */
+export { MAX_PERIOD_RANGE_DAYS };
 
 /** GET /pay-periods */
 export const periodListQuery = z
   .strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), from: date.optional(), to: date.optional() })
-  .refine((range) => range.from === undefined || range.to === undefined || range.from <= range.to, {
+  .refine((range) => range.from === undefined || range.to === undefined || dayNumber(range.from) <= dayNumber(range.to), {
     error: 'must not be before from',
     path: ['to'],
   });
