@@ -35,9 +35,15 @@ interface ExportEmployee {
   code: string;
 }
 
-/** A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+/**
+ * A CSV text field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled.
+ * Text beginning with =, +, -, @, tab or CR gets a leading ' first, so a spreadsheet shows it
+ * rather than running it as a formula (CONTRACT 6.6). Numbers the server writes (ids, hours) do
+ * not come through here.
+ */
 export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** By the code's UTF-8 bytes, as the export is ordered (JavaScript's < compares UTF-16 units). */
