@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Db } from '../db/connect';
 import { formatHours, hoursOf } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
@@ -91,6 +92,13 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
     .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
     .digest('base64url');
   return `"${digest.slice(0, 32)}"`;
+}
+
+/** The headers of an export's answer (docs/pay-periods.md, "Export"), sent before its rows. */
+export function sendExportHeaders(res: ServerResponse, period: PayPeriod, format: ExportFormat): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="pay-period-${period.start}.${format}"`);
 }
 
 /** Where the export goes: a response or a file; `write` resolves once the chunk may be followed by another. */
