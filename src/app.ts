@@ -120,7 +120,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...terminalRoutes({ clock }),
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
-    ...payPeriodRoutes({ clock }),
+    ...payPeriodRoutes({ clock, exportConcurrency: config.exportConcurrency }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -129,13 +129,85 @@ export function parseIsoInstant(value: string): Date | undefined {
   return new Date(readingMs(wallClock) - offsetMs);
 }
 
-/** The calendar date `days` days after `date` (before, when negative). */
-export function addDays(date: string, days: number): string {
+/** The first and last date the API accepts or computes (docs/security.md, "Third review"). */
+export const MIN_DATE = '0001-01-01';
+export const MAX_DATE = '9999-12-31';
+
+/** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
+export function dayNumberOfParts(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+/**
+ * A date's day number, for comparing and walking dates: as strings, '10000-01-01' sorts before
+ * '9999-12-31', and a walk past the last date never ends.
+ */
+export function dayNumber(date: string): number {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day + days)).toISOString().slice(0, 10);
+  return dayNumberOfParts(year, month, day);
+}
+
+export const MIN_DAY = dayNumber(MIN_DATE);
+export const MAX_DAY = dayNumber(MAX_DATE);
+
+/** The year, month and day of a day number (civil_from_days). */
+export function partsOfDayNumber(dayNumber: number): [number, number, number] {
+  const z = dayNumber + 719_468;
+  const era = Math.floor(z / 146_097);
+  const dayOfEra = z - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const mp = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return [yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day];
+}
+
+/** 'YYYY-MM-DD' (a year past 9999 gets a fifth digit: callers bound dates first). */
+export function formatDate(year: number, month: number, day: number): string {
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
+}
+
+/** The date of a day number. */
+export function dateOfDayNumber(dayNumber: number): string {
+  return formatDate(...partsOfDayNumber(dayNumber));
+}
+
+/** Whether a date lies in MIN_DATE..MAX_DATE. */
+export function isDayInRange(dayNumber: number): boolean {
+  return dayNumber >= MIN_DAY && dayNumber <= MAX_DAY;
+}
+
+/**
+ * The calendar date `days` days after `date` (before, when negative). On day numbers, not
+ * Date.UTC, which reads years 0-99 as 1900-1999.
+ */
+export function addDays(date: string, days: number): string {
+  return dateOfDayNumber(dayNumber(date) + days);
+}
+
+/** Days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: string, to: string): number {
+  return dayNumber(to) - dayNumber(from);
+}
+
+/**
+ * The last wall-clock reading of a date, the inclusive upper bound of the readings counted on it.
+ * Stored readings are whole seconds; unlike the next day's midnight, it exists for 9999-12-31.
+ */
+export function lastReadingOn(date: string): string {
+  return `${date} 23:59:59`;
 }
 
 /** 0 for Sunday to 6 for Saturday. */
 export function weekdayOf(date: string): number {
-  return new Date(`${date}T00:00:00Z`).getUTCDay();
+  // 1970-01-01, day 0, was a Thursday.
+  return (((dayNumber(date) + 4) % 7) + 7) % 7;
 }

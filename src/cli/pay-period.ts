@@ -5,10 +5,9 @@ import { retryConflicts } from '../db/retry-conflicts';
 import { AppError } from '../errors';
 import { type ExportFormat, writeExport } from '../pay-periods/export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
-import { listPeriods, resolvePeriod } from '../pay-periods/periods';
+import { listPeriods, periodListRange, resolvePeriod } from '../pay-periods/periods';
 import { readPayPeriodSettings } from '../pay-periods/settings';
-import { addDays } from '../pay-rules/periods';
-import { isCalendarDate } from '../time';
+import { dayNumber, isCalendarDate } from '../time';
 import { CliError, type CliContext } from './context';
 import { formatTable } from './table';
 
@@ -42,11 +41,11 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .option('--from <date>', 'YYYY-MM-DD')
     .option('--to <date>', 'YYYY-MM-DD')
     .action(async (options: { from?: string; to?: string }) => {
-      const to = dateOption(options.to, '--to') ?? context.io.clock.now().toISOString().slice(0, 10);
-      const from = dateOption(options.from, '--from') ?? addDays(to, -365);
-      if (from > to) throw new CliError('--from must not be after --to');
+      const [from, to] = [dateOption(options.from, '--from'), dateOption(options.to, '--to')];
+      if (from !== undefined && to !== undefined && dayNumber(from) > dayNumber(to)) throw new CliError('--from must not be after --to');
+      const range = await asCliErrors(async () => periodListRange({ from, to }, context.io.clock.now().toISOString().slice(0, 10)));
       const { db } = await context.instance();
-      const periods = await listPeriods(db, await readPayPeriodSettings(db), from, to);
+      const periods = await listPeriods(db, await readPayPeriodSettings(db), range);
       context.print(
         formatTable(
           ['START', 'END', 'STATUS', 'LOCKED AT', 'LOCKED BY'],

@@ -74,6 +74,18 @@ export function sendJsonWithEntityTag(req: Request, res: Response, json: string,
   sendJsonText(res, json);
 }
 
+/**
+ * Sets the ETag of a GET's answer and, when If-None-Match names it, answers 304 without a body;
+ * true when answered (the handler then sends nothing else).
+ */
+export function answeredNotModified(req: Request, res: Response, tag: string): boolean {
+  res.setHeader('ETag', tag);
+  if (!noneMatchNames(req, tag)) return false;
+  res.statusCode = 304;
+  res.end();
+  return true;
+}
+
 /** Whether the request's If-None-Match names `tag` (a quoted strong tag) or is `*`: weak comparison, W/ ignored. */
 export function noneMatchNames(req: Request, tag: string): boolean {
   const noneMatch = parseEntityTags(req.headers['if-none-match'], 'If-None-Match');

@@ -5,7 +5,7 @@ import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { canSeeEmployee, isDirectReport, isSelf } from '../employees/access';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
-import { addDays } from '../pay-rules/periods';
+import { lastReadingOn } from '../time';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
@@ -54,7 +54,7 @@ export async function approveTimesheet(
     .where('employee_id', employeeId)
     .whereNull('out_time_utc')
     .where('in_time_local', '>=', `${period.start} 00:00:00`)
-    .where('in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+    .where('in_time_local', '<=', lastReadingOn(period.end))
     .first('id')) as { id: number } | undefined;
   if (open)
     throw new ConflictError({

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { Db } from '../db/connect';
 import { formatHours, hoursOf } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
+import { lastReadingOn } from '../time';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
 import { classifiedDaysOf, daysFromFrozen } from './timesheets';
@@ -34,9 +36,15 @@ interface ExportEmployee {
   code: string;
 }
 
-/** A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+/**
+ * A CSV text field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled.
+ * Text beginning with =, +, -, @, tab or CR gets a leading ' first, so a spreadsheet shows it
+ * rather than running it as a formula (CONTRACT 6.6). Numbers the server writes (ids, hours) do
+ * not come through here.
+ */
 export function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** By the code's UTF-8 bytes, as the export is ordered (JavaScript's < compares UTF-16 units). */
@@ -62,7 +70,7 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
       readStoredPayPeriodSettings(db),
       db('attendance')
         .where('in_time_local', '>=', `${first} 00:00:00`)
-        .where('in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+        .where('in_time_local', '<=', lastReadingOn(period.end))
         .first(db.raw('count(*) as n'), db.raw('max(id) as top'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
       db('employees').first(
         db.raw('count(*) as n'),
@@ -84,6 +92,13 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
     .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
     .digest('base64url');
   return `"${digest.slice(0, 32)}"`;
+}
+
+/** The headers of an export's answer (docs/pay-periods.md, "Export"), sent before its rows. */
+export function sendExportHeaders(res: ServerResponse, period: PayPeriod, format: ExportFormat): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment; filename="pay-period-${period.start}.${format}"`);
 }
 
 /** Where the export goes: a response or a file; `write` resolves once the chunk may be followed by another. */
@@ -152,7 +167,7 @@ async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmplo
             db('attendance as a')
               .whereRaw('a.employee_id = e.id')
               .where('a.in_time_local', '>=', `${period.start} 00:00:00`)
-              .where('a.in_time_local', '<', `${addDays(period.end, 1)} 00:00:00`)
+              .where('a.in_time_local', '<=', lastReadingOn(period.end))
               .whereNotNull('a.out_time_utc')
               .select(db.raw('1')),
           )

@@ -5,8 +5,8 @@ import { asUniqueViolation } from '../db/constraint-errors';
 import { retryConflicts } from '../db/retry-conflicts';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError, type FieldError, NotFoundError } from '../errors';
-import { addDays, periodStartingOn } from '../pay-rules/periods';
-import { isCalendarDate } from '../time';
+import { periodStartingOn } from '../pay-rules/periods';
+import { dayNumber, isCalendarDate, lastReadingOn } from '../time';
 import { recordEvents } from '../webhooks/outbox';
 import { findLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
@@ -23,6 +23,14 @@ export interface LockContext {
 /** An audit row's and an event's id of a period: its start date as a number (2026-01-01 -> 20260101). */
 export function periodEntityId(start: string): number {
   return Number(start.replace(/-/g, ''));
+}
+
+/**
+ * Whether a period's end is today or later (UTC): compared as day numbers, since the calendar's
+ * last period ends on 9999-12-31 and no date string may pass it (docs/pay-periods.md, "Periods").
+ */
+function hasNotEnded(period: { end: string }, now: Date): boolean {
+  return dayNumber(period.end) >= dayNumber(now.toISOString().slice(0, 10));
 }
 
 /** At most this many employees are named in a 409 unapproved_timesheets (the detail gives the count). */
@@ -67,8 +75,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
       code: 'period_locked',
       detail: `Its dates overlap the locked pay period starting ${String(overlapping.period_start).slice(0, 10)}; unlock that one first`,
     });
-  const today = context.now.toISOString().slice(0, 10);
-  if (dates.end >= today)
+  if (hasNotEnded(dates, context.now))
     throw new ConflictError({
       code: 'period_not_ended',
       detail: `The pay period ends on ${dates.end}; it may be locked from the next day on (UTC)`,
@@ -92,7 +99,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
   let unapprovedCount = 0;
   let after = 0;
   for (;;) {
-    const [from, to] = [`${dates.start} 00:00:00`, `${addDays(dates.end, 1)} 00:00:00`];
+    const [from, to] = [`${dates.start} 00:00:00`, lastReadingOn(dates.end)];
     const employees = (await trx('employees as e')
       .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 'e.id').andOnVal('t.period_start', dates.start))
       .where('e.id', '>', after)
@@ -103,7 +110,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
             trx('attendance as a')
               .whereRaw('a.employee_id = e.id')
               .where('a.in_time_local', '>=', from)
-              .where('a.in_time_local', '<', to)
+              .where('a.in_time_local', '<=', to)
               .select(trx.raw('1')),
           ),
       )
@@ -201,7 +208,7 @@ export async function lockInTwoSteps<T>(db: Db, start: string, context: LockCont
 async function claimPayPeriodLock(trx: Db, start: string, context: LockContext): Promise<boolean> {
   if (!isCalendarDate(start)) return false;
   const dates = periodStartingOn(await readPayPeriodSettings(trx), start);
-  if (!dates || dates.end >= context.now.toISOString().slice(0, 10)) return false;
+  if (!dates || hasNotEnded(dates, context.now)) return false;
   const met = await trx('pay_period_locks')
     .where('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)

@@ -1,9 +1,12 @@
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
-import { NotFoundError } from '../errors';
-import { periodStartingOn, periodsOverlapping } from '../pay-rules/periods';
+import { BadRequestError, NotFoundError } from '../errors';
+import { type DateRange, periodStartingOn, periodsOverlapping, rangeProblem } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
-import { isCalendarDate } from '../time';
+import { addDays, dayNumber, isCalendarDate, MIN_DAY, MIN_DATE } from '../time';
+
+/** The range GET /pay-periods lists without from: the year before `to`. */
+export const DEFAULT_PERIOD_RANGE_DAYS = 365;
 
 /** A pay period as the API shows it (docs/pay-periods.md, "Periods"). */
 export interface PayPeriod {
@@ -85,16 +88,35 @@ export async function settingsAndPeriod(
 }
 
 /**
+ * The dates a list of periods covers (GET /pay-periods, `hrm pay-period list`): `to` defaults to
+ * today, `from` to the year before `to` (never before 0001-01-01). A range the period walk refuses
+ * (rangeProblem: wider than ten years) is 400 naming `to`, so no input can make the walk long.
+ */
+export function periodListRange(query: { from?: string; to?: string }, today: string): DateRange {
+  const to = query.to ?? today;
+  const from = query.from ?? (dayNumber(to) - DEFAULT_PERIOD_RANGE_DAYS < MIN_DAY ? MIN_DATE : addDays(to, -DEFAULT_PERIOD_RANGE_DAYS));
+  const problem = rangeProblem({ from, to });
+  if (problem)
+    throw new BadRequestError({
+      code: 'invalid_query',
+      title: 'Invalid query parameters',
+      detail: `to ${problem}`,
+      errors: [{ field: 'to', message: problem }],
+    });
+  return { from, to };
+}
+
+/**
  * The periods meeting [from, to], newest first: the settings' periods, each replaced by the lock
  * of the same start when there is one, and locks of an earlier layout that start elsewhere
  * (docs/pay-periods.md, "Periods").
  */
-export async function listPeriods(db: Db, settings: PayPeriodSettings, from: string, to: string): Promise<PayPeriod[]> {
+export async function listPeriods(db: Db, settings: PayPeriodSettings, { from, to }: DateRange): Promise<PayPeriod[]> {
   const locks = new Map((await locksOverlapping(db, from, to)).map((lock) => [lock.start, lock]));
   const periods: PayPeriod[] = periodsOverlapping(settings, from, to).map(
     (period) => locks.get(period.start) ?? { ...period, status: 'open', locked_at: null, locked_by: null },
   );
   const listed = new Set(periods.map((period) => period.start));
   for (const lock of locks.values()) if (!listed.has(lock.start)) periods.push(lock);
-  return periods.sort((a, b) => (a.start < b.start ? 1 : a.start > b.start ? -1 : 0));
+  return periods.sort((a, b) => dayNumber(b.start) - dayNumber(a.start));
 }

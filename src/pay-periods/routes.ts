@@ -2,8 +2,8 @@ import type { Request, Response } from 'express';
 import type { Caller } from '../caller';
 import type { Clock } from '../clock';
 import { EmployeeListCache } from '../employees/list';
-import { BadRequestError, ForbiddenError } from '../errors';
-import { noneMatchNames } from '../http/conditional';
+import { ForbiddenError } from '../errors';
+import { answeredNotModified } from '../http/conditional';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
 import { offsetOf, toPage } from '../http/pagination';
@@ -11,14 +11,15 @@ import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
+import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
 import type { Instance } from '../instances/instance';
-import { addDays, daysBetween } from '../pay-rules/periods';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
-import { type ExportFormat, exportEtag, writeExport } from './export';
+import { exportEtag, sendExportHeaders, writeExport } from './export';
+import { ExportBudget } from './export-budget';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
-import { listPeriods, settingsAndPeriod } from './periods';
-import { DEFAULT_PERIOD_RANGE_DAYS, exportQuery, lockQuery, MAX_PERIOD_RANGE_DAYS, periodListQuery, timesheetListQuery } from './schemas';
+import { listPeriods, periodListRange, settingsAndPeriod } from './periods';
+import { exportQuery, lockQuery, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
 import { findSheet, listSheets, sheetResponse } from './timesheets';
 
@@ -44,7 +45,8 @@ function assertAdmin(caller: Caller, what: string): void {
  * export (/pay-periods), each employee's timesheet and its approval
  * (/employees/{id}/timesheets/{start}), and a period's timesheets of everyone visible (/timesheets).
  */
-export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
+export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; exportConcurrency: number }): Routes[] {
+  const exports = new ExportBudget(exportConcurrency);
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
   /** POST .../approve and .../reopen of /employees/{id}/timesheets/{start}. */
   const changeTimesheet =
@@ -92,17 +94,9 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         const caller = callerOf(req);
         if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may list pay periods' });
         const query = parseQuery(periodListQuery, req.query);
-        const to = query.to ?? clock.now().toISOString().slice(0, 10);
-        const from = query.from ?? addDays(to, -DEFAULT_PERIOD_RANGE_DAYS);
-        if (daysBetween(from, to) > MAX_PERIOD_RANGE_DAYS)
-          throw new BadRequestError({
-            code: 'invalid_query',
-            title: 'Invalid query parameters',
-            detail: `to must be at most ${MAX_PERIOD_RANGE_DAYS} days after from`,
-            errors: [{ field: 'to', message: `must be at most ${MAX_PERIOD_RANGE_DAYS} days after from` }],
-          });
+        const range = periodListRange(query, clock.now().toISOString().slice(0, 10));
         const db = instanceOf(req).db;
-        const all = await listPeriods(db, await readPayPeriodSettings(db), from, to);
+        const all = await listPeriods(db, await readPayPeriodSettings(db), range);
         const offset = offsetOf(query.page, query.limit);
         sendJson(res, toPage(all.slice(offset, offset + query.limit), all.length, query.page, query.limit));
       },
@@ -156,16 +150,17 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
         get: async (req, res) => {
           assertAdmin(callerOf(req), 'export pay periods');
           const { format } = parseQuery(exportQuery, req.query);
-          const db = instanceOf(req).db;
-          const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, req.params.start);
-          const etag = await exportEtag(db, period, settings, format);
-          res.setHeader('ETag', etag);
-          if (noneMatchNames(req, etag)) {
-            res.statusCode = 304;
+          const instance = instanceOf(req);
+          const { settings, period } = await settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start);
+          if (answeredNotModified(req, res, await exportEtag(instance.db, period, settings, format))) return;
+          const giveBack = exports.take(instance);
+          try {
+            sendExportHeaders(res, period, format);
+            if (req.method !== 'HEAD') await writeExport(instance.db, period, settings, format, responseSink(res));
             res.end();
-            return;
+          } finally {
+            giveBack();
           }
-          await streamExport(req, res, { db, period, settings, format });
         },
       },
       { heavy: true },
@@ -226,45 +221,4 @@ export function payPeriodRoutes({ clock }: { clock: Clock }): Routes[] {
   );
 
   return [periods, ofEmployee, timesheets];
-}
-
-/**
- * Sends the export as it is written (docs/pay-periods.md, "Export"): the headers first, then
- * each batch as it is ready, waiting for the client to take it (memory stays flat). HEAD gets
- * the headers only.
- */
-async function streamExport(
-  req: Request,
-  res: Response,
-  what: {
-    db: Parameters<typeof writeExport>[0];
-    period: Parameters<typeof writeExport>[1];
-    settings: Parameters<typeof writeExport>[2];
-    format: ExportFormat;
-  },
-): Promise<void> {
-  const { period, format } = what;
-  res.statusCode = 200;
-  res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
-  res.setHeader('Content-Disposition', `attachment; filename="pay-period-${period.start}.${format}"`);
-  if (req.method === 'HEAD') {
-    res.end();
-    return;
-  }
-  await writeExport(what.db, period, what.settings, format, {
-    write: (chunk) => {
-      if (res.destroyed) return Promise.reject(new Error('The client went away during the export'));
-      if (res.write(chunk)) return Promise.resolve();
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    },
-  });
-  res.end();
 }

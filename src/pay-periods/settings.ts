@@ -2,17 +2,10 @@ import type { Caller } from '../caller';
 import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { type FieldError, ValidationError } from '../errors';
-import {
-  FREQUENCIES,
-  type Frequency,
-  type OvertimeRules,
-  parseStoredPayPeriodSettings,
-  type PayPeriodSettings,
-  WEEKDAYS,
-  type Weekday,
-} from '../pay-rules/settings';
+import { fieldErrorsOf } from '../http/parse';
+import { parseStoredPayPeriodSettings, type PayPeriodSettings } from '../pay-rules/settings';
 import { readSetting, writeSetting } from '../settings/repository';
-import { isCalendarDate } from '../time';
+import { payPeriodSettingsUpdateSchema } from './schemas';
 
 /** The `settings` row that holds the pay-period settings (JSON of the API shape); missing = defaults. */
 export const PAY_PERIODS_SETTING = 'pay_periods';
@@ -43,84 +36,29 @@ export function payPeriodSettingsResponse(settings: PayPeriodSettings): PayPerio
   };
 }
 
-const TOP_KEYS = ['frequency', 'anchor_date', 'month_start_day', 'workweek_start', 'overtime'] as const;
 const OVERTIME_KEYS = ['daily_after_hours', 'daily_double_after_hours', 'weekly_after_hours', 'seventh_day'] as const;
-/** Hours of a threshold: at most a week (a larger one could never be reached). */
-const MAX_HOURS = 168;
 
 /**
  * A PUT body applied to the current settings: the sent keys replace theirs, omitted ones keep
- * their value (docs/pay-periods.md, "Settings"). Every invalid key is reported at once (422).
+ * their value (docs/pay-periods.md, "Settings"). The body is parsed by the settings' schema
+ * (schemas.ts), every invalid key reported at once (422, one error per key); double time is then
+ * checked against daily hours as they will be, sent or stored.
  */
 export function applySettingsBody(current: PayPeriodSettings, body: Record<string, unknown>): PayPeriodSettings {
-  const errors: FieldError[] = [];
-  const next: PayPeriodSettings = { ...current, overtime: { ...current.overtime } };
-  for (const key of Object.keys(body)) {
-    if (!(TOP_KEYS as readonly string[]).includes(key)) errors.push({ field: key, message: 'is not a known field' });
-  }
-  if ('frequency' in body) {
-    if (typeof body.frequency === 'string' && (FREQUENCIES as readonly string[]).includes(body.frequency))
-      next.frequency = body.frequency as Frequency;
-    else errors.push({ field: 'frequency', message: `must be one of ${FREQUENCIES.join(', ')}` });
-  }
-  if ('anchor_date' in body) {
-    if (typeof body.anchor_date === 'string' && isCalendarDate(body.anchor_date) && body.anchor_date >= '1970-01-01')
-      next.anchor_date = body.anchor_date;
-    else errors.push({ field: 'anchor_date', message: 'must be a real date YYYY-MM-DD (1970 or later)' });
-  }
-  if ('month_start_day' in body) {
-    const day = body.month_start_day;
-    if (typeof day === 'number' && Number.isInteger(day) && day >= 1 && day <= 28) next.month_start_day = day;
-    else errors.push({ field: 'month_start_day', message: 'must be a whole number from 1 to 28' });
-  }
-  if ('workweek_start' in body) {
-    if (typeof body.workweek_start === 'string' && (WEEKDAYS as readonly string[]).includes(body.workweek_start))
-      next.workweek_start = body.workweek_start as Weekday;
-    else errors.push({ field: 'workweek_start', message: `must be one of ${WEEKDAYS.join(', ')}` });
-  }
-  if ('overtime' in body) {
-    const overtime = body.overtime;
-    if (overtime === null || typeof overtime !== 'object' || Array.isArray(overtime)) {
-      errors.push({ field: 'overtime', message: 'must be an object' });
-    } else {
-      applyOvertime(next.overtime, overtime as Record<string, unknown>, errors);
-    }
-  }
+  const parsed = payPeriodSettingsUpdateSchema.safeParse(body);
+  if (!parsed.success) throw new ValidationError(onePerField(fieldErrorsOf(parsed.error)));
+  const { overtime, ...top } = parsed.data;
+  const next: PayPeriodSettings = { ...current, ...top, overtime: { ...current.overtime, ...overtime } };
   const { daily_after_hours: daily, daily_double_after_hours: double } = next.overtime;
-  if (errors.length === 0 && daily !== null && double !== null && double < daily) {
-    errors.push({
-      field: 'overtime.daily_double_after_hours',
-      message: `must be at least daily_after_hours (${daily})`,
-    });
-  }
-  if (errors.length > 0) throw new ValidationError(errors);
+  if (daily !== null && double !== null && double < daily)
+    throw new ValidationError([{ field: 'overtime.daily_double_after_hours', message: `must be at least daily_after_hours (${daily})` }]);
   return next;
 }
 
-function applyOvertime(rules: OvertimeRules, sent: Record<string, unknown>, errors: FieldError[]): void {
-  for (const key of Object.keys(sent)) {
-    if (!(OVERTIME_KEYS as readonly string[]).includes(key)) errors.push({ field: `overtime.${key}`, message: 'is not a known field' });
-  }
-  for (const key of ['daily_after_hours', 'daily_double_after_hours', 'weekly_after_hours'] as const) {
-    if (!(key in sent)) continue;
-    const value = sent[key];
-    if (value === null || isHours(value)) rules[key] = value;
-    else
-      errors.push({
-        field: `overtime.${key}`,
-        message: `must be null or a number of hours above 0, at most ${MAX_HOURS}, with at most 2 decimals`,
-      });
-  }
-  if ('seventh_day' in sent) {
-    if (typeof sent.seventh_day === 'boolean') rules.seventh_day = sent.seventh_day;
-    else errors.push({ field: 'overtime.seventh_day', message: 'must be true or false' });
-  }
-}
-
-function isHours(value: unknown): value is number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_HOURS) return false;
-  const hundredths = value * 100;
-  return Math.abs(hundredths - Math.round(hundredths)) < 1e-6;
+/** A key failing several checks (above 0, 2 decimals) is named once. */
+function onePerField(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => !seen.has(error.field) && seen.add(error.field));
 }
 
 /** Stores new settings (one row) with an audit row naming what changed; in the write's transaction. */

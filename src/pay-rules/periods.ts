@@ -1,6 +1,10 @@
 // Pay periods and workweeks as calendar dates (docs/pay-periods.md, "Periods"). Dates are
-// 'YYYY-MM-DD' strings; the arithmetic is on day numbers, so no time zone or clock plays a part.
+// 'YYYY-MM-DD' strings; the arithmetic and every comparison are on day numbers, so no time zone
+// or clock plays a part, and no walk can pass 9999-12-31 (docs/security.md, "Third review").
+import { addDays, dateOfDayNumber, dayNumber, dayNumberOfParts, daysBetween, formatDate, MAX_DAY, MIN_DAY } from '../time';
 import { type PayPeriodSettings, type Weekday, WEEKDAYS } from './settings';
+
+export { addDays, daysBetween };
 
 /** A pay period, both dates inclusive. */
 export interface Period {
@@ -8,56 +12,17 @@ export interface Period {
   end: string;
 }
 
-/** Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil). */
-function dayNumberOf(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
+/** A range of dates, both inclusive: what the period code lists and walks. */
+export interface DateRange {
+  from: string;
+  to: string;
 }
 
-/** The date of a day number (civil_from_days). */
-function dateOfDayNumber(dayNumber: number): string {
-  const z = dayNumber + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor(
-    (dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
-  );
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const mp = Math.floor((5 * dayOfYear + 2) / 153);
-  const day = dayOfYear - Math.floor((153 * mp + 2) / 5) + 1;
-  const month = mp < 10 ? mp + 3 : mp - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return formatDate(year, month, day);
-}
-
-function formatDate(year: number, month: number, day: number): string {
-  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
-}
-
-function partsOf(date: string): [number, number, number] {
-  return [Number(date.slice(0, 4)), Number(date.slice(5, 7)), Number(date.slice(8, 10))];
-}
-
-function dayNumber(date: string): number {
-  return dayNumberOf(...partsOf(date));
-}
+/** The widest range of dates a walk over periods covers (from..to, in days): ten years. */
+export const MAX_PERIOD_RANGE_DAYS = 3660;
 
 function daysInMonth(year: number, month: number): number {
-  return dayNumberOf(month === 12 ? year + 1 : year, month === 12 ? 1 : month + 1, 1) - dayNumberOf(year, month, 1);
-}
-
-/** The calendar date `days` days after `date` (before, when negative). */
-export function addDays(date: string, days: number): string {
-  return dateOfDayNumber(dayNumber(date) + days);
-}
-
-/** Days from `from` to `to` (negative when `to` is earlier). */
-export function daysBetween(from: string, to: string): number {
-  return dayNumber(to) - dayNumber(from);
+  return dayNumberOfParts(month === 12 ? year + 1 : year, month === 12 ? 1 : month + 1, 1) - dayNumberOfParts(year, month, 1);
 }
 
 /** Every date of a period, ascending. */
@@ -84,15 +49,23 @@ function shiftMonth(year: number, month: number, months: number): [number, numbe
   return [Math.floor(index / 12), (index % 12) + 1];
 }
 
-function fixedLengthPeriod(anchor: string, length: number, date: string): Period {
-  const offset = Math.floor(daysBetween(anchor, date) / length) * length;
-  const start = addDays(anchor, offset);
-  return { start, end: addDays(start, length - 1) };
+/**
+ * A period of day numbers as dates, cut to 0001-01-01..9999-12-31: the first and the last period
+ * of the calendar are shorter than the rest rather than naming dates no database stores.
+ */
+function periodOfDays(start: number, end: number): Period {
+  return { start: dateOfDayNumber(Math.max(start, MIN_DAY)), end: dateOfDayNumber(Math.min(end, MAX_DAY)) };
 }
 
-/** The pay period that contains `date`. */
+function fixedLengthPeriod(anchor: string, length: number, date: string): Period {
+  const anchorDay = dayNumber(anchor);
+  const start = anchorDay + Math.floor((dayNumber(date) - anchorDay) / length) * length;
+  return periodOfDays(start, start + length - 1);
+}
+
+/** The pay period that contains `date` (a date from 0001-01-01 to 9999-12-31). */
 export function periodContaining(settings: PayPeriodSettings, date: string): Period {
-  const [year, month, day] = partsOf(date);
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
   switch (settings.frequency) {
     case 'weekly':
       return fixedLengthPeriod(settings.anchor_date, 7, date);
@@ -106,7 +79,7 @@ export function periodContaining(settings: PayPeriodSettings, date: string): Per
       const startDay = settings.month_start_day;
       const [startYear, startMonth] = day >= startDay ? [year, month] : shiftMonth(year, month, -1);
       const [nextYear, nextMonth] = shiftMonth(startYear, startMonth, 1);
-      return { start: formatDate(startYear, startMonth, startDay), end: addDays(formatDate(nextYear, nextMonth, startDay), -1) };
+      return periodOfDays(dayNumberOfParts(startYear, startMonth, startDay), dayNumberOfParts(nextYear, nextMonth, startDay) - 1);
     }
   }
 }
@@ -117,14 +90,31 @@ export function periodStartingOn(settings: PayPeriodSettings, date: string): Per
   return period.start === date ? period : undefined;
 }
 
-/** The periods with at least one date in from..to (inclusive), ascending; none when from > to. */
+/**
+ * Why a range cannot be walked, or undefined when it can: both dates within 0001-01-01..9999-12-31
+ * and at most MAX_PERIOD_RANGE_DAYS apart, so every walk ends, and soon.
+ */
+export function rangeProblem(range: DateRange): string | undefined {
+  const [from, to] = [dayNumber(range.from), dayNumber(range.to)];
+  if (!(from >= MIN_DAY && to <= MAX_DAY)) return 'must lie from 0001-01-01 to 9999-12-31';
+  if (to - from > MAX_PERIOD_RANGE_DAYS) return `must be at most ${MAX_PERIOD_RANGE_DAYS} days after from`;
+  return undefined;
+}
+
+/**
+ * The periods with at least one date in from..to (inclusive), ascending; none when from > to.
+ * A range rangeProblem refuses is a RangeError: callers check their input first.
+ */
 export function periodsOverlapping(settings: PayPeriodSettings, from: string, to: string): Period[] {
+  const problem = rangeProblem({ from, to });
+  if (problem) throw new RangeError(`The range ${from}..${to} ${problem}`);
   const periods: Period[] = [];
-  if (from > to) return periods;
-  let period = periodContaining(settings, from);
-  while (period.start <= to) {
+  const last = dayNumber(to);
+  let day = dayNumber(from);
+  while (day <= last) {
+    const period = periodContaining(settings, dateOfDayNumber(day));
     periods.push(period);
-    period = periodContaining(settings, addDays(period.end, 1));
+    day = dayNumber(period.end) + 1;
   }
   return periods;
 }

@@ -1,6 +1,7 @@
-// Pay-period settings: their shape, defaults and the lenient reading of the stored row
-// (docs/pay-periods.md, "Settings"). Validation with 422s belongs to the settings endpoint.
-import { isCalendarDate } from '../time';
+// Pay-period settings: their shape, defaults, limits and the lenient reading of the stored row
+// (docs/pay-periods.md, "Settings"). The settings endpoint's schema (pay-periods/schemas.ts)
+// checks a PUT against the same limits, with 422s.
+import { dayNumber, isCalendarDate } from '../time';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -31,9 +32,34 @@ export const DEFAULT_PAY_PERIOD_SETTINGS: PayPeriodSettings = Object.freeze({
   overtime: Object.freeze({ daily_after_hours: null, daily_double_after_hours: null, weekly_after_hours: 40, seventh_day: false }),
 }) as PayPeriodSettings;
 
-/** An hours setting as the API accepts it: a finite number > 0 with at most 2 decimals. */
+/** The limits of the settings, for the PUT's schema and the stored row's reader alike. */
+export const MONTH_START_DAYS = { min: 1, max: 28 } as const;
+/** Hours of a threshold: at most a week (a larger one could never be reached). */
+export const MAX_THRESHOLD_HOURS = 168;
+/** The earliest anchor date of weekly and biweekly periods. */
+export const EARLIEST_ANCHOR_DATE = '1970-01-01';
+
+/**
+ * A finite number > 0 with at most 2 decimals: exactly a hundredth's multiple as a double, so
+ * 1e-9 (which a tolerance of rounding errors let through) is not one.
+ */
 export function isThresholdHours(value: unknown): value is number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 && Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 && Math.round(value * 100) / 100 === value;
+}
+
+/** An hours setting as the API accepts it: isThresholdHours, at most MAX_THRESHOLD_HOURS. */
+export function isSettingHours(value: unknown): value is number {
+  return isThresholdHours(value) && value <= MAX_THRESHOLD_HOURS;
+}
+
+/** An anchor date as the API accepts it: a real date, EARLIEST_ANCHOR_DATE or later. */
+export function isAnchorDate(value: unknown): value is string {
+  return typeof value === 'string' && isCalendarDate(value) && dayNumber(value) >= dayNumber(EARLIEST_ANCHOR_DATE);
+}
+
+/** A month start day as the API accepts it. */
+export function isMonthStartDay(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= MONTH_START_DAYS.min && (value as number) <= MONTH_START_DAYS.max;
 }
 
 /** An hours setting as whole seconds (settings have at most 2 decimals: 0.01 h is 36 s). */
@@ -51,9 +77,7 @@ function pick<T>(value: unknown, valid: (value: unknown) => value is T, fallback
 
 const isFrequency = (value: unknown): value is Frequency => FREQUENCIES.includes(value as Frequency);
 const isWeekday = (value: unknown): value is Weekday => WEEKDAYS.includes(value as Weekday);
-const isDate = (value: unknown): value is string => typeof value === 'string' && isCalendarDate(value);
-const isMonthStartDay = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 1 && (value as number) <= 28;
-const isThresholdOrNull = (value: unknown): value is number | null => value === null || isThresholdHours(value);
+const isThresholdOrNull = (value: unknown): value is number | null => value === null || isSettingHours(value);
 const isBoolean = (value: unknown): value is boolean => typeof value === 'boolean';
 
 /**
@@ -72,7 +96,7 @@ export function parseStoredPayPeriodSettings(json: string | undefined): PayPerio
   const defaults = DEFAULT_PAY_PERIOD_SETTINGS;
   return {
     frequency: pick(value.frequency, isFrequency, defaults.frequency),
-    anchor_date: pick(value.anchor_date, isDate, defaults.anchor_date),
+    anchor_date: pick(value.anchor_date, isAnchorDate, defaults.anchor_date),
     month_start_day: pick(value.month_start_day, isMonthStartDay, defaults.month_start_day),
     workweek_start: pick(value.workweek_start, isWeekday, defaults.workweek_start),
     overtime: {
