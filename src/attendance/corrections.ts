@@ -16,7 +16,7 @@ import { assertNoOverlap, assertNotTerminated, checkCoordinatePair, checkTimes, 
 import { parseCorrection, parseNewRecord } from './schemas';
 import { type AttendanceWriteContext, attendanceChanges, auditAttendance, dateOf } from './writes';
 import { recordAttendanceDeleted, recordAttendanceEvent } from './events';
-import { guardAttendanceWrite } from '../pay-period-locks/guard';
+import { guardAttendanceWrite } from '../period-guard/guard';
 import { attendanceJson } from './output';
 import { assertIfMatch, type IfMatch } from '../http/conditional';
 import { recordAttendanceDeletions } from '../deletions/tombstones';

@@ -26,7 +26,7 @@ import {
 import { parsePunchIn, parsePunchOut, type PunchValues } from './schemas';
 import { type AttendanceWriteContext, auditAttendance, dateOf } from './writes';
 import { recordAttendanceEvent } from './events';
-import { guardAttendanceWrite } from '../pay-period-locks/guard';
+import { guardAttendanceWrite } from '../period-guard/guard';
 
 /**
  * POST /attendance/punch-in: opens a record. Refusals in order: 422 for an unusable `employee`,

@@ -4,7 +4,7 @@ import { assertMayDeleteEmployees, findVisibleEmployee } from './access';
 import { valueChanges } from './columns';
 import { deleteEmployeeRow, detachEmployee, disableUsersOfEmployee, lockEmployeeRow } from './repository';
 import { recordEmployeeDeletion } from '../deletions/tombstones';
-import { assertNoLockedAttendance } from '../pay-period-locks/guard';
+import { assertNoLockedAttendance } from '../period-guard/guard';
 import type { WriteContext } from './update-employee';
 import { deletionEvent, recordEvents } from '../webhooks/outbox';
 import { employeeEvent } from './events';

@@ -1,14 +1,8 @@
 import { lockAttendanceEmployees } from '../attendance/repository';
 import { checkTimes, type AttendanceSettings } from '../attendance/rules';
 import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
-import {
-  type DateRange,
-  firstLockedDate,
-  lockedPeriodOf,
-  type PeriodStates,
-  readPeriodStates,
-  reopenTimesheets,
-} from '../pay-period-locks/guard';
+import { firstLockedDate, lockedPeriodOf, type PeriodStates, readPeriodStates, reopenTimesheets } from '../period-guard/guard';
+import type { Period } from '../pay-rules/periods';
 import { instantOfWallClock, isWallClock } from '../time';
 import type { IcehrmAttendanceRow, IcehrmSource } from './icehrm-source';
 import { rowInserter } from './insert-rows';
@@ -362,7 +356,7 @@ function checkEmployeeRecords(
 /** Why an IceHrm row is held back: the locked period its record counts in, here or in IceHrm. */
 interface Hold {
   date: string;
-  period: DateRange;
+  period: Period;
   /** The record here is this row as imported before: unchanged rows are not reported. */
   unchangedIfImported: boolean;
 }

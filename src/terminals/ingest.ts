@@ -6,7 +6,7 @@ import type { Db } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { RunAgainError } from '../db/retry-conflicts';
 import { toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
-import { firstLockedDate, PeriodStates, readPeriodStates, reopenTimesheets } from '../pay-period-locks/guard';
+import { firstLockedDate, PeriodStates, readPeriodStates, reopenTimesheets } from '../period-guard/guard';
 import { addDays } from '../time';
 import { lockDevice } from './devices';
 import { answerOf, changedOutcomes, type EntryAnswer, logOutcome, punchLogRows, type ReceivedEntry, receiveEntries } from './entries';

@@ -1,7 +1,8 @@
 import { utcIso } from '../attendance/output';
 import type { AttendanceEmployee } from '../attendance/repository';
 import { attendanceChanges, dateOf } from '../attendance/writes';
-import { type DateRange, periodLockedMessage } from '../pay-period-locks/guard';
+import { periodLockedMessage } from '../period-guard/guard';
+import type { Period } from '../pay-rules/periods';
 import { columnsOf, type WriteStamp } from './record-columns';
 import type { BatchAttendanceRow } from './record-repository';
 import type { StoredPunch } from './punch-log-repository';
@@ -95,10 +96,10 @@ export function derivationStart(input: Pick<TimelineInput, 'records' | 'punches'
  */
 export function planOutsideLockedPeriods(
   input: TimelineInput,
-  lockedDate: (dates: readonly string[]) => { date: string; period: DateRange } | undefined,
+  lockedDate: (dates: readonly string[]) => { date: string; period: Period } | undefined,
   stamp: WriteStamp,
 ): TimelinePlan & { touchedDates: string[] } {
-  const excluded = new Map<Punch, { date: string; period: DateRange }>();
+  const excluded = new Map<Punch, { date: string; period: Period }>();
   for (;;) {
     const plan = planTimeline({ ...input, punches: input.punches.filter((punch) => !excluded.has(punch)) });
     const changes = changesOf(plan, stamp);
@@ -108,7 +109,7 @@ export function planOutsideLockedPeriods(
       return { ...plan, touchedDates: changes.flatMap((change) => change.dates) };
     }
     for (const change of offending) {
-      const locked = lockedDate(change.dates) as { date: string; period: DateRange };
+      const locked = lockedDate(change.dates) as { date: string; period: Period };
       // The batch's own punches that made the change; for a record derived again or removed by
       // a derivation alone, the batch's earliest punch that started it.
       const own = change.punches.filter((punch) => !punch.logged && !excluded.has(punch));

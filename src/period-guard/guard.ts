@@ -4,17 +4,12 @@ import { type Db, dialectOf } from '../db/connect';
 import { parameter, preparedQuery } from '../db/prepared';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError } from '../errors';
+import type { Period } from '../pay-rules/periods';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
 // The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
 // "Pay-period locks"): a write whose record counts on a date of a locked period is refused, and
 // one that changes an approved timesheet's hours sends it back to open.
-
-/** A period `[start, end]`, inclusive dates 'YYYY-MM-DD'. */
-export interface DateRange {
-  start: string;
-  end: string;
-}
 
 /** Who writes, for the audit rows and events of reopened timesheets. */
 export interface GuardContext {
@@ -26,22 +21,19 @@ export interface GuardContext {
 
 /** What the guard read for one employee: the locked periods and the approved timesheets among the dates asked about. */
 export interface PeriodState {
-  locks: DateRange[];
-  approved: DateRange[];
+  locks: Period[];
+  approved: Period[];
 }
 
-const contains = (range: DateRange, date: string) => range.start <= date && date <= range.end;
+const contains = (range: Period, date: string) => range.start <= date && date <= range.end;
 
 /** The locked period a date falls in, if any. */
-export function lockedPeriodOf(state: Pick<PeriodState, 'locks'>, date: string): DateRange | undefined {
+export function lockedPeriodOf(state: Pick<PeriodState, 'locks'>, date: string): Period | undefined {
   return state.locks.find((lock) => contains(lock, date));
 }
 
 /** The first of `dates` (in the order given) that lies in a locked period, with that period. */
-export function firstLockedDate(
-  state: Pick<PeriodState, 'locks'>,
-  dates: readonly string[],
-): { date: string; period: DateRange } | undefined {
+export function firstLockedDate(state: Pick<PeriodState, 'locks'>, dates: readonly string[]): { date: string; period: Period } | undefined {
   for (const date of dates) {
     const period = lockedPeriodOf(state, date);
     if (period) return { date, period };
@@ -50,7 +42,7 @@ export function firstLockedDate(
 }
 
 /** The refusal of a write into a locked period: 409 period_locked, naming the period and the date. */
-export function periodLockedError(locked: { date: string; period: DateRange }): ConflictError {
+export function periodLockedError(locked: { date: string; period: Period }): ConflictError {
   return new ConflictError({
     code: 'period_locked',
     title: 'Pay period locked',
@@ -59,7 +51,7 @@ export function periodLockedError(locked: { date: string; period: DateRange }): 
 }
 
 /** One sentence for a refusal (the 409's detail, a terminal entry's message, an import report line). */
-export function periodLockedMessage(locked: { date: string; period: DateRange }): string {
+export function periodLockedMessage(locked: { date: string; period: Period }): string {
   return `The pay period ${locked.period.start} to ${locked.period.end} is locked: attendance that counts on ${locked.date} cannot change until the period is unlocked`;
 }
 
@@ -135,7 +127,7 @@ export async function guardAttendanceWrite(
  * the dates from..to, in one round trip; check each change against it with firstLockedDate, then
  * reopen the timesheets the changes that go ahead touch (reopenTimesheets).
  */
-export async function readPeriodStates(trx: Db, employeeIds: readonly number[], span: DateRange): Promise<PeriodStates> {
+export async function readPeriodStates(trx: Db, employeeIds: readonly number[], span: Period): Promise<PeriodStates> {
   const locksQuery = trx('pay_period_locks')
     .where('period_start', '<=', span.end)
     .where('period_end', '>=', span.start)
@@ -165,10 +157,10 @@ export async function readPeriodStates(trx: Db, employeeIds: readonly number[], 
 
 /** The locks of a span and the approved timesheets of several employees (readPeriodStates). */
 export class PeriodStates {
-  readonly locks: DateRange[] = [];
-  private readonly approved = new Map<number, DateRange[]>();
+  readonly locks: Period[] = [];
+  private readonly approved = new Map<number, Period[]>();
 
-  approvedOf(employeeId: number): DateRange[] {
+  approvedOf(employeeId: number): Period[] {
     let list = this.approved.get(employeeId);
     if (!list) {
       list = [];
@@ -178,7 +170,7 @@ export class PeriodStates {
   }
 
   /** The employee's approved timesheets that hold one of `dates`. */
-  approvedHolding(employeeId: number, dates: Iterable<string>): DateRange[] {
+  approvedHolding(employeeId: number, dates: Iterable<string>): Period[] {
     const all = [...dates];
     return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => contains(range, date)));
   }
@@ -190,7 +182,7 @@ export class PeriodStates {
  */
 export async function reopenTimesheets(
   trx: Db,
-  reopened: ReadonlyArray<{ employeeId: number; periods: readonly DateRange[] }>,
+  reopened: ReadonlyArray<{ employeeId: number; periods: readonly Period[] }>,
   context: GuardContext,
 ): Promise<void> {
   const audits: AuditEntry[] = [];
@@ -222,7 +214,7 @@ export async function reopenTimesheets(
   await recordEvents(trx, events);
 }
 
-function timesheetReopenedEvent(employeeId: number, period: DateRange, occurredAt: Date): OutboxEvent {
+function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: Date): OutboxEvent {
   return {
     type: 'timesheet.reopened',
     resourceId: employeeId,
