@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../caller';
 import { certifiesWrites, type Db, dialectOf } from '../db/connect';
-import { batchedLookup, parameter, preparedQuery, preparedWrite } from '../db/prepared';
+import { batchedLookup } from '../db/coalesced-reads';
+import { parameter, preparedQuery, preparedWrite } from '../db/driver-statements';
 import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
