@@ -96,7 +96,7 @@ async function readingCosts(url: string, statement: { sql: string; values: unkno
     'dates cast to text (the server)': statement.sql,
     'dates read as dates': binaryDates,
   };
-  // The server's pool size and connection options, and mysql2's callback API, as src/db/prepared.ts calls it.
+  // The server's pool size and connection options, and mysql2's callback API, as src/db/driver-statements.ts calls it.
   const pool = createCallbackPool({ uri: url, connectionLimit: 10, charset: 'utf8mb4', timezone: 'Z', dateStrings: true });
   const execute = (sql: string) =>
     new Promise<void>((resolve, reject) => pool.execute(sql, statement.values as string[], (error) => (error ? reject(error) : resolve())));

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../caller';
 import { type Db, dialectOf } from '../db/connect';
-import { parameter, preparedQuery } from '../db/prepared';
+import { parameter, preparedQuery } from '../db/driver-statements';
 import { toSqlDateTime } from '../db/sql-time';
 import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { certifiesWrites, type Db, dialectOf } from '../db/connect';
-import { batchedLookup, parameter, preparedQuery, preparedWrite } from '../db/prepared';
+import { batchedLookup } from '../db/coalesced-reads';
+import { parameter, preparedQuery, preparedWrite } from '../db/driver-statements';
 
 /** An `attendance` row: instants as UTC text 'YYYY-MM-DD HH:MM:SS', local times in the record's zone. */
 export interface AttendanceRow {

@@ -1,6 +1,6 @@
 import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
-import { parameter, preparedWrite } from '../db/prepared';
+import { parameter, preparedWrite } from '../db/driver-statements';
 import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 
 /**

@@ -34,7 +34,7 @@ const listReadLimits = new WeakMap<object, { limitMs: number; timeoutMs: number 
 
 /**
  * The list statement limit of `db` (limitListReads) and the client timeout that goes with it, for
- * list reads sent past Knex (src/db/prepared.ts); undefined when list reads have no limit.
+ * list reads sent past Knex (src/db/coalesced-reads.ts); undefined when list reads have no limit.
  */
 export function listReadLimitOf(db: Knex): { limitMs: number; timeoutMs: number } | undefined {
   return listReadLimits.get(db.client as object);

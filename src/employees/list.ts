@@ -17,7 +17,7 @@ import {
   toEmployeeRecord,
 } from '../employee-records/record';
 import { columnOf, REFERENCE_FIELDS } from '../employee-records/fields';
-import { preparedListRead } from '../db/prepared';
+import { preparedListRead } from '../db/coalesced-reads';
 import type { Instance } from '../instances/instance';
 
 /** Columns `search` looks in for everyone: names, the employee code and the work e-mail. */

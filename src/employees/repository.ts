@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type Db, dialectOf } from '../db/connect';
-import { batchedLookup } from '../db/prepared';
+import { batchedLookup } from '../db/coalesced-reads';
 import { toSqlDateTime } from '../db/sql-time';
 import {
   EMPLOYEE_REFERENCE_FIELDS,

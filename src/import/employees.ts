@@ -1,7 +1,7 @@
 import type { EmployeeColumns } from '../employee-records/record';
 import { toEmployeeColumns } from '../employees/columns';
 import { columnOf, EMPLOYEE_FIELDS } from '../employee-records/fields';
-import { parameter, preparedWrite } from '../db/prepared';
+import { parameter, preparedWrite } from '../db/driver-statements';
 import { rowInserter } from './insert-rows';
 import { parseEmployeeInput, REQUIRED_ON_CREATE } from '../employees/schemas';
 import { FIRST_ADMIN_USERNAME } from '../provisioning/first-admin';

@@ -1,5 +1,5 @@
 import { type Db, dialectOf } from '../db/connect';
-import { parameter, preparedWrite, type WriteResult } from '../db/prepared';
+import { parameter, preparedWrite, type WriteResult } from '../db/driver-statements';
 
 /** Rows per MySQL statement: 1,000 rows of the widest table (employees, 42 columns) stay under 65,535 placeholders. */
 const MYSQL_ROWS = 1000;

@@ -3,7 +3,7 @@ import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import { whereVisible } from '../employees/access';
-import { classifyDays, type DayHours, hoursOf, totalsOf } from '../pay-rules/classify';
+import { type DayHours, hoursOf, type SheetDays, sheetClassifier, type StoredRecordTimes, totalsOf } from '../pay-rules/classify';
 import { addDays, datesOf, workweekStartOf } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
@@ -45,34 +45,20 @@ function localRange(from: string, to: string): [string, string] {
   return [`${from} 00:00:00`, `${addDays(to, 1)} 00:00:00`];
 }
 
-const SQL_UTC = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/;
-
-/** Seconds since the epoch of a stored UTC time ('YYYY-MM-DD HH:MM:SS[.sss]'). */
-function utcSeconds(value: string): number {
-  const match = SQL_UTC.exec(value);
-  if (!match) throw new RangeError(`not a stored UTC time: ${value}`);
-  return Date.UTC(+match[1]!, +match[2]! - 1, +match[3]!, +match[4]!, +match[5]!, +match[6]!) / 1000;
-}
-
-interface DayCounts {
-  days: DayHours[];
-  openRecords: number;
-}
-
 /**
  * The classified days of each employee of `ids` in an open period, from their records: one query
- * for all of them. A record counts on its in_time date on its own wall clock, which is the date
- * of its stored `in_time_local` (the same as workedRecordOf of pay-rules, without a time-zone
- * lookup per record); the records of the first workweek's earlier dates count towards the
- * weekly and seventh-day rules.
+ * for all of them, each employee's rows through sheetClassifier (pay-rules), the path the
+ * published overtime vectors test. The query selects by `in_time_local`, the date the record has
+ * on its own wall clock as it was written; the records of the first workweek's earlier dates count
+ * towards the weekly and seventh-day rules.
  */
 export async function classifiedDaysOf(
   db: Db,
   ids: readonly number[],
   period: { start: string; end: string },
   settings: PayPeriodSettings,
-): Promise<Map<number, DayCounts>> {
-  const result = new Map<number, DayCounts>();
+): Promise<Map<number, SheetDays>> {
+  const result = new Map<number, SheetDays>();
   if (ids.length === 0) return result;
   const first = workweekStartOf(period.start, settings.workweek_start);
   const [from, to] = localRange(first, period.end);
@@ -82,34 +68,16 @@ export async function classifiedDaysOf(
     .where('in_time_local', '<', to)
     // No order: a date's hours are classified from their sum, and the (employee_id,
     // in_time_local) index serves the ranges without a sort.
-    .select('employee_id', 'in_time_local', 'in_time_utc', 'out_time_utc')) as Array<{
-    employee_id: number | string;
-    in_time_local: string;
-    in_time_utc: string;
-    out_time_utc: string | null;
-  }>;
-  const byEmployee = new Map<number, typeof rows>();
+    .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone')) as Array<StoredRecordTimes & { employee_id: number | string }>;
+  const byEmployee = new Map<number, StoredRecordTimes[]>();
   for (const row of rows) {
     const id = Number(row.employee_id);
     let list = byEmployee.get(id);
     if (!list) byEmployee.set(id, (list = []));
     list.push(row);
   }
-  const range = { from: period.start, to: period.end };
-  for (const id of ids) {
-    const records = byEmployee.get(id) ?? [];
-    let openRecords = 0;
-    const worked = [];
-    for (const record of records) {
-      const date = String(record.in_time_local).slice(0, 10);
-      if (record.out_time_utc === null) {
-        if (date >= period.start) openRecords += 1;
-        continue;
-      }
-      worked.push({ date, seconds: Math.max(0, utcSeconds(String(record.out_time_utc)) - utcSeconds(String(record.in_time_utc))) });
-    }
-    result.set(id, { days: classifyDays(worked, settings.overtime, settings.workweek_start, range), openRecords });
-  }
+  const classify = sheetClassifier(settings.overtime, settings.workweek_start, { from: period.start, to: period.end });
+  for (const id of ids) result.set(id, classify(byEmployee.get(id) ?? []));
   return result;
 }
 

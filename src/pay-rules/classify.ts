@@ -52,52 +52,57 @@ function utcSecondsOf(value: string): number {
 const DAY_SECONDS = 86_400;
 const MAX_CACHED_DAYS = 4096;
 
+/** The date an instant (seconds since the epoch) has on a zone's wall clock. */
+export type LocalDater = (timeZone: string, epochSeconds: number) => string;
+
 /**
- * Per zone, per UTC day, the zone's offset in seconds when it is the same at both ends of that day,
- * else null. An export dates hundreds of thousands of records, and reading a wall clock through
- * Intl costs far more than adding an offset; a day with a change is read through Intl record by record.
- * It assumes no zone changes its offset and back within one UTC day (equal ends would miss it).
+ * A LocalDater that remembers, per zone and UTC day, the zone's offset when it is the same at both
+ * ends of that day, and the dates of day numbers: an export dates hundreds of thousands of records,
+ * and reading a wall clock through Intl costs far more than adding an offset (a day with a change
+ * is read through Intl record by record). It assumes no zone changes its offset and back within one
+ * UTC day. Its memory is its caller's: one per reading (a timesheet, an export batch), never shared.
  */
-const steadyOffsets = new Map<string, Map<number, number | null>>();
-/** Day numbers as dates: an export meets the same few dozen over and over. */
-const dateTexts = new Map<number, string>();
+export function localDater(): LocalDater {
+  const steadyOffsets = new Map<string, Map<number, number | null>>();
+  const dateTexts = new Map<number, string>();
 
-function steadyOffsetOf(timeZone: string, utcDay: number): number | null {
-  let days = steadyOffsets.get(timeZone);
-  if (!days) steadyOffsets.set(timeZone, (days = new Map()));
-  let offset = days.get(utcDay);
-  if (offset === undefined) {
-    const start = offsetMsAt(timeZone, new Date(utcDay * DAY_SECONDS * 1000));
-    const end = offsetMsAt(timeZone, new Date(((utcDay + 1) * DAY_SECONDS - 1) * 1000));
-    offset = start === end ? start / 1000 : null;
-    if (days.size >= MAX_CACHED_DAYS) days.clear();
-    days.set(utcDay, offset);
-  }
-  return offset;
+  const steadyOffsetOf = (timeZone: string, utcDay: number): number | null => {
+    let days = steadyOffsets.get(timeZone);
+    if (!days) steadyOffsets.set(timeZone, (days = new Map()));
+    let offset = days.get(utcDay);
+    if (offset === undefined) {
+      const start = offsetMsAt(timeZone, new Date(utcDay * DAY_SECONDS * 1000));
+      const end = offsetMsAt(timeZone, new Date(((utcDay + 1) * DAY_SECONDS - 1) * 1000));
+      offset = start === end ? start / 1000 : null;
+      if (days.size >= MAX_CACHED_DAYS) days.clear();
+      days.set(utcDay, offset);
+    }
+    return offset;
+  };
+  const dateTextOf = (dayNumber: number): string => {
+    let text = dateTexts.get(dayNumber);
+    if (text === undefined) {
+      text = new Date(dayNumber * DAY_SECONDS * 1000).toISOString().slice(0, 10);
+      if (dateTexts.size >= MAX_CACHED_DAYS) dateTexts.clear();
+      dateTexts.set(dayNumber, text);
+    }
+    return text;
+  };
+  return (timeZone, epochSeconds) => {
+    const offset = timeZone === 'UTC' ? 0 : steadyOffsetOf(timeZone, Math.floor(epochSeconds / DAY_SECONDS));
+    if (offset === null) return wallClockIn(timeZone, new Date(epochSeconds * 1000)).slice(0, 10);
+    return dateTextOf(Math.floor((epochSeconds + offset) / DAY_SECONDS));
+  };
 }
 
-function dateTextOf(dayNumber: number): string {
-  let text = dateTexts.get(dayNumber);
-  if (text === undefined) {
-    text = new Date(dayNumber * DAY_SECONDS * 1000).toISOString().slice(0, 10);
-    if (dateTexts.size >= MAX_CACHED_DAYS) dateTexts.clear();
-    dateTexts.set(dayNumber, text);
-  }
-  return text;
-}
-
-/** The date an instant has on a zone's wall clock. */
-function localDateOf(timeZone: string, epochSeconds: number): string {
-  const offset = timeZone === 'UTC' ? 0 : steadyOffsetOf(timeZone, Math.floor(epochSeconds / DAY_SECONDS));
-  if (offset === null) return wallClockIn(timeZone, new Date(epochSeconds * 1000)).slice(0, 10);
-  return dateTextOf(Math.floor((epochSeconds + offset) / DAY_SECONDS));
+function workedRecordWith(dateOf: LocalDater, inTime: string, outTime: string, timeZone: string): WorkedRecord {
+  const inSeconds = utcSecondsOf(inTime);
+  return { date: dateOf(timeZone, inSeconds), seconds: Math.max(0, utcSecondsOf(outTime) - inSeconds) };
 }
 
 /** A closed record's date (its in_time on its own wall clock) and elapsed seconds. */
 export function workedRecordOf(record: { in_time_utc: string; out_time_utc: string; timezone: string }): WorkedRecord {
-  const inSeconds = utcSecondsOf(record.in_time_utc);
-  const seconds = utcSecondsOf(record.out_time_utc) - inSeconds;
-  return { date: localDateOf(record.timezone, inSeconds), seconds: Math.max(0, seconds) };
+  return workedRecordWith(localDater(), record.in_time_utc, record.out_time_utc, record.timezone);
 }
 
 const SEVENTH_DAY_OVERTIME_SECONDS = 8 * 3600;
@@ -119,17 +124,63 @@ function thresholdsOf(rules: OvertimeRules): Thresholds {
   };
 }
 
-/** The dates classifyDays works on for a range (its first workweek whole), kept for the next employee of an export. */
-let countedDates: { key: string; dates: readonly string[]; positions: ReadonlyMap<string, number>; firstReported: number } | undefined;
+/**
+ * classifyDays for one set of rules and range, with what does not depend on the records (the
+ * thresholds, the dates and their positions) worked out once: a reader classifying many employees
+ * alike makes one and calls it for each.
+ */
+export function dayClassifier(
+  rules: OvertimeRules,
+  workweekStart: Weekday,
+  range: { from: string; to: string },
+): (records: readonly WorkedRecord[]) => DayHours[] {
+  if (range.from > range.to) return () => [];
+  const { daily, double, weekly, seventhDay } = thresholdsOf(rules);
+  const dates = datesOf({ start: workweekStartOf(range.from, workweekStart), end: range.to });
+  const positions = new Map(dates.map((date, index) => [date, index]));
+  const firstReported = dates.indexOf(range.from);
 
-function countedDatesOf(range: { from: string; to: string }, workweekStart: Weekday) {
-  const key = `${range.from} ${range.to} ${workweekStart}`;
-  if (countedDates?.key !== key) {
-    const first = workweekStartOf(range.from, workweekStart);
-    const dates = datesOf({ start: first, end: range.to });
-    countedDates = { key, dates, positions: new Map(dates.map((date, index) => [date, index])), firstReported: dates.indexOf(range.from) };
-  }
-  return countedDates;
+  return (records) => {
+    const days: DayHours[] = dates.map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
+    for (const record of records) {
+      const position = positions.get(record.date);
+      if (position === undefined) continue;
+      const day = days[position] as DayHours;
+      day.worked += record.seconds;
+      day.records += 1;
+    }
+
+    for (let weekStart = 0; weekStart < days.length; weekStart += 7) {
+      const weekEnd = Math.min(weekStart + 7, days.length);
+      let workedEveryDate = weekEnd - weekStart === 7;
+      for (let index = weekStart; index < weekEnd; index += 1) {
+        // Daily rule: regular up to daily, overtime up to double, the rest double time.
+        const day = days[index] as DayHours;
+        const doubleFrom = double === null ? day.worked : Math.min(day.worked, double);
+        day.regular = daily === null ? doubleFrom : Math.min(doubleFrom, daily);
+        day.overtime = doubleFrom - day.regular;
+        day.double_time = day.worked - doubleFrom;
+        if (day.worked === 0) workedEveryDate = false;
+      }
+      if (seventhDay && workedEveryDate) {
+        const seventh = days[weekStart + 6] as DayHours;
+        seventh.regular = 0;
+        seventh.overtime = Math.min(seventh.worked, SEVENTH_DAY_OVERTIME_SECONDS);
+        seventh.double_time = seventh.worked - seventh.overtime;
+      }
+      if (weekly !== null) {
+        let regularSoFar = 0;
+        for (let index = weekStart; index < weekEnd; index += 1) {
+          const day = days[index] as DayHours;
+          const kept = Math.max(0, Math.min(day.regular, weekly - regularSoFar));
+          regularSoFar += day.regular;
+          day.overtime += day.regular - kept;
+          day.regular = kept;
+        }
+      }
+    }
+    return firstReported === 0 ? days : days.slice(firstReported);
+  };
 }
 
 /**
@@ -144,48 +195,49 @@ export function classifyDays(
   workweekStart: Weekday,
   range: { from: string; to: string },
 ): DayHours[] {
-  if (range.from > range.to) return [];
-  const { daily, double, weekly, seventhDay } = thresholdsOf(rules);
-  const { dates, positions, firstReported } = countedDatesOf(range, workweekStart);
-  const days: DayHours[] = dates.map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
-  for (const record of records) {
-    const position = positions.get(record.date);
-    if (position === undefined) continue;
-    const day = days[position] as DayHours;
-    day.worked += record.seconds;
-    day.records += 1;
-  }
+  return dayClassifier(rules, workweekStart, range)(records);
+}
 
-  for (let weekStart = 0; weekStart < days.length; weekStart += 7) {
-    const weekEnd = Math.min(weekStart + 7, days.length);
-    let workedEveryDate = weekEnd - weekStart === 7;
-    for (let index = weekStart; index < weekEnd; index += 1) {
-      // Daily rule: regular up to daily, overtime up to double, the rest double time.
-      const day = days[index] as DayHours;
-      const doubleFrom = double === null ? day.worked : Math.min(day.worked, double);
-      day.regular = daily === null ? doubleFrom : Math.min(doubleFrom, daily);
-      day.overtime = doubleFrom - day.regular;
-      day.double_time = day.worked - doubleFrom;
-      if (day.worked === 0) workedEveryDate = false;
-    }
-    if (seventhDay && workedEveryDate) {
-      const seventh = days[weekStart + 6] as DayHours;
-      seventh.regular = 0;
-      seventh.overtime = Math.min(seventh.worked, SEVENTH_DAY_OVERTIME_SECONDS);
-      seventh.double_time = seventh.worked - seventh.overtime;
-    }
-    if (weekly !== null) {
-      let regularSoFar = 0;
-      for (let index = weekStart; index < weekEnd; index += 1) {
-        const day = days[index] as DayHours;
-        const kept = Math.max(0, Math.min(day.regular, weekly - regularSoFar));
-        regularSoFar += day.regular;
-        day.overtime += day.regular - kept;
-        day.regular = kept;
+/** An attendance record's times as stored: UTC instants, out_time_utc null while it is open. */
+export interface StoredRecordTimes {
+  in_time_utc: string;
+  out_time_utc: string | null;
+  timezone: string;
+}
+
+/** One employee's classified days, and their open records dated in the range. */
+export interface SheetDays {
+  days: DayHours[];
+  openRecords: number;
+}
+
+/**
+ * The one way from stored records to the rules, for every reader (a timesheet, the list, the
+ * export, an event, an approval, a lock's snapshot): each closed record as workedRecordOf dates and
+ * measures it, classified by classifyDays; an open record counts nothing and is reported when it is
+ * dated in the range. Made once per reading, called once per employee: the dates it learns are
+ * kept in the function it returns, so they go when the reading does.
+ */
+export function sheetClassifier(
+  rules: OvertimeRules,
+  workweekStart: Weekday,
+  range: { from: string; to: string },
+): (records: readonly StoredRecordTimes[]) => SheetDays {
+  const classify = dayClassifier(rules, workweekStart, range);
+  const dateOf = localDater();
+  return (records) => {
+    let openRecords = 0;
+    const worked: WorkedRecord[] = [];
+    for (const { in_time_utc: inTime, out_time_utc: outTime, timezone } of records) {
+      if (outTime !== null) {
+        worked.push(workedRecordWith(dateOf, inTime, outTime, timezone));
+        continue;
       }
+      const date = dateOf(timezone, utcSecondsOf(inTime));
+      if (date >= range.from && date <= range.to) openRecords += 1;
     }
-  }
-  return firstReported === 0 ? days : days.slice(firstReported);
+    return { days: classify(worked), openRecords };
+  };
 }
 
 /** Seconds as hours rounded to 2 decimals, half up, in integer arithmetic (no binary fractions). */

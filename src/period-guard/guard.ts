@@ -1,7 +1,7 @@
 import type { Caller } from '../caller';
 import { type AuditEntry, writeAudits } from '../audit/repository';
 import { type Db, dialectOf } from '../db/connect';
-import { parameter, preparedQuery } from '../db/prepared';
+import { parameter, preparedQuery } from '../db/driver-statements';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError } from '../errors';
 import type { Period } from '../pay-rules/periods';

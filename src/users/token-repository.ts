@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
-import { batchedLookup } from '../db/prepared';
+import { batchedLookup } from '../db/coalesced-reads';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
 import { type EmployeeRecord, addEmployeeNames, toEmployeeRecord } from '../employee-records/record';
 import type { Role } from '../caller';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { type Db, dialectOf } from '../db/connect';
-import { preparedQuery } from '../db/prepared';
+import { preparedQuery } from '../db/driver-statements';
 import { toSqlDateTime } from '../db/sql-time';
 import { asListRead } from '../db/statement-time';
 

@@ -1,13 +1,13 @@
 import request from 'supertest';
 import { findTokenPrincipal, revokeToken } from '../../src/users/token-repository';
 import { findEmployeeById } from '../../src/employees/repository';
-import { preparedListRead } from '../../src/db/prepared';
+import { preparedListRead } from '../../src/db/coalesced-reads';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
 
 // Authentication and reads by id look rows up many keys to a query when lookups pile up
-// (src/db/prepared.ts, batchedLookup). Each caller must still get its own row, and nothing older
+// (src/db/coalesced-reads.ts, batchedLookup). Each caller must still get its own row, and nothing older
 // than its own request.
 describe.each(testDialects())('batched lookups on %s', (dialect) => {
   const t = useTestApp(dialect);

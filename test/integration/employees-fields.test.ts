@@ -5,7 +5,7 @@ import { expectProblem } from '../helpers/problem';
 import { useTestApp } from '../helpers/test-app';
 import type { Caller } from '../../src/caller';
 import { dialectOf } from '../../src/db/connect';
-import { preparedListRead } from '../../src/db/prepared';
+import { preparedListRead } from '../../src/db/coalesced-reads';
 import { READ_FIELDS } from '../../src/employees/field-selection';
 import { fastStatementOf, listRowsQuery } from '../../src/employees/list';
 import { findEmployeeById } from '../../src/employees/repository';

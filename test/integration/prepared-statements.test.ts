@@ -3,7 +3,7 @@ import { testDialects } from '../helpers/databases';
 import { unique } from '../helpers/factories';
 import { type TestApp, useTestApp } from '../helpers/test-app';
 
-// Prepared statements (src/db/prepared.ts) run on a transaction's own connection when given one:
+// Prepared statements (src/db/driver-statements.ts) run on a transaction's own connection when given one:
 // the punch statements and the audit row rely on it.
 describe.each(testDialects())('prepared statements in transactions on %s', (dialect) => {
   const t = useTestApp(dialect);

@@ -1,0 +1,80 @@
+import { batchedLookup, preparedListRead } from '../../src/db/coalesced-reads';
+import { testDialects } from '../helpers/databases';
+import { createEmployee } from '../helpers/factories';
+import { useTestApp } from '../helpers/test-app';
+
+// The two coalescers of src/db/coalesced-reads.ts share one query between callers asking at once;
+// each caller must still get rows of its own, so that one caller building on its rows (a field
+// transform, toEmployeeRecord's names) never changes what another request answers.
+describe.each(testDialects())('coalesced reads on %s', (dialect) => {
+  const t = useTestApp(dialect);
+  const shares = dialect === 'mysql';
+  let ids: number[];
+  beforeAll(async () => {
+    ids = [];
+    for (let index = 0; index < 3; index++) ids.push(await createEmployee(t, { first_name: `Owner${index}` }));
+  });
+
+  /** How many queries the pool served while `work` ran. */
+  async function countingQueries<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {
+    const client = t.db.client as { acquireConnection(): Promise<unknown> };
+    const acquire = client.acquireConnection;
+    let queries = 0;
+    client.acquireConnection = function counted(this: unknown) {
+      queries++;
+      return acquire.call(this);
+    };
+    try {
+      return { result: await work(), queries };
+    } finally {
+      client.acquireConnection = acquire;
+    }
+  }
+
+  /** Changes every row a caller got, as a careless field transform would. */
+  const scribble = (rows: Array<Record<string, unknown>>) => {
+    for (const row of rows) {
+      row.first_name = 'changed';
+      row.added = true;
+    }
+  };
+
+  it('gives each caller of one shared list read rows of its own: a change by one is not seen by the others', async () => {
+    const sql = 'select `e`.`id`, `e`.`first_name` from `employees` as `e` where `e`.`id` >= ? order by `e`.`id` asc limit ?';
+    const values = [ids[0], shares ? '3' : 3];
+
+    // The first goes at once; the three asked while it is out share the next query.
+    const { result, queries } = await countingQueries(() => Promise.all([1, 2, 3, 4].map(() => preparedListRead(t.db, sql, values))));
+    const [first, second, third, fourth] = result as [(typeof result)[0], (typeof result)[0], (typeof result)[0], (typeof result)[0]];
+    scribble(second);
+
+    expect(queries).toBe(shares ? 2 : 4);
+    const expected = ids.map((id, index) => ({ id, first_name: `Owner${index}` }));
+    for (const rows of [first, third, fourth]) expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual(expected);
+    expect(new Set([...first, ...second, ...third, ...fourth]).size).toBe(12);
+  });
+
+  it('gives each caller of one batched lookup a row of its own, for the same key too', async () => {
+    const lookup = batchedLookup(
+      (db, keys) => db('employees').whereIn('id', keys).select('id', 'first_name'),
+      (row) => Number(row.id),
+    );
+
+    // The first goes at once; the other four (two of each key) wait and go together.
+    const { result, queries } = await countingQueries(() =>
+      Promise.all([ids[0]!, ids[0]!, ids[0]!, ids[1]!, ids[1]!].map((id) => lookup(t.db, id))),
+    );
+    const rows = result.map((row) => row!);
+    scribble([rows[1]!, rows[3]!]);
+
+    expect(queries).toBe(2);
+    expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual([
+      { id: ids[0], first_name: 'Owner0' },
+      { id: ids[0], first_name: 'changed', added: true },
+      { id: ids[0], first_name: 'Owner0' },
+      { id: ids[1], first_name: 'changed', added: true },
+      { id: ids[1], first_name: 'Owner1' },
+    ]);
+    expect(new Set(rows).size).toBe(5);
+  });
+});
