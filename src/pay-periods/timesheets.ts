@@ -4,9 +4,10 @@ import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import { whereVisible } from '../employees/access';
 import { type DayHours, hoursOf, type SheetDays, sheetClassifier, type StoredRecordTimes, totalsOf } from '../pay-rules/classify';
-import { addDays, datesOf, workweekStartOf } from '../pay-rules/periods';
+import { datesOf, workweekStartOf } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
+import { lastReadingOn } from '../time';
 
 // Timesheets: each employee's days of a period, classified (docs/pay-periods.md, "Timesheets").
 // An open period is computed from the records at every read; a locked one is read from the
@@ -41,8 +42,9 @@ export const SHEET_BATCH = 500;
 const NOT_APPROVED: Approval = { status: 'open', approvedAt: null, approvedBy: null };
 
 /** `[from 00:00:00, to + 1 00:00:00)` of in_time_local: the records counted on dates from..to. */
+/** The wall-clock readings of from..to, both inclusive (the next day's midnight does not exist after 9999-12-31). */
 function localRange(from: string, to: string): [string, string] {
-  return [`${from} 00:00:00`, `${addDays(to, 1)} 00:00:00`];
+  return [`${from} 00:00:00`, lastReadingOn(to)];
 }
 
 /**
@@ -65,7 +67,7 @@ export async function classifiedDaysOf(
   const rows = (await db('attendance')
     .whereIn('employee_id', ids)
     .where('in_time_local', '>=', from)
-    .where('in_time_local', '<', to)
+    .where('in_time_local', '<=', to)
     // No order: a date's hours are classified from their sum, and the (employee_id,
     // in_time_local) index serves the ranges without a sort.
     .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone')) as Array<StoredRecordTimes & { employee_id: number | string }>;
@@ -137,7 +139,7 @@ function sheetEmployeesQuery(db: Db, period: PayPeriod, criteria: SheetCriteria)
           db('attendance as a')
             .whereRaw('a.employee_id = e.id')
             .where('a.in_time_local', '>=', from)
-            .where('a.in_time_local', '<', to)
+            .where('a.in_time_local', '<=', to)
             .select(db.raw('1')),
         ),
     );

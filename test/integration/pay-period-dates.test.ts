@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { asUser, setClock } from '../helpers/attendance';
+import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { runHrm } from '../helpers/cli';
 import { testDialects } from '../helpers/databases';
 import { createOrg } from '../helpers/factories';
@@ -65,6 +65,18 @@ describe.each(testDialects())('pay-period dates at the calendar ends on %s', (di
     expectProblem(res, 409, 'period_not_ended');
     expect(res.body.detail).toContain('9999-12-31');
     expect(await lockRows()).toBe(before);
+  });
+
+  it("counts a record on 9999-12-31 in the last period's timesheet, whose end has no next day", async () => {
+    await weekly();
+    const employee = org.report.employeeId as number;
+    await insertAttendanceRow(t, employee, { in: '9999-12-31T08:00:00.000Z', out: '9999-12-31T10:30:00.000Z' });
+
+    const res = await quickly(t, () => asUser(t, org.admin).get(`/employees/${employee}/timesheets/9999-12-27`));
+
+    expect(res.status).toBe(200);
+    expect(res.body.days.at(-1)).toMatchObject({ date: '9999-12-31', worked_hours: 2.5, regular_hours: 2.5 });
+    expect(res.body.totals).toMatchObject({ worked_hours: 2.5 });
   });
 
   it('lists the first periods of the calendar from 0001-01-01, the first one cut at that date', async () => {
