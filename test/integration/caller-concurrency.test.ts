@@ -3,7 +3,7 @@ import net from 'node:net';
 import mysql from 'mysql2/promise';
 import request from 'supertest';
 import { seedEmployees } from '../../src/seed/employees';
-import { testDialects } from '../helpers/databases';
+import { describeOnMysql, testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp } from '../helpers/test-app';
@@ -143,8 +143,6 @@ describe.each(testDialects())('the per-caller budget of list requests on %s', (d
   });
 });
 
-const mysqlOnly = testDialects().includes('mysql') ? describe : describe.skip;
-
 /** A connection of its own to the app's database, which can lock a table the app's lists read. */
 async function lockingConnection(t: TestApp): Promise<mysql.Connection> {
   return mysql.createConnection({ uri: t.database.url });
@@ -165,7 +163,7 @@ async function untilWaitingForLock(connection: mysql.Connection, database: strin
 
 const databaseOf = (t: TestApp) => decodeURIComponent(new URL(t.database.url).pathname.slice(1));
 
-mysqlOnly('the per-caller budget while lists are held by the database (MariaDB/MySQL)', () => {
+describeOnMysql('the per-caller budget while lists are held by the database (MariaDB/MySQL)', () => {
   let t: TestApp;
   let admin: TestUser;
   let other: TestUser;
@@ -213,7 +211,7 @@ mysqlOnly('the per-caller budget while lists are held by the database (MariaDB/M
   });
 });
 
-mysqlOnly('the statement time limit of list queries (MariaDB/MySQL)', () => {
+describeOnMysql('the statement time limit of list queries (MariaDB/MySQL)', () => {
   let t: TestApp;
   let admin: TestUser;
   let locker: mysql.Connection;
@@ -263,7 +261,7 @@ mysqlOnly('the statement time limit of list queries (MariaDB/MySQL)', () => {
   });
 });
 
-mysqlOnly('a list that reads too much, on MariaDB/MySQL', () => {
+describeOnMysql('a list that reads too much, on MariaDB/MySQL', () => {
   let t: TestApp;
   let admin: TestUser;
   beforeAll(async () => {

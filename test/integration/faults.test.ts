@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import request from 'supertest';
 import { runCli } from '../../src/cli/program';
 import { systemClock } from '../../src/clock';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import { createTestDatabase, describeOnMysql, type TestDatabase, testDialects } from '../helpers/databases';
 import { createUser, employeeColumns, unique } from '../helpers/factories';
 import { expectProblem } from '../helpers/problem';
 import { startServerProcess } from '../helpers/server-process';
@@ -32,9 +32,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
   return value;
 }
 
-const mysqlOnly = testDialects().includes('mysql') ? describe : describe.skip;
-
-mysqlOnly('a MySQL database that goes away', () => {
+describeOnMysql('a MySQL database that goes away', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { createFirstAdmin } from '../../src/provisioning/first-admin';
 import { startCloudTestApp, type CloudTestApp } from '../helpers/cloud-app';
 import { type CliResult, runHrm } from '../helpers/cli';
 import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
-import { testDialects } from '../helpers/databases';
+import { describeOnMysql, testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
 import { createIcehrmDatabase, type IcehrmDatabase, toBaseSchema } from '../../support/icehrm-schema';
@@ -13,7 +13,6 @@ import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.
 const serverUrl = process.env.HRM_TEST_MYSQL_URL;
-const describeWithMysql = serverUrl ? describe : describe.skip;
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -50,7 +49,7 @@ const OVERTIME_NOTES = [
   "IceHrm's CaliforniaOvertimeCalculator: seventh_day true. IceHrm's seventh consecutive working day keeps its first hours regular and turns only its overtime into double time; here that day's first 8 hours are overtime and the rest double time (docs/pay-periods.md)",
 ];
 
-describeWithMysql('hrm import icehrm', () => {
+describeOnMysql('hrm import icehrm', () => {
   let icehrm: IcehrmDatabase;
   beforeAll(async () => {
     icehrm = await createIcehrmFixture(serverUrl!);

@@ -5,7 +5,7 @@ import type { Db } from '../../src/db/connect';
 import { toSqlDateTime } from '../../src/db/sql-time';
 import { insertEmployee } from '../../src/employees/repository';
 import { setClock } from '../helpers/attendance';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import { createTestDatabase, describeOnMysql, type TestDatabase, testDialects } from '../helpers/databases';
 import { createEmployee, createUser, employeeColumns } from '../helpers/factories';
 import { type LockRaceOutcome, runLockRace } from '../helpers/lock-race';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process';
@@ -82,7 +82,8 @@ async function insertEmployees(db: Db, count: number): Promise<number[]> {
   return ids;
 }
 
-describe.each(testDialects().filter((dialect) => dialect === 'mysql'))('the lock race across three server processes on %s', (dialect) => {
+describeOnMysql('the lock race across three server processes on mysql', () => {
+  const dialect = 'mysql';
   let database: TestDatabase;
   let db: Db;
   const servers: ServerProcess[] = [];
