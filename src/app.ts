@@ -23,7 +23,7 @@ import { type Logger, requestLogging } from './logger';
 import { lookupRoutes } from './lookups/routes';
 import { payPeriodRoutes } from './pay-periods/routes';
 import type { Metrics } from './metrics/metrics';
-import { buildOpenApiDocument } from './openapi';
+import { openApiDocumentFor } from './openapi';
 import { limitCallerConcurrency } from './rate-limits/concurrency';
 import { createRateLimits, type RateLimitStore } from './rate-limits/limits';
 import { requireApiEnabled } from './http/settings-gate';
@@ -110,7 +110,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   // Public routes: no token needed (echo only when self-hosted, docs/api.md "Tokens").
   const publicRoutes = [
     oauthRoutes({ clock, login: rateLimits.login }),
-    ...docsRoutes({ document: buildOpenApiDocument(config) }),
+    ...docsRoutes({ document: openApiDocumentFor(config) }),
     ...(cloud ? [] : [echoRoutes()]),
   ];
   const features = [

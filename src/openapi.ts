@@ -24,6 +24,29 @@ accept an \`Idempotency-Key\`. Lists are \`{"data", "total", "nextPage"}\`.
 The health checks \`GET /healthz\` and \`GET /readyz\` are not in this document: they answer at the server's
 root, outside the base path, for load balancers and orchestrators.`;
 
+// Documents built so far, by the configuration that decides them: building one takes a good part
+// of a second, and every app of a process (cloud instances, a test run's ~150 apps) shares it.
+const builtDocuments = new Map<string, OpenApiDocument>();
+
+/**
+ * The document for `config`, built once per (deployment, base paths) in this process and frozen,
+ * so no reader can change what the others are served.
+ */
+export function openApiDocumentFor(config: Pick<Config, 'deployment' | 'basePath' | 'cloudBasePath'>): OpenApiDocument {
+  const key = JSON.stringify([config.deployment, config.basePath, config.cloudBasePath]);
+  let document = builtDocuments.get(key);
+  if (!document) builtDocuments.set(key, (document = deepFreeze(buildOpenApiDocument(config))));
+  return document;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * The OpenAPI 3.1 document, generated from the zod schemas the server validates with and the read
  * shapes each feature declares next to its routes. `config` decides the server URL (base path).

@@ -64,10 +64,10 @@ const INIT = `window.addEventListener('load', function () {
 /**
  * GET /openapi.json and the docs page (GET /docs) under the base path: behind the settings gate
  * like everything there, readable without a token (app.ts mounts them before requireBearer).
- * Documents describe the API, not its data. `document` is built once, by app.ts.
+ * Documents describe the API, not its data. `document` is built once per process (openApiDocumentFor).
  */
 export function docsRoutes({ document }: { document: OpenApiDocument }): Routes[] {
-  const json = JSON.stringify(document);
+  const json = jsonOf(document);
   // Swagger UI's files, read once when first asked for (about 1.5 MB in all).
   const assets = new Map<string, Promise<Buffer>>();
   const openapi = new Routes('/openapi.json').route('/', {
@@ -109,6 +109,14 @@ export function docsRoutes({ document }: { document: OpenApiDocument }): Routes[
       },
     });
   return [openapi, page];
+}
+
+// The text of each (shared, frozen) document, written once for every app that serves it.
+const texts = new WeakMap<OpenApiDocument, string>();
+function jsonOf(document: OpenApiDocument): string {
+  let text = texts.get(document);
+  if (text === undefined) texts.set(document, (text = JSON.stringify(document)));
+  return text;
 }
 
 function withDefaultInstance(document: OpenApiDocument, name: string): OpenApiDocument {
