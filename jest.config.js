@@ -1,11 +1,46 @@
-/** @type {import('jest').Config} */
-module.exports = {
+// Two projects (STYLE.md, "A suite that answers in minutes"): isolated files run side by side on
+// every core; the machine-heavy suites (their own server processes, database servers, Galera
+// cluster, web servers, a browser) and the timing-sensitive races run one at a time after them,
+// so they neither starve nor are starved. `npm test` runs the two in turn.
+
+/** Suites that start processes or servers of their own, or race on timing: run serially. */
+const SERIAL = [
+  'integration/attendance-concurrency',
+  'integration/caller-concurrency',
+  'integration/database-servers',
+  'integration/deploy-files',
+  'integration/docs-browser',
+  'integration/faults',
+  'integration/galera-cluster',
+  'integration/galera-node-failure',
+  'integration/instance-directory',
+  'integration/npm-start',
+  'integration/pay-period-dates',
+  'integration/pay-period-lock-race',
+  'integration/server-cluster',
+  'integration/server-process',
+  'integration/server-terminal',
+  'integration/web-server-configs',
+  'integration/web-servers',
+  'integration/webhooks-process',
+  'unit/build-if-stale',
+];
+const serialMatch = SERIAL.map((name) => `<rootDir>/test/${name}.test.ts`);
+
+const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   // Transpile only (isolatedModules in tsconfig.json): npm test type-checks with tsc before jest runs.
   transform: { '^.+\\.ts$': 'ts-jest' },
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   reporters: ['default', '<rootDir>/test/helpers/database-report.js'],
   testTimeout: 30000,
+  projects: [
+    { ...shared, displayName: 'parallel', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialMatch] },
+    { ...shared, displayName: 'serial', testMatch: serialMatch },
+  ],
 };
