@@ -49,7 +49,7 @@ const limit = wholeNumber((value) => (value <= 0 ? DEFAULT_LIMIT : Math.min(valu
 const page = wholeNumber((value) => Math.max(value, 1))
   .refine((value) => value <= MAX_PAGE, { error: `must be at most ${MAX_PAGE}` })
   .default(1)
-  .meta({ description: 'From 1; 0 or negative means 1', format: 'int32', minimum: Number.MIN_SAFE_INTEGER, maximum: MAX_PAGE });
+  .meta({ description: 'From 1; 0 or negative means 1', format: 'int64', minimum: Number.MIN_SAFE_INTEGER, maximum: MAX_PAGE });
 
 /** How a filter's values are compared with its column. */
 type Comparison = 'equal' | 'text' | 'listed';

@@ -283,7 +283,9 @@ const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
       NONE,
     ],
   },
-  email: { anyOf: [{ type: 'string', format: 'email', maxLength: 254 }, BLANK, NONE] },
+  // Exactly what zod's z.email() checks (field-schemas.ts): `format: email` validators differ from
+  // it both ways (zod refuses `%` before the @, takes a domain label ending in `-`).
+  email: { anyOf: [{ type: 'string', pattern: z.regexes.email.source, maxLength: 254, example: 'ada@example.com' }, BLANK, NONE] },
   country: {
     anyOf: [
       COUNTRY_CODE,
