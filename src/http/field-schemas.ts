@@ -39,7 +39,8 @@ const text = (max: number) => z.string({ error: 'must be a string' }).max(max, {
 
 export const optionalText = (max: number) => z.preprocess(blankToNull, text(max).nullable());
 
-export const requiredText = (max: number) => text(max).trim().min(1, { error: 'must not be empty' });
+// The pattern tells the document what trimming means: blanks alone are empty (\s is what trim removes).
+export const requiredText = (max: number) => text(max).trim().min(1, { error: 'must not be empty' }).meta({ pattern: '\\S' });
 
 export const email = z
   .preprocess(

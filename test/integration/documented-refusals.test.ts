@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { testDialects } from '../helpers/databases';
-import { createEmployee, createUser } from '../helpers/factories';
-import { checkComponent } from '../helpers/openapi-check';
+import { createEmployee, createUser, unique } from '../helpers/factories';
+import { checkComponent, checkRequestBody } from '../helpers/openapi-check';
 import { expectProblem } from '../helpers/problem';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
@@ -81,6 +81,92 @@ describe.each(testDialects())('refusals the OpenAPI document states, on %s', (di
       const res = await get(`/employees/${id}?fields=${name}`);
 
       expect(expectProblem(res, 400, 'invalid_query').errors).toEqual([{ field: 'fields', message: `names an unknown field: ${name}` }]);
+    });
+  });
+
+  describe('the create bodies of the reference tables (<Name>Create) and POST /<table>', () => {
+    type Body = (name: string) => Record<string, unknown>;
+    const TABLES: Record<string, string> = {
+      '/departments': 'departments',
+      '/job-titles': 'job_titles',
+      '/pay-grades': 'pay_grades',
+      '/employment-statuses': 'employment_statuses',
+      '/provinces': 'provinces',
+    };
+    const ALLOWED: Array<[string, string, Body]> = [
+      ['/departments', 'a name alone', (name) => ({ name })],
+      ['/departments', '"" for no description and no parent', (name) => ({ name, description: '', parent: '' })],
+      ['/departments', 'null for no parent', (name) => ({ name, parent: null })],
+      ['/job-titles', 'a code', (name) => ({ name, code: 'J1', description: 'Builds things' })],
+      [
+        '/pay-grades',
+        'amounts as numbers and text, a currency in any case',
+        (name) => ({ name, currency: 'eur', min_salary: 1000, max_salary: '2500.5' }),
+      ],
+      ['/pay-grades', 'an amount with two decimals', (name) => ({ name, min_salary: 12.25, max_salary: '12.25' })],
+      ['/pay-grades', '"" and null for no currency and no amounts', (name) => ({ name, currency: '', min_salary: '', max_salary: null })],
+      ['/employment-statuses', 'a name with blanks around it', (name) => ({ name: ` ${name} ` })],
+      ['/provinces', 'a country code in lower case', (name) => ({ name, country: 'de' })],
+      ['/provinces', 'a country as read', (name) => ({ name, code: 'IDF', country: { type: 'Country', code: 'FR', display: 'France' } })],
+    ];
+    const FORBIDDEN: Array<[string, string, Body]> = [
+      ['/departments', 'no name', () => ({ description: 'x' })],
+      ['/departments', 'a name of blanks', () => ({ name: ' \t\n' })],
+      ['/departments', 'a name of 101 characters', () => ({ name: 'n'.repeat(101) })],
+      ['/departments', 'a name that is a number', () => ({ name: 5 })],
+      ['/departments', 'a parent id 0', (name) => ({ name, parent: 0 })],
+      ['/departments', 'a parent id with a leading zero', (name) => ({ name, parent: '01' })],
+      ['/departments', 'an unknown field', (name) => ({ name, budget: 1 })],
+      ['/job-titles', 'a code of 51 characters', (name) => ({ name, code: 'c'.repeat(51) })],
+      ['/job-titles', 'a description of 501 characters', (name) => ({ name, description: 'd'.repeat(501) })],
+      ['/pay-grades', 'a four-letter currency', (name) => ({ name, currency: 'EURO' })],
+      ['/pay-grades', 'a negative amount', (name) => ({ name, min_salary: -5 })],
+      ['/pay-grades', 'three decimals as text', (name) => ({ name, min_salary: '1.234' })],
+      ['/pay-grades', 'three decimals as a number', (name) => ({ name, min_salary: 1.234 })],
+      ['/pay-grades', 'an amount beyond ten digits', (name) => ({ name, max_salary: 1e21 })],
+      ['/pay-grades', 'an amount that is true', (name) => ({ name, min_salary: true })],
+      ['/employment-statuses', 'a null name', () => ({ name: null })],
+      ['/provinces', 'no country', (name) => ({ name })],
+      ['/provinces', 'a null country', (name) => ({ name, country: null })],
+      ['/provinces', 'a blank country', (name) => ({ name, country: '' })],
+      ['/provinces', 'a three-letter country', (name) => ({ name, country: 'DEU' })],
+      ['/provinces', 'a country object without its code', (name) => ({ name, country: { display: 'France' } })],
+    ];
+    const rowCount = async (path: string) => Number((await t.db(TABLES[path]!).count({ n: '*' }).first())?.n);
+    const post = (path: string, body: object) => request(t.app).post(t.api(path)).auth(admin.token, { type: 'bearer' }).send(body);
+
+    it.each(ALLOWED)('POST %s takes what the document allows: %s', async (path, _, body) => {
+      const sent = body(unique('Row '));
+
+      const res = await post(path, sent);
+
+      expect(checkRequestBody(path, 'post', sent)).toBeUndefined();
+      expect(res.status).toBe(201);
+      expect(await t.db(TABLES[path]!).where({ id: res.body.id }).first()).toBeDefined();
+    });
+
+    it.each(FORBIDDEN)('POST %s refuses what the document forbids, 422 and nothing written: %s', async (path, _, body) => {
+      const sent = body(unique('Row '));
+      const count = await rowCount(path);
+
+      const res = await post(path, sent);
+
+      expect(checkRequestBody(path, 'post', sent)).toBeDefined();
+      expectProblem(res, 422, 'validation_failed');
+      expect(await rowCount(path)).toBe(count);
+    });
+
+    it('refuses a well-formed country code no stored country has, as the document says it may', async () => {
+      const sent = { name: unique('Row '), country: 'ZZ' };
+      const count = await rowCount('/provinces');
+
+      const res = await post('/provinces', sent);
+
+      expect(checkRequestBody('/provinces', 'post', sent)).toBeUndefined();
+      expect(expectProblem(res, 422, 'validation_failed').errors).toEqual([
+        { field: 'country', message: 'is not a known ISO 3166-1 country code' },
+      ]);
+      expect(await rowCount('/provinces')).toBe(count);
     });
   });
 });
