@@ -169,4 +169,38 @@ describe.each(testDialects())('refusals the OpenAPI document states, on %s', (di
       expect(await rowCount('/provinces')).toBe(count);
     });
   });
+
+  describe('time zones (the TimeZone enum)', () => {
+    const ACCEPTED = ['Europe/Berlin', 'UTC', 'US/Eastern', 'Asia/Calcutta', 'Etc/GMT+5'];
+    const REFUSED = ['europe/berlin', 'Mars/Base', 'Factory', 'Europe/', '+02:00', 'z'.repeat(65)];
+    const devices = async () => Number((await t.db('attendance_devices').count({ n: '*' }).first())?.n);
+    const addDevice = (body: object) => request(t.app).post(t.api('/attendance/devices')).auth(admin.token, { type: 'bearer' }).send(body);
+
+    it.each(ACCEPTED)('takes %s for a device and an employee, as the document allows', async (zone) => {
+      const id = await createEmployee(t);
+
+      const device = await addDevice({ name: unique('Door '), timezone: zone });
+      const employee = await patch(`/employees/${id}`).send({ timezone: zone });
+
+      expect(checkRequestBody('/attendance/devices', 'post', { name: 'Door', timezone: zone })).toBeUndefined();
+      expect(checkComponent('TimeZone', zone)).toBeUndefined();
+      expect([device.status, device.body.timezone]).toEqual([201, zone]);
+      expect([employee.status, employee.body.timezone]).toEqual([200, zone]);
+    });
+
+    it.each(REFUSED)('refuses %s for a device and an employee, as the document forbids, writing nothing', async (zone) => {
+      const id = await createEmployee(t, { timezone: 'Asia/Tokyo' });
+      const count = await devices();
+
+      const device = await addDevice({ name: unique('Door '), timezone: zone });
+      const employee = await patch(`/employees/${id}`).send({ timezone: zone });
+
+      expect(checkComponent('TimeZone', zone)).toBeDefined();
+      const message = 'must be an IANA time zone such as Europe/Berlin';
+      expect(expectProblem(device, 422, 'validation_failed').errors).toEqual([{ field: 'timezone', message }]);
+      expect(expectProblem(employee, 422, 'validation_failed').errors).toEqual([{ field: 'timezone', message }]);
+      expect(await devices()).toBe(count);
+      expect((await employeeRow(id)).timezone).toBe('Asia/Tokyo');
+    });
+  });
 });
