@@ -203,4 +203,45 @@ describe.each(testDialects())('refusals the OpenAPI document states, on %s', (di
       expect((await employeeRow(id)).timezone).toBe('Asia/Tokyo');
     });
   });
+
+  describe('webhook bodies (WebhookCreate) and POST /webhooks', () => {
+    // Public addresses written as IP literals: taken without DNS, and never sent to (no worker runs here).
+    const ALLOWED: Array<[string, object]> = [
+      ['"*" alone', { url: 'https://93.184.215.14/hooks', events: ['*'] }],
+      [
+        'event types, one twice, a port and a query',
+        { url: 'https://93.184.215.14:8443/h?x=1', events: ['employee.created', 'employee.created'] },
+      ],
+    ];
+    const FORBIDDEN: Array<[string, object]> = [
+      ['"*" with an event type', { url: 'https://93.184.215.14/hooks', events: ['*', 'employee.created'] }],
+      ['"*" twice', { url: 'https://93.184.215.14/hooks', events: ['*', '*'] }],
+      ['no events', { url: 'https://93.184.215.14/hooks', events: [] }],
+      ['an http:// URL (WEBHOOK_ALLOW_HTTP is off)', { url: 'http://93.184.215.14/hooks', events: ['*'] }],
+      ['a user name', { url: 'https://user@93.184.215.14/hooks', events: ['*'] }],
+      ['a #fragment', { url: 'https://93.184.215.14/hooks#top', events: ['*'] }],
+      ['a host ending in a number', { url: 'https://hooks.1/x', events: ['*'] }],
+      ['a port above 65535', { url: 'https://93.184.215.14:65536/x', events: ['*'] }],
+      ['no URL at all', { url: 'hooks', events: ['*'] }],
+    ];
+    const webhooks = async () => Number((await t.db('webhooks').count({ n: '*' }).first())?.n);
+    const subscribe = (body: object) => request(t.app).post(t.api('/webhooks')).auth(admin.token, { type: 'bearer' }).send(body);
+
+    it.each(ALLOWED)('takes what the document allows: %s', async (_, body) => {
+      const res = await subscribe(body);
+
+      expect(checkRequestBody('/webhooks', 'post', body)).toBeUndefined();
+      expect(res.status).toBe(201);
+    });
+
+    it.each(FORBIDDEN)('refuses what the document forbids, 422 and nothing written: %s', async (_, body) => {
+      const before = await webhooks();
+
+      const res = await subscribe(body);
+
+      expect(checkRequestBody('/webhooks', 'post', body)).toBeDefined();
+      expectProblem(res, 422, 'validation_failed');
+      expect(await webhooks()).toBe(before);
+    });
+  });
 });

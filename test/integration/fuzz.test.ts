@@ -226,10 +226,12 @@ function refusedForState(text: string): boolean {
   const problem = JSON.parse(text) as { code?: string; errors?: Array<{ field: string; message: string }> };
   const errors = problem.errors ?? [];
   if (problem.code === 'invalid_grant') return true;
-  // Known gaps, not yet stated in the document: a webhook URL's shape (checked by new URL and the
-  // address policy), "*" standing alone among a webhook's events, and the real calendar dates of
-  // GET /timesheets' period (src/pay-periods).
-  if (errors.some((error) => ['url', 'period'].includes(error.field) || /stands alone/.test(error.message))) return true;
+  // A webhook URL's host must resolve, to public addresses only: the network decides, not the
+  // form (the document states the form). Not yet stated: the real calendar dates of GET
+  // /timesheets' period (src/pay-periods).
+  const addressPolicy = (error: { field: string; message: string }) =>
+    error.field === 'url' && /^host |public addresses only/.test(error.message);
+  if (errors.some((error) => addressPolicy(error) || error.field === 'period')) return true;
   const related = /must be after|must be at most \d+ (days|hours) after|is required with|requires|must equal|does not exist|is not a known/;
   return errors.length > 0 && errors.every((error) => error.field === 'Idempotency-Key' || related.test(error.message));
 }
