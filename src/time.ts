@@ -1,5 +1,7 @@
 // Calendar dates and IANA time zones. Nothing here depends on the server's own time zone.
 
+import { TIME_ZONES } from './time-zones';
+
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** A real calendar date written YYYY-MM-DD (no 2023-02-30, no 0000-00-00). */
@@ -31,9 +33,14 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** An IANA zone name such as Europe/Berlin or UTC (not an offset like +02:00). */
+const TIME_ZONE_NAMES = new Set(TIME_ZONES);
+
+/**
+ * An IANA zone name of TIME_ZONES, spelled exactly (Europe/Berlin, UTC; not an offset like +02:00),
+ * that this process's Intl also knows: a name an older ICU lacks would fail every reading later.
+ */
 export function isTimeZone(value: string): boolean {
-  if (!/^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/.test(value)) return false;
+  if (!TIME_ZONE_NAMES.has(value)) return false;
   try {
     formatterFor(value);
     return true;

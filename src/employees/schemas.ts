@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { FieldError } from '../errors';
-import { blankToNull, countryCode, date, email, idSchema, optionalText, reference, requiredText } from '../http/field-schemas';
+import { blankToNull, countryCode, date, email, idSchema, optionalText, reference, requiredText, timeZone } from '../http/field-schemas';
 import { parseFields } from '../http/parse';
-import { isTimeZone } from '../time';
 import { EMPLOYEE_FIELDS, EMPLOYEE_STATUSES, type EmployeeField, MARITAL_STATUSES } from '../employee-records/fields';
 
 // Input rules of docs/decisions.md, "Wire format". IceHrm clients send every value as a string; ids may also be
@@ -72,11 +71,7 @@ const employeeWriteShape = {
   approver1: reference('an employee'),
   approver2: reference('an employee'),
   approver3: reference('an employee'),
-  // IANA names are at most 64 characters (the column's length): a longer one is no time zone.
-  timezone: z
-    .string({ error: 'must be a string' })
-    .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' })
-    .meta({ maxLength: 64 }),
+  timezone: timeZone,
   attendance_device_id: z.preprocess(
     (value) => (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? String(value) : blankToNull(value)),
     z

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isCalendarDate, parseIsoInstant } from '../time';
+import { isCalendarDate, isTimeZone, parseIsoInstant } from '../time';
+import { TIME_ZONES } from '../time-zones';
 
 // Field rules shared by every write body. IceHrm clients send every value as a string; ids may
 // also be numbers or reference objects as read, "" means "no value" and 0000-00-00 "no date".
@@ -39,7 +40,7 @@ const text = (max: number) => z.string({ error: 'must be a string' }).max(max, {
 
 export const optionalText = (max: number) => z.preprocess(blankToNull, text(max).nullable());
 
-/** Text with something besides white space (trimmed); the pattern says so in the document. */
+// The pattern tells the document what trimming means: blanks alone are empty (\s is what trim removes).
 export const requiredText = (max: number) => text(max).trim().min(1, { error: 'must not be empty' }).meta({ pattern: '\\S' });
 
 export const email = z
@@ -102,4 +103,18 @@ export const instant = z
     if (date) return date;
     context.addIssue({ code: 'custom', message: 'must be a real date-time' });
     return z.NEVER;
+  });
+
+const TIME_ZONE_ERROR = 'must be an IANA time zone such as Europe/Berlin';
+
+/** An IANA time-zone name, spelled as src/time-zones.ts lists it; the document states the list (TimeZone). */
+export const timeZone = z
+  .string({ error: TIME_ZONE_ERROR })
+  .refine(isTimeZone, { error: TIME_ZONE_ERROR })
+  .meta({
+    id: 'TimeZone',
+    enum: [...TIME_ZONES],
+    description:
+      'An IANA time-zone name, spelled exactly as listed (case matters): the zones and old names (links) of the tz database, and UTC.',
+    example: 'Europe/Berlin',
   });

@@ -253,7 +253,16 @@ const ID_TEXT = { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, e
 const ID_NUMBER = { type: 'integer', format: 'int64', minimum: 1, maximum: 4294967295, example: 3 };
 const BLANK = { type: 'string', enum: [''], description: 'No value' };
 const NONE = { type: 'null' };
-const COUNTRY_CODE = { type: 'string', pattern: '^[A-Za-z]{2}$', minLength: 2, maxLength: 2, example: 'US' };
+// Codes are checked against the stored countries (GET /countries), not a list in the document.
+const COUNTRY_CODE = {
+  type: 'string',
+  pattern: '^[A-Za-z]{2}$',
+  minLength: 2,
+  maxLength: 2,
+  example: 'US',
+  description:
+    'A two-letter ISO 3166-1 code, any case. It must be one of the rows of GET /countries: a well-formed code that is not (ZZ) is refused 422, "is not a known ISO 3166-1 country code".',
+};
 const ANY_ID = { anyOf: [ID_TEXT, ID_NUMBER] };
 const DEVICE_TEXT = { type: 'string', minLength: 1, maxLength: 100, pattern: '\\S', example: '004217' };
 const WHOLE_NUMBER = { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, example: 4217 };
@@ -294,6 +303,16 @@ const ACCEPTED_INPUTS: Record<string, Record<string, unknown>> = {
       NONE,
     ],
   },
+  /** An amount of money (src/lookups/writes.ts): a number or numeric text, at most two decimals. */
+  money: {
+    anyOf: [
+      { type: 'string', pattern: '^\\d{1,10}(\\.\\d{1,2})?$', maxLength: 13, example: '45000.00' },
+      { type: 'number', minimum: 0, maximum: 9999999999.99, multipleOf: 0.01, example: 45000 },
+      BLANK,
+      NONE,
+    ],
+  },
+  currency: { anyOf: [{ type: 'string', pattern: '^[A-Za-z]{3}$', minLength: 3, maxLength: 3, example: 'EUR' }, BLANK, NONE] },
   requiredCountry: {
     anyOf: [
       COUNTRY_CODE,

@@ -22,13 +22,15 @@ const sameColumns = (values: Record<string, unknown>) => values;
 const noChecks = async () => [];
 
 /** A decimal amount of money: a number or numeric string, at most 12 digits with 2 decimals. */
-const money = z.preprocess(
-  (value) => (value === '' ? null : typeof value === 'number' ? String(value) : value),
-  z
-    .string({ error: 'must be an amount such as 45000 or "45000.00"' })
-    .regex(/^\d{1,10}(\.\d{1,2})?$/, { error: 'must be an amount such as 45000 or "45000.00"' })
-    .nullable(),
-);
+const money = z
+  .preprocess(
+    (value) => (value === '' ? null : typeof value === 'number' ? String(value) : value),
+    z
+      .string({ error: 'must be an amount such as 45000 or "45000.00"' })
+      .regex(/^\d{1,10}(\.\d{1,2})?$/, { error: 'must be an amount such as 45000 or "45000.00"' })
+      .nullable(),
+  )
+  .meta({ 'x-accepts': 'money' });
 
 export const LOOKUP_WRITES: Record<string, LookupWrites> = {
   'employment-statuses': {
@@ -48,14 +50,16 @@ export const LOOKUP_WRITES: Record<string, LookupWrites> = {
   'pay-grades': {
     shape: {
       name: requiredText(100),
-      currency: z.preprocess(
-        (value) => (value === '' ? null : value),
-        z
-          .string({ error: 'must be a three-letter ISO 4217 currency code' })
-          .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter ISO 4217 currency code' })
-          .transform((code) => code.toUpperCase())
-          .nullable(),
-      ),
+      currency: z
+        .preprocess(
+          (value) => (value === '' ? null : value),
+          z
+            .string({ error: 'must be a three-letter ISO 4217 currency code' })
+            .regex(/^[A-Za-z]{3}$/, { error: 'must be a three-letter ISO 4217 currency code' })
+            .transform((code) => code.toUpperCase())
+            .nullable(),
+        )
+        .meta({ 'x-accepts': 'currency' }),
       min_salary: money,
       max_salary: money,
     },

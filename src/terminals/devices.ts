@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { signDeviceToken } from '../tokens/tokens';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime, sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
-import { isTimeZone } from '../time';
+import { timeZone } from '../http/field-schemas';
 
 // Attendance terminals (devices) and their tokens. A device's token is a JWT like a user's, with
 // `device:<id>` as its subject and its jti kept in the device's row; it is valid while that row
@@ -30,11 +30,7 @@ export const createDeviceSchema = z.strictObject({
     .trim()
     .min(1, { error: 'must not be empty' })
     .max(100, { error: 'must be at most 100 characters' }),
-  timezone: z
-    .string({ error: 'must be an IANA time zone such as Europe/Berlin' })
-    .max(64, { error: 'must be an IANA time zone such as Europe/Berlin' })
-    .refine(isTimeZone, { error: 'must be an IANA time zone such as Europe/Berlin' })
-    .optional(),
+  timezone: timeZone.optional(),
   active: z.boolean({ error: 'must be true or false' }).optional(),
 });
 

@@ -20,13 +20,33 @@ const PREVIOUS_SECRET_VALID_MS = 24 * 3600 * 1000;
 const EVENT_NAMES = [...EVENT_TYPES, ALL_EVENTS] as const;
 const eventsError = `must be a list of event types (${EVENT_TYPES.join(', ')}) or ["*"]`;
 
+// The URLs checkUrlShape (addresses.ts) takes, as the document states them: https, a host name
+// whose last label starts with a letter (new URL reads a.1 as an IPv4 address and refuses it), no
+// "--" (xn-- labels must be valid punycode), or an IPv4 address; a port up to 65535, no user
+// name, no #fragment. IPv6 literals are taken but not stated: their form is more than a pattern.
+const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+const PORT = '(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const HOST = `(?:(?:${LABEL}\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|${OCTET}(?:\\.${OCTET}){3})`;
+const WEBHOOK_URL_PATTERN = `^https://${HOST}${PORT}(?:[/?][^\\s#]*)?$`;
+
 const fields = {
-  url: z.string({ error: 'must be an https:// URL' }).max(2000, { error: 'must be at most 2000 characters' }),
+  url: z
+    .string({ error: 'must be an https:// URL' })
+    .max(2000, { error: 'must be at most 2000 characters' })
+    .meta({ format: 'uri', pattern: WEBHOOK_URL_PATTERN }),
   events: z
     .array(z.enum(EVENT_NAMES, { error: eventsError }), { error: eventsError })
     .min(1, { error: eventsError })
     .max(EVENT_NAMES.length, { error: eventsError })
     .refine((events) => !events.includes(ALL_EVENTS) || events.length === 1, { error: '"*" means every event and stands alone' })
+    // What the refinement adds, for the document: ["*"] alone, or event types without "*".
+    .meta({
+      anyOf: [
+        { type: 'array', items: { type: 'string', enum: [ALL_EVENTS] }, minItems: 1, maxItems: 1 },
+        { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] }, minItems: 1, maxItems: EVENT_NAMES.length },
+      ],
+    })
     .transform((events) => [...new Set(events)]),
   description: z
     .string({ error: 'must be text' })

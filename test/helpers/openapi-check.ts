@@ -151,6 +151,13 @@ export function checkResponsesAgainstDocument(
   return { listener: checked, mismatches: () => [...new Set(found)] };
 }
 
+/** What is wrong with `value` as the document's component schema `name` (e.g. Problem), or undefined. */
+export function checkComponent(name: string, value: unknown, deployment: 'self-hosted' | 'cloud' = 'self-hosted'): string | undefined {
+  const checker = checkerFor(deployment);
+  const validate = checker.validatorFor(`/components/schemas/${escape(name)}`);
+  return validate(value) ? undefined : checker.ajv.errorsText(validate.errors);
+}
+
 /**
  * The document's verdict on a request body, as a validating proxy (Prism) gives it: what is wrong
  * with `body` for the operation's JSON request schema, or undefined when it is accepted.

@@ -10,6 +10,7 @@ import {
   wallClockIn,
   weekdayOf,
 } from '../../src/time';
+import { TIME_ZONES } from '../../src/time-zones';
 
 describe('calendar dates', () => {
   it.each(['2024-02-29', '2023-12-31', '0001-01-01'])('accepts %s', (value) => {
@@ -31,6 +32,36 @@ describe('time zones', () => {
 
   it.each(['Mars/Olympus', '+02:00', 'Europe/', '', 'Europe/Berlin; drop table'])('rejects %j', (zone) => {
     expect(isTimeZone(zone)).toBe(false);
+  });
+
+  it.each(['US/Eastern', 'Asia/Calcutta', 'Asia/Kolkata', 'Europe/Kiev', 'Europe/Kyiv', 'GMT', 'EST5EDT'])(
+    'accepts the old name or link %s, as the tz database keeps it',
+    (zone) => {
+      expect(isTimeZone(zone)).toBe(true);
+    },
+  );
+
+  it.each(['utc', 'europe/berlin', 'EUROPE/BERLIN', 'Factory', 'US/Pacific-New', 'Etc/Unknown'])(
+    'rejects %s: another spelling than the listed one, or no zone of the list',
+    (zone) => {
+      expect(isTimeZone(zone)).toBe(false);
+    },
+  );
+
+  it('lists only names this Node knows, each once, sorted, and every name Intl lists', () => {
+    const known = (zone: string) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+
+    expect(TIME_ZONES.filter((zone) => !known(zone))).toEqual([]);
+    expect([...new Set(TIME_ZONES)].sort()).toEqual(TIME_ZONES);
+    expect(Intl.supportedValuesOf('timeZone').filter((zone) => !TIME_ZONES.includes(zone))).toEqual([]);
+    expect(TIME_ZONES).toContain('UTC');
   });
 
   it('gives wall-clock time and today in a zone, whatever the server zone', () => {
