@@ -236,10 +236,10 @@ function refusedForState(text: string): boolean {
     error.field === 'url' && /^host |public addresses only/.test(error.message);
   if (errors.some((error) => addressPolicy(error) || error.field === 'period')) return true;
   // Refusals the document cannot state: across fields (after, with, before), by stored rows (does
-  // not exist, sub-departments, an unlinked user), by the clock (the future), or inside JSON text
+  // not exist, sub-departments, an unlinked user, a last working day), by the clock (the future), or inside JSON text
   // that IceHrm clients send as a string (filters, id lists).
   const related =
-    /must be after|must not be before|must not be after|must not be below|must be the record's employee|must be at most \d+ (days|hours) after|is required with|requires|must equal|does not exist|is not a known|in the future|sub-departments|not linked to an employee|must be a JSON (object|array)/;
+    /must be after|must not be before|must not be after|must not be below|must be the record's employee|must be at most \d+ (days|hours) after|is required with|requires|must equal|does not exist|is not a known|in the future|sub-departments|not linked to an employee|last day was|must be a JSON (object|array)/;
   return errors.length > 0 && errors.every((error) => error.field === 'Idempotency-Key' || related.test(error.message));
 }
 
