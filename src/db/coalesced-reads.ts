@@ -4,16 +4,26 @@ import { compiledOnce, parameter, type Row, runStatement, valuesOf } from './dri
 import { limitedListSql, listReadLimitOf } from './statement-time';
 
 // Reads that several requests asking at once share one query for: the same list read
-// (preparedListRead) and lookups of one row by key (batchedLookup). One ownership rule for both:
-// the rows a caller gets are its own. The first caller of a query gets the rows as read, every
-// other one a shallow copy (the values are strings, numbers and nulls), so a caller may build on
-// its rows (toEmployeeRecord adds names) and no caller ever sees another's change. Copying beat
-// freezing: frozen rows must be copied by every caller that builds on them, and copying a frozen
-// row cost several times copying a plain one (docs/performance.md, "Coalesced reads' rows").
+// (preparedListRead) and lookups of one row by key (batchedLookup). The rule for both: no caller
+// ever sees another's change. A list read's rows are shaped once (the caller's `shape`, e.g.
+// toEmployeeRecord's names) and frozen, then shared by every caller of that read: a change
+// throws instead of reaching another request, and the page's rows are parsed and shaped once
+// however many requests asked for it. A lookup's single row is copied for every caller but the
+// first, which costs less than shaping it per caller (docs/performance.md, "Coalesced reads' rows").
 
-/** Rows for the `index`-th caller of one query: the rows as read for the first, copies for the others. */
+/** Rows for the `index`-th caller of one lookup: the rows as read for the first, copies for the others. */
 function rowsFor(rows: Row[], index: number): Row[] {
   return index === 0 ? rows : rows.map((row) => ({ ...row }));
+}
+
+/** A list read's rows, shaped once and frozen (each row and its nested objects, and the list). */
+function frozenRows(rows: Row[], shape: ((row: Row) => unknown) | undefined): readonly Row[] {
+  for (const row of rows) {
+    if (shape) shape(row);
+    for (const value of Object.values(row)) if (value !== null && typeof value === 'object') Object.freeze(value);
+    Object.freeze(row);
+  }
+  return Object.freeze(rows);
 }
 
 /**
@@ -23,22 +33,26 @@ function rowsFor(rows: Row[], index: number): Row[] {
  * names, which both dialects read. On MySQL/MariaDB outside a transaction the same read asked by
  * several requests at once is sent once for them (sharedRead), each getting rows of its own.
  */
-export async function preparedListRead(db: Db, sql: string, values: unknown[]): Promise<Row[]> {
-  if (dialectOf(db) !== 'mysql') return (await runStatement(db, { sql, values }, 'read')) as Row[];
+export async function preparedListRead(db: Db, sql: string, values: unknown[], shape?: (row: Row) => unknown): Promise<readonly Row[]> {
+  if (dialectOf(db) !== 'mysql') return frozenRows((await runStatement(db, { sql, values }, 'read')) as Row[], shape);
   const limit = listReadLimitOf(db);
   const statement = { sql: limit ? limitedListSql(sql, limit.limitMs) : sql, values };
-  if ((db as Knex.Transaction).isTransaction) return (await runStatement(db, statement, 'read', limit?.timeoutMs)) as Row[];
-  return sharedRead(db, statement, limit?.timeoutMs);
+  if ((db as Knex.Transaction).isTransaction) {
+    return frozenRows((await runStatement(db, statement, 'read', limit?.timeoutMs)) as Row[], shape);
+  }
+  return sharedRead(db, statement, limit?.timeoutMs, shape);
 }
 
 interface RowsWaiter {
-  resolve(rows: Row[]): void;
+  resolve(rows: readonly Row[]): void;
   reject(error: unknown): void;
 }
 interface SharedReadState {
   out: boolean;
   /** The callers who asked while the read was out: the next read answers them. */
   waiting: RowsWaiter[];
+  /** How the read's rows are shaped: one statement's callers (one call site) pass the same. */
+  shape: ((row: Row) => unknown) | undefined;
 }
 const sharedReads = new WeakMap<Db, Map<string, SharedReadState>>();
 
@@ -50,13 +64,18 @@ const sharedReads = new WeakMap<Db, Map<string, SharedReadState>>();
  * answer; under load, readers of the same page (page 1 of the list, mostly) pay one round trip
  * and one parse of the rows between them.
  */
-function sharedRead(db: Db, statement: { sql: string; values: unknown[] }, timeoutMs: number | undefined): Promise<Row[]> {
+function sharedRead(
+  db: Db,
+  statement: { sql: string; values: unknown[] },
+  timeoutMs: number | undefined,
+  shape: ((row: Row) => unknown) | undefined,
+): Promise<readonly Row[]> {
   let reads = sharedReads.get(db);
   if (!reads) sharedReads.set(db, (reads = new Map()));
   const key = `${statement.sql}\u0000${JSON.stringify(statement.values)}`;
   let state = reads.get(key);
-  if (!state) reads.set(key, (state = { out: false, waiting: [] }));
-  const rows = new Promise<Row[]>((resolve, reject) => state.waiting.push({ resolve, reject }));
+  if (!state) reads.set(key, (state = { out: false, waiting: [], shape }));
+  const rows = new Promise<readonly Row[]>((resolve, reject) => state.waiting.push({ resolve, reject }));
   if (!state.out) sendShared(db, reads, key, state, statement, timeoutMs);
   return rows;
 }
@@ -74,7 +93,10 @@ function sendShared(
   state.out = true;
   runStatement(db, statement, 'read', timeoutMs)
     .then(
-      (rows) => callers.forEach((caller, index) => caller.resolve(rowsFor(rows as Row[], index))),
+      (rows) => {
+        const shared = frozenRows(rows as Row[], state.shape);
+        for (const caller of callers) caller.resolve(shared);
+      },
       (error: unknown) => callers.forEach((caller) => caller.reject(error)),
     )
     .finally(() => {

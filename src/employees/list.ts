@@ -120,7 +120,9 @@ export async function listEmployees(
   const start = KEYSET_SORT_FIELDS.has(query.sortField) ? cache.pageStarts.get(pageKey(query.page)) : undefined;
 
   const statement = fastStatementOf(caller, query, start, dialect);
-  const rowsQuery = statement ? preparedListRead(db, statement.sql, statement.values) : listRowsQuery(db, caller, query, start);
+  const rowsQuery = statement
+    ? preparedListRead(db, statement.sql, statement.values, toEmployeeRecord)
+    : listRowsQuery(db, caller, query, start);
   const count = async () => Number((await asListRead(matching(db('employees as e')).count({ total: '*' })).first())?.total ?? 0);
   const [rows, total] = await Promise.all([rowsQuery, cache.total(question, count)]);
 

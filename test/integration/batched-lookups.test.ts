@@ -107,7 +107,7 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
     const page = (sleep = 0) =>
       `select \`e\`.\`id\`${shares && sleep > 0 ? `, sleep(${sleep}) as \`slept\`` : ''} from \`employees\` as \`e\` where \`e\`.\`id\` >= ? order by \`e\`.\`id\` asc limit ?`;
     const limit = (rows: number) => (shares ? String(rows) : rows);
-    const ids = (rows: Array<Record<string, unknown>>) => rows.map((row) => Number(row.id));
+    const ids = (rows: ReadonlyArray<Record<string, unknown>>) => rows.map((row) => Number(row.id));
 
     it('is sent once for the reads asked while it is out, each answered with every row', async () => {
       const first = users[0]!.employeeId as number;

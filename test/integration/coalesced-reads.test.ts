@@ -4,8 +4,8 @@ import { createEmployee } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
 
 // The two coalescers of src/db/coalesced-reads.ts share one query between callers asking at once;
-// each caller must still get rows of its own, so that one caller building on its rows (a field
-// transform, toEmployeeRecord's names) never changes what another request answers.
+// no caller may change what another request answers: a list read's rows are shaped once and
+// frozen (a change throws), a lookup's row is copied per caller (a change stays its own).
 describe.each(testDialects())('coalesced reads on %s', (dialect) => {
   const t = useTestApp(dialect);
   const shares = dialect === 'mysql';
@@ -39,19 +39,28 @@ describe.each(testDialects())('coalesced reads on %s', (dialect) => {
     }
   };
 
-  it('gives each caller of one shared list read rows of its own: a change by one is not seen by the others', async () => {
+  it('gives the callers of one shared list read its rows shaped once and frozen: a change by one throws and reaches no other', async () => {
     const sql = 'select `e`.`id`, `e`.`first_name` from `employees` as `e` where `e`.`id` >= ? order by `e`.`id` asc limit ?';
     const values = [ids[0], shares ? '3' : 3];
+    let shaped = 0;
+    const shape = (row: Record<string, unknown>) => {
+      shaped++;
+      row.names = { first: row.first_name };
+    };
 
     // The first goes at once; the three asked while it is out share the next query.
-    const { result, queries } = await countingQueries(() => Promise.all([1, 2, 3, 4].map(() => preparedListRead(t.db, sql, values))));
+    const { result, queries } = await countingQueries(() =>
+      Promise.all([1, 2, 3, 4].map(() => preparedListRead(t.db, sql, values, shape))),
+    );
     const [first, second, third, fourth] = result as [(typeof result)[0], (typeof result)[0], (typeof result)[0], (typeof result)[0]];
-    scribble(second);
 
+    expect(() => scribble(second as Array<Record<string, unknown>>)).toThrow(TypeError);
+    expect(() => ((second[0]!.names as Record<string, unknown>).first = 'changed')).toThrow(TypeError);
     expect(queries).toBe(shares ? 2 : 4);
-    const expected = ids.map((id, index) => ({ id, first_name: `Owner${index}` }));
-    for (const rows of [first, third, fourth]) expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual(expected);
-    expect(new Set([...first, ...second, ...third, ...fourth]).size).toBe(12);
+    expect(shaped).toBe(shares ? 6 : 12);
+    const expected = ids.map((id, index) => ({ id, first_name: `Owner${index}`, names: { first: `Owner${index}` } }));
+    for (const rows of [first, second, third, fourth]) expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual(expected);
+    if (shares) expect(third).toBe(second);
   });
 
   it('gives each caller of one batched lookup a row of its own, for the same key too', async () => {
