@@ -152,7 +152,7 @@ export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; ex
           const { format } = parseQuery(exportQuery, req.query);
           const instance = instanceOf(req);
           const { settings, period } = await settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start);
-          if (answeredNotModified(req, res, await exportEtag(instance.db, period, settings, format))) return;
+          if (answeredNotModified(req, res, await exportEtag(instance.db, instance.entityTagKey, period, settings, format))) return;
           const giveBack = exports.take(instance);
           try {
             sendExportHeaders(res, period, format);
