@@ -96,7 +96,10 @@ export async function exportEtag(
     ]);
     parts = ['open', EXPORT_RENDERING, format, period.start, period.end, stored ?? null, settings, records, employees, approvals];
   }
-  return entityTag(key, JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)));
+  return entityTag(
+    key,
+    JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)),
+  );
 }
 
 /** The headers of an export's answer (docs/pay-periods.md, "Export"), sent before its rows. */
