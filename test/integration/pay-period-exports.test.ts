@@ -1,7 +1,11 @@
+import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { toSqlDateTime } from '../../src/db/sql-time';
+import { exportEtag } from '../../src/pay-periods/export';
+import { settingsAndPeriod } from '../../src/pay-periods/periods';
+import { readPayPeriodSettings } from '../../src/pay-periods/settings';
 import { seedEmployees } from '../../src/seed/employees';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
@@ -205,8 +209,14 @@ describe.each(testDialects())('pay-period exports on %s', (dialect) => {
       expect(revalidated.status).toBe(304);
     });
 
-    it("has the export tag's form: 32 base64url characters", async () => {
-      expect(await etagOf()).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+    it("has the export tag's form (32 base64url characters) and is keyed: another key, another tag", async () => {
+      const served = await etagOf();
+      const { settings, period } = await settingsAndPeriod(t.db, readPayPeriodSettings, '2026-11-01');
+      const underKey = (key: KeyObject) => exportEtag(t.db, key, period, settings, 'csv');
+
+      expect(served).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(await underKey(t.instance.entityTagKey)).toBe(served);
+      expect(await underKey(createSecretKey(randomBytes(32)))).not.toBe(served);
     });
   });
 });
