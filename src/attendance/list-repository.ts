@@ -6,7 +6,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
-import { addDays } from '../time';
+import { lastReadingOn } from '../time';
 import { ATTENDANCE_COLUMNS, type AttendanceRecord, toAttendanceRow } from './repository';
 
 // The list and summary reads of attendance: pages of records and their totals.
@@ -35,7 +35,7 @@ const bindParameter: Bind = (index) => parameter(index);
 // The arguments of a prepared page query, by index.
 const EMPLOYEE = 0;
 const FROM = 1;
-const BEFORE = 2;
+const LAST = 2;
 const START_IN_TIME = 3;
 const START_ID = 4;
 const UPDATED_SINCE = 5;
@@ -45,7 +45,7 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, b
   if (criteria.visibleTo) whereVisible(query, criteria.visibleTo, 'e');
   // A record belongs to the calendar date its in_time shows: a range of the in_time_local index.
   if (criteria.from !== undefined) query.where('a.in_time_local', '>=', bind(FROM, fromBound(criteria.from)));
-  if (criteria.to !== undefined) query.where('a.in_time_local', '<', bind(BEFORE, beforeBound(criteria.to)));
+  if (criteria.to !== undefined) query.where('a.in_time_local', '<=', bind(LAST, lastBound(criteria.to)));
   if (criteria.open === true) query.whereNull('a.out_time_utc');
   if (criteria.open === false) query.whereNotNull('a.out_time_utc');
   if (criteria.updatedSince !== undefined) query.where('a.updated_at', '>=', bind(UPDATED_SINCE, toSqlDateTime(criteria.updatedSince)));
@@ -53,7 +53,11 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, b
 }
 
 const fromBound = (from: string) => `${from} 00:00:00`;
-const beforeBound = (to: string) => `${addDays(to, 1)} 00:00:00`;
+/**
+ * The last reading of `to` (inclusive), not the next day's midnight: '10000-01-01 00:00:00' sorts
+ * before every reading of 9999-12-31, so `to=9999-12-31` matched nothing on SQLite.
+ */
+const lastBound = (to: string) => lastReadingOn(to);
 
 /** Where a page of records starts: its first record's in_time_utc and id (newest first). */
 export interface AttendancePageStart {
@@ -85,7 +89,7 @@ export async function listAttendance(
       )(db, [
         criteria.employeeId,
         criteria.from === undefined ? undefined : fromBound(criteria.from),
-        criteria.to === undefined ? undefined : beforeBound(criteria.to),
+        criteria.to === undefined ? undefined : lastBound(criteria.to),
         start?.inTimeUtc,
         start?.id,
         criteria.updatedSince === undefined ? undefined : toSqlDateTime(criteria.updatedSince),

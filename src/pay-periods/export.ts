@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Db } from '../db/connect';
 import { formatHours, hoursOf } from '../pay-rules/classify';
@@ -58,9 +58,16 @@ function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; byt
  * name it. An open period's depends on the settings, the records counted in it (and its first
  * workweek), the employees' codes and the approvals: a fingerprint of each (count, largest id,
  * sum of ids, latest change) and the rendering version. Any write that changes what the export
- * shows changes one of them (docs/pay-periods.md, "Export").
+ * shows changes one of them (docs/pay-periods.md, "Export"). An HMAC under the instance's
+ * entity-tag key (`key`), as every other ETag: the counts and ids it covers stay unreadable.
  */
-export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodSettings, format: ExportFormat): Promise<string> {
+export async function exportEtag(
+  db: Db,
+  key: KeyObject,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+  format: ExportFormat,
+): Promise<string> {
   let parts: unknown[];
   if (period.status === 'locked') {
     parts = ['locked', EXPORT_RENDERING, format, period.start, period.end, period.locked_at, period.locked_by];
@@ -88,7 +95,8 @@ export async function exportEtag(db: Db, period: PayPeriod, settings: PayPeriodS
     ]);
     parts = ['open', EXPORT_RENDERING, format, period.start, period.end, stored ?? null, settings, records, employees, approvals];
   }
-  const digest = createHash('sha256')
+  // 32 characters, the export tag's published form (an HMAC-SHA-256 as entityTag's, longer).
+  const digest = createHmac('sha256', key)
     .update(JSON.stringify(parts, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
     .digest('base64url');
   return `"${digest.slice(0, 32)}"`;

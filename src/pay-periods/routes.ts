@@ -1,7 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Caller } from '../caller';
 import type { Clock } from '../clock';
-import { EmployeeListCache } from '../employees/list';
 import { ForbiddenError } from '../errors';
 import { answeredNotModified } from '../http/conditional';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
@@ -13,7 +12,6 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
-import type { Instance } from '../instances/instance';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { exportEtag, sendExportHeaders, writeExport } from './export';
 import { ExportBudget } from './export-budget';
@@ -21,20 +19,8 @@ import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
 import { listPeriods, periodListRange, settingsAndPeriod } from './periods';
 import { exportQuery, lockQuery, periodListQuery, timesheetListQuery } from './schemas';
 import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
-import { findSheet, listSheets, sheetResponse } from './timesheets';
-
-const sheetTotals = new WeakMap<Instance, EmployeeListCache>();
-
-/**
- * Per instance, the totals of recent timesheet lists, kept 2 seconds as the employee list keeps
- * its own (docs/pay-periods.md, "Timesheets"): counting the employees of a period is most of a
- * page's database time. Whether a next page exists is always exact.
- */
-function sheetTotalsOf(instance: Instance): EmployeeListCache {
-  let cache = sheetTotals.get(instance);
-  if (!cache) sheetTotals.set(instance, (cache = new EmployeeListCache(instance.clock)));
-  return cache;
-}
+import { forgetSheetTotals, timesheetPage } from './sheet-list';
+import { findSheet, sheetResponse } from './timesheets';
 
 function assertAdmin(caller: Caller, what: string): void {
   if (caller.role !== 'admin') throw new ForbiddenError({ detail: `Only admins may ${what}` });
@@ -63,7 +49,7 @@ export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; ex
       );
     };
   /** After a write that may change a list's total (an approval, a lock, the settings). */
-  const forgetTotals = (req: Request) => () => sheetTotalsOf(instanceOf(req)).clear();
+  const forgetTotals = (req: Request) => () => forgetSheetTotals(instanceOf(req));
 
   const periods = new Routes('/pay-periods')
     .route('/settings', {
@@ -152,7 +138,7 @@ export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; ex
           const { format } = parseQuery(exportQuery, req.query);
           const instance = instanceOf(req);
           const { settings, period } = await settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start);
-          if (answeredNotModified(req, res, await exportEtag(instance.db, period, settings, format))) return;
+          if (answeredNotModified(req, res, await exportEtag(instance.db, instance.entityTagKey, period, settings, format))) return;
           const giveBack = exports.take(instance);
           try {
             sendExportHeaders(res, period, format);
@@ -185,36 +171,7 @@ export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; ex
     {
       get: async (req, res) => {
         const query = parseQuery(timesheetListQuery, req.query);
-        const db = instanceOf(req).db;
-        const { settings, period } = await settingsAndPeriod(db, readPayPeriodSettings, query.period);
-        const caller = callerOf(req);
-        const criteria = { visibleTo: caller, employeeId: query.employee, departmentId: query.department, status: query.status };
-        const question = JSON.stringify([
-          period.start,
-          period.status,
-          caller.role === 'admin' ? 'all' : [caller.role, caller.employeeId],
-          query.employee,
-          query.department,
-          query.status,
-        ]);
-        const { sheets, total, hasMore } = await listSheets(
-          db,
-          period,
-          settings,
-          criteria,
-          { limit: query.limit, offset: offsetOf(query.page, query.limit) },
-          (count) => sheetTotalsOf(instanceOf(req)).total(question, count),
-        );
-        sendJson(
-          res,
-          toPage(
-            sheets.map((sheet) => sheetResponse(sheet, period, false)),
-            total,
-            query.page,
-            query.limit,
-            hasMore,
-          ),
-        );
+        sendJson(res, await timesheetPage(instanceOf(req), callerOf(req), query));
       },
     },
     { heavy: true },

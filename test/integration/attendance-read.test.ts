@@ -69,6 +69,23 @@ describe.each(testDialects())('reading attendance on %s', (dialect) => {
       expect(invisible.body).toEqual({ data: [], total: 0, nextPage: null });
     });
 
+    it("includes the records of `to`'s last second, also on 9999-12-31, which has no next day", async () => {
+      const employee = await createEmployee(t);
+      const lastDay = await insertAttendanceRow(t, employee, { in: '9999-12-31T23:59:59Z', out: '9999-12-31T23:59:59Z' });
+      const evening = await insertAttendanceRow(t, employee, { in: '2026-11-18T23:59:59Z', out: '2026-11-19T00:30:00Z' });
+      const nextMorning = await insertAttendanceRow(t, employee, { in: '2026-11-19T00:00:00Z', out: '2026-11-19T00:30:00Z' });
+      const list = (query: string) => asUser(t, admin).get(`/attendance?employee=${employee}&${query}`);
+
+      const toTheEnd = await list('from=9999-12-31&to=9999-12-31');
+      const all = await list('to=9999-12-31');
+      const toEvening = await list('to=2026-11-18');
+
+      expect(idsOf(toTheEnd)).toEqual([lastDay]);
+      expect(idsOf(all)).toEqual([lastDay, nextMorning, evening]);
+      expect(all.body).toMatchObject({ total: 3 });
+      expect(idsOf(toEvening)).toEqual([evening]);
+    });
+
     it.each([
       ['unknown=1', 'unknown', 'is not a known field'],
       ['from=2026-02-30', 'from', 'must be a real date YYYY-MM-DD'],
