@@ -4,6 +4,7 @@ import {
   COMMON_PROBLEMS,
   idempotencyKeyHeader,
   idString,
+  ifNoneMatchHeader,
   int32,
   jsonBody,
   jsonResponse,
@@ -198,7 +199,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     request: {
       params: startParam,
       query: exportQuery,
-      headers: z.object({ 'If-None-Match': z.string().max(1000).optional().meta({ description: 'An ETag of an earlier export' }) }),
+      headers: ifNoneMatchHeader,
     },
     responses: {
       200: {
