@@ -120,7 +120,11 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...terminalRoutes({ clock }),
     ...attendanceRoutes({ clock }),
     ...lookupRoutes({ clock }),
-    ...payPeriodRoutes({ clock, exportConcurrency: config.exportConcurrency }),
+    ...payPeriodRoutes({
+      clock,
+      exportConcurrency: config.exportConcurrency,
+      exportProcessConcurrency: config.exportProcessConcurrency,
+    }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -54,6 +54,8 @@ export interface Config {
   listQueryTimeoutMs: number;
   /** Pay-period exports streamed at once per process (per instance in cloud mode); more get 429 too_many_exports. */
   exportConcurrency: number;
+  /** Pay-period exports streamed at once in the whole process, all instances together (cloud mode). */
+  exportProcessConcurrency: number;
   /** Express's `trust proxy`: the addresses, subnets or proxy-addr names of trusted proxies. */
   trustProxy: string[];
   /** Server processes sharing the port (node:cluster); 1 runs no cluster. */
@@ -141,6 +143,7 @@ const envSchema = z.object({
   CALLER_CONCURRENCY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   LIST_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   EXPORT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(2),
+  EXPORT_PROCESS_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(4),
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   CLOUD_MAX_CONNECTIONS: z.coerce.number().int().min(2).max(10_000).default(40),
   CLOUD_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
@@ -195,6 +198,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callerConcurrency: { limit: values.CALLER_CONCURRENCY, waitMs: values.CALLER_CONCURRENCY_WAIT_MS },
     listQueryTimeoutMs: values.LIST_QUERY_TIMEOUT_MS,
     exportConcurrency: values.EXPORT_CONCURRENCY,
+    exportProcessConcurrency: values.EXPORT_PROCESS_CONCURRENCY,
     workers: values.WORKERS,
     cloudMaxConnections: values.CLOUD_MAX_CONNECTIONS,
     cloudIdleTimeoutMs: values.CLOUD_IDLE_SECONDS * 1000,

@@ -31,8 +31,16 @@ function assertAdmin(caller: Caller, what: string): void {
  * export (/pay-periods), each employee's timesheet and its approval
  * (/employees/{id}/timesheets/{start}), and a period's timesheets of everyone visible (/timesheets).
  */
-export function payPeriodRoutes({ clock, exportConcurrency }: { clock: Clock; exportConcurrency: number }): Routes[] {
-  const exports = new ExportBudget(exportConcurrency);
+export function payPeriodRoutes({
+  clock,
+  exportConcurrency,
+  exportProcessConcurrency,
+}: {
+  clock: Clock;
+  exportConcurrency: number;
+  exportProcessConcurrency: number;
+}): Routes[] {
+  const exports = new ExportBudget(exportConcurrency, exportProcessConcurrency);
   const writeContext = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
   /** POST .../approve and .../reopen of /employees/{id}/timesheets/{start}. */
   const changeTimesheet =

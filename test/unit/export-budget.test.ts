@@ -34,4 +34,23 @@ describe('ExportBudget', () => {
 
     expect(() => budget.take(instance())).not.toThrow();
   });
+
+  it('caps all instances of the process together (EXPORT_PROCESS_CONCURRENCY), and frees the turn given back', () => {
+    const budget = new ExportBudget(2, 2);
+    const giveBack = budget.take(instance());
+    budget.take(instance());
+
+    let refused: unknown;
+    try {
+      budget.take(instance());
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({ status: 429, code: 'too_many_exports', headers: { 'Retry-After': '5' } });
+
+    giveBack();
+    giveBack();
+    budget.take(instance());
+    expect(() => budget.take(instance())).toThrow(RateLimitedError);
+  });
 });
