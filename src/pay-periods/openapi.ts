@@ -195,7 +195,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     security,
     summary: 'The payroll export of a period: hours per employee, date and code (admins), streamed',
     description:
-      'CSV (RFC 4180): `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per server process (per instance in cloud mode); one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe.',
+      'CSV (RFC 4180): `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe.',
     request: {
       params: startParam,
       query: exportQuery,
