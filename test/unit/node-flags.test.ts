@@ -13,9 +13,9 @@ describe('the server Node flags', () => {
     expect(withServerNodeFlags(['--max-semi-space-size=32'])).toEqual(['--max-semi-space-size=32']);
   });
 
-  it('are what npm start and the systemd unit of docs/deployment.md run the server with', () => {
+  it('are what npm start and the systemd unit (deploy/hrm-api.service) run the server with', () => {
     const start = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-    const execStart = /^ExecStart=(.*)$/m.exec(fs.readFileSync(path.join(root, 'docs', 'deployment.md'), 'utf8'))?.[1];
+    const execStart = /^ExecStart=(.*)$/m.exec(fs.readFileSync(path.join(root, 'deploy', 'hrm-api.service'), 'utf8'))?.[1];
 
     expect(start).toContain(`node ${SERVER_NODE_FLAGS.join(' ')} dist/src/main.js`);
     expect(execStart).toBe(`/usr/bin/node ${SERVER_NODE_FLAGS.join(' ')} dist/src/main.js`);
