@@ -34,7 +34,8 @@ const fields = {
   url: z
     .string({ error: 'must be an https:// URL' })
     .max(2000, { error: 'must be at most 2000 characters' })
-    .meta({ format: 'uri', pattern: WEBHOOK_URL_PATTERN }),
+    // No `format: uri`: new URL takes (and percent-encodes) path characters RFC 3986 forbids.
+    .meta({ pattern: WEBHOOK_URL_PATTERN }),
   events: z
     .array(z.enum(EVENT_NAMES, { error: eventsError }), { error: eventsError })
     .min(1, { error: eventsError })
