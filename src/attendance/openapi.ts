@@ -20,7 +20,7 @@ import {
 import {
   attendanceListQuery,
   attendanceSummaryQuery,
-  correctionSchema,
+  correctionDocumentSchema,
   employeeAttendanceQuery,
   newRecordSchema,
   punchInSchema,
@@ -171,7 +171,7 @@ export function describeAttendance(registry: OpenAPIRegistry): void {
       request: {
         params: id,
         headers: conditionalWriteHeaders,
-        body: jsonBody(correctionSchema.meta({ id: 'AttendanceCorrection' })),
+        body: jsonBody(correctionDocumentSchema.meta({ id: 'AttendanceCorrection' })),
       },
       responses: {
         200: jsonResponse('The corrected record', attendanceSchema, ETAG_HEADER),
