@@ -20,6 +20,7 @@ const SERIAL = [
   'integration/server-cluster',
   'integration/server-process',
   'integration/server-terminal',
+  'integration/tokens',
   'integration/web-server-configs',
   'integration/web-servers',
   'integration/webhooks-process',
