@@ -1,6 +1,7 @@
 import { lockAttendanceEmployees } from '../attendance/repository';
 import { checkTimes, type AttendanceSettings } from '../attendance/rules';
 import { fromSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
+import { markAttendanceChanges } from '../period-guard/change-marks';
 import { firstLockedDate, lockedPeriodOf, type PeriodStates, readPeriodStates, reopenTimesheets } from '../period-guard/guard';
 import type { Period } from '../pay-rules/periods';
 import { instantOfWallClock, isWallClock } from '../time';
@@ -203,6 +204,10 @@ export async function importAttendance(
         }
         const reopened = [...touched].map(([employeeId, dates]) => ({ employeeId, periods: now.approvedHolding(employeeId, dates) }));
         await reopenTimesheets(trx, reopened, { caller: undefined, now: context.now, requestId: undefined });
+        await markAttendanceChanges(
+          trx,
+          [...touched].map(([employeeId, dates]) => ({ employeeId, dates })),
+        );
         // The deletion feed's tombstones (GET /attendance/deleted), before the rows go.
         await recordAttendanceDeletions(trx, withdrawn, context.now);
         for (let at = 0; at < withdrawn.length; at += 500) {

@@ -1,10 +1,11 @@
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Db } from '../db/connect';
+import { readAttendanceMarks } from '../period-guard/change-marks';
+import { lastReadingOn } from '../time';
 import { formatHours, hoursOf } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
-import { lastReadingOn } from '../time';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
 import { classifiedDaysOf, daysFromFrozen } from './timesheets';
@@ -19,7 +20,7 @@ export type ExportFormat = 'csv' | 'json';
  * The version of the export's rendering. Part of an open period's ETag: a release that renders
  * the same data differently must not answer 304 to a copy made by the previous one.
  */
-const EXPORT_RENDERING = 1;
+const EXPORT_RENDERING = 2;
 
 /**
  * Employees per batch of the export. Small enough that a batch's rows are gone before the young
@@ -56,9 +57,11 @@ function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; byt
  * A strong ETag of the export, computed before anything is sent. A locked period's export depends
  * only on its lock (its snapshots are written once, with the lock row): the lock's start and time
  * name it. An open period's depends on the settings, the records counted in it (and its first
- * workweek), the employees' codes and the approvals: a fingerprint of each (count, largest id,
- * sum of ids, latest change) and the rendering version. Any write that changes what the export
- * shows changes one of them (docs/pay-periods.md, "Export"). An HMAC under the instance's
+ * workweek), the employees' codes and the approvals: for the records, the change marks of the
+ * months they count in (a row per employee and month, src/period-guard/change-marks.ts, not a
+ * read of every record); for the others a fingerprint (count, largest id, sum of ids, latest
+ * change); and the rendering version. Any write that changes what the export shows changes one
+ * of them (docs/pay-periods.md, "Export"). An HMAC under the instance's
  * entity-tag key (`key`), as every other ETag: the counts and ids it covers stay unreadable.
  */
 export async function exportEtag(
@@ -75,10 +78,7 @@ export async function exportEtag(
     const first = addDays(period.start, -6);
     const [stored, records, employees, approvals] = await Promise.all([
       readStoredPayPeriodSettings(db),
-      db('attendance')
-        .where('in_time_local', '>=', `${first} 00:00:00`)
-        .where('in_time_local', '<=', lastReadingOn(period.end))
-        .first(db.raw('count(*) as n'), db.raw('max(id) as top'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
+      readAttendanceMarks(db, first, period.end),
       db('employees').first(
         db.raw('count(*) as n'),
         db.raw('max(id) as top'),

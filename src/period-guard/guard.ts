@@ -4,6 +4,7 @@ import { type Db, dialectOf } from '../db/connect';
 import { parameter, preparedQuery } from '../db/driver-statements';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError } from '../errors';
+import { markAttendanceChanges } from './change-marks';
 import type { Period } from '../pay-rules/periods';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -106,7 +107,8 @@ export async function readPeriodStateOf(trx: Db, employeeId: number, dates: read
  * - a date in a locked period: 409 period_locked, and the caller writes nothing;
  * - else, with `reopen` (the write changes hours: every write but a change of notes or
  *   positions alone), the employee's approved timesheets holding one of the dates go back to
- *   open, audited, with the event timesheet.reopened.
+ *   open, audited, with the event timesheet.reopened, and the months of the dates are marked
+ *   changed (change-marks.ts).
  */
 export async function guardAttendanceWrite(
   trx: Db,
@@ -118,7 +120,9 @@ export async function guardAttendanceWrite(
   const state = await readPeriodStateOf(trx, employeeId, dates);
   const locked = firstLockedDate(state, dates);
   if (locked) throw periodLockedError(locked);
-  if (options.reopen !== false) await reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
+  if (options.reopen === false) return;
+  await reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
+  await markAttendanceChanges(trx, [{ employeeId, dates }]);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { type Db, dialectOf } from '../db/connect';
+import { markAttendanceChanges } from '../period-guard/change-marks';
 import { addDays, instantOfWallClock, todayIn, weekdayOf } from '../time';
 import { Random } from './random';
 
@@ -80,6 +81,12 @@ export async function seedAttendance(
     }
     if (batch.length > 0) await insert(batch);
     await inserting;
+    // The months the records count in, marked changed as by every attendance write (a month
+    // marked without a record, past a termination date, only costs an export tag a revision).
+    await markAttendanceChanges(
+      trx,
+      employees.map((employee) => ({ employeeId: employee.id, dates: calendarOf(employee.timezone).map((day) => day.date) })),
+    );
     return { count };
   });
 }

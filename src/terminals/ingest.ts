@@ -6,6 +6,7 @@ import type { Db } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
 import { RunAgainError } from '../db/retry-conflicts';
 import { toSqlDateTime, toSqlDateTimeSeconds } from '../db/sql-time';
+import { markAttendanceChanges } from '../period-guard/change-marks';
 import { firstLockedDate, PeriodStates, readPeriodStates, reopenTimesheets } from '../period-guard/guard';
 import { addDays } from '../time';
 import { lockDevice } from './devices';
@@ -74,6 +75,10 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
     trx,
     plans.map(({ employee, touchedDates }) => ({ employeeId: employee.id, periods: periods.approvedHolding(employee.id, touchedDates) })),
     { caller: uploader.caller, now, requestId: context.requestId },
+  );
+  await markAttendanceChanges(
+    trx,
+    plans.map(({ employee, touchedDates }) => ({ employeeId: employee.id, dates: touchedDates })),
   );
   const changedAt = toSqlDateTime(now);
   for (const { punch, outcome } of changedOutcomes(plans)) await updatePunchOutcome(trx, punch, logOutcome(outcome), changedAt);

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { toSqlDateTime } from '../../src/db/sql-time';
+import { markAttendanceChanges } from '../../src/period-guard/change-marks';
 import { wallClockIn } from '../../src/time';
 import type { TestUser } from './factories';
 import type { TestApp } from './test-app';
@@ -34,6 +35,8 @@ export async function insertAttendanceRow(
     created_at: now,
     updated_at: now,
   });
+  // As every write of the server marks the record's month (an open period's export tag reads the marks).
+  if (employeeId !== null) await markAttendanceChanges(t.db, [{ employeeId, dates: [wallClockIn(zone, new Date(times.in)).slice(0, 10)] }]);
   return Number(id);
 }
 

@@ -209,6 +209,36 @@ describe.each(testDialects())('pay-period exports on %s', (dialect) => {
       expect(revalidated.status).toBe(304);
     });
 
+    it("changes with a terminal upload's record in the period, not with one outside it", async () => {
+      const upload = (log: string, date: string) =>
+        asUser(t, org.admin).post('/attendance/punch-logs', {
+          entries: [
+            { log_id: `${log}-in`, employee: employee.id, time: `${date}T08:00:00Z`, direction: 'in' },
+            { log_id: `${log}-out`, employee: employee.id, time: `${date}T12:00:00Z`, direction: 'out' },
+          ],
+        });
+      const before = await etagOf();
+      expect((await upload('september', '2026-09-14')).status).toBe(200);
+      expect(await etagOf()).toBe(before);
+      expect((await upload('november', '2026-11-16')).status).toBe(200);
+      expect(await etagOf()).not.toBe(before);
+    });
+
+    it("of an open period reads no attendance record, only the months' change marks", async () => {
+      const { settings, period } = await settingsAndPeriod(t.db, readPayPeriodSettings, '2026-11-01');
+      const statements: string[] = [];
+      const listener = (query: { sql: string }) => statements.push(query.sql);
+      t.db.on('query', listener);
+      try {
+        await exportEtag(t.db, t.instance.entityTagKey, period, settings, 'csv');
+      } finally {
+        t.db.off('query', listener);
+      }
+
+      expect(statements.some((sql) => /attendance_marks/.test(sql))).toBe(true);
+      expect(statements.filter((sql) => /\battendance\b/.test(sql))).toEqual([]);
+    });
+
     it("has the export tag's form (32 base64url characters) and is keyed: another key, another tag", async () => {
       const served = await etagOf();
       const { settings, period } = await settingsAndPeriod(t.db, readPayPeriodSettings, '2026-11-01');
