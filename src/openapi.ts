@@ -5,7 +5,7 @@ import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
-import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument } from './http/openapi';
+import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
 import { describeTerminals } from './terminals/openapi';
@@ -125,6 +125,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   declareResponseHeaders(document);
   documentAcceptedInputs(document.components?.schemas);
   documentAcceptedInputs(document.paths);
+  shareStandardResponses(document);
   return document;
 }
 

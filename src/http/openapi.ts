@@ -249,6 +249,69 @@ export function declareResponseHeaders(document: OpenApiDocument): void {
   }
 }
 
+/** The component name of each status's standard answer (shareStandardResponses). */
+const STANDARD_RESPONSE_NAMES: Readonly<Record<string, string>> = {
+  '304': 'NotModified',
+  '400': 'BadRequest',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '405': 'MethodNotAllowed',
+  '409': 'Conflict',
+  '412': 'PreconditionFailed',
+  '413': 'ContentTooLarge',
+  '414': 'UriTooLong',
+  '415': 'UnsupportedMediaType',
+  '422': 'UnprocessableContent',
+  '429': 'TooManyRequests',
+  '500': 'InternalServerError',
+  '503': 'ServiceUnavailable',
+};
+
+/**
+ * Moves each status's most common answer, when operations repeat it word for word, to
+ * `components/responses` and puts a `$ref` in its place (run after declareResponseHeaders).
+ * The same errors written out under 90 operations were two thirds of the document, and Swagger
+ * UI reads the whole document before it draws the docs page (docs/performance.md, "Docs page").
+ */
+export function shareStandardResponses(document: OpenApiDocument): void {
+  const operations: Array<{ responses?: Record<string, unknown> }> = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(item)) {
+      if (method !== 'servers' && method !== 'parameters') operations.push(value as { responses?: Record<string, unknown> });
+    }
+  }
+  const uses = new Map<string, { status: string; response: unknown; count: number }>();
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      if (!(status in STANDARD_RESPONSE_NAMES)) continue;
+      const key = `${status} ${JSON.stringify(response)}`;
+      const use = uses.get(key) ?? { status, response, count: 0 };
+      use.count += 1;
+      uses.set(key, use);
+    }
+  }
+  const shared = new Map<string, string>();
+  const named = new Set<string>();
+  for (const [key, use] of [...uses].sort((a, b) => b[1].count - a[1].count)) {
+    if (use.count < 2 || named.has(use.status)) continue;
+    named.add(use.status);
+    shared.set(key, STANDARD_RESPONSE_NAMES[use.status] as string);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [key, name] of shared) responses[name] = uses.get(key)?.response;
+  document.components = {
+    ...document.components,
+    responses: { ...document.components?.responses, ...responses },
+  } as typeof document.components;
+  for (const operation of operations) {
+    for (const [status, response] of Object.entries(operation.responses ?? {})) {
+      const name = shared.get(`${status} ${JSON.stringify(response)}`);
+      if (name) (operation.responses as Record<string, unknown>)[status] = { $ref: `#/components/responses/${name}` };
+    }
+  }
+}
+
 const ID_TEXT = { type: 'string', pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, example: '3' };
 const ID_NUMBER = { type: 'integer', format: 'int64', minimum: 1, maximum: 4294967295, example: 3 };
 const BLANK = { type: 'string', enum: [''], description: 'No value' };

@@ -5,8 +5,29 @@ import type { Response } from 'express';
 import { loadConfig } from '../../src/config';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi';
 
+interface DocumentedAnswer {
+  $ref?: string;
+  content?: Record<string, { schema?: unknown }>;
+}
+
 interface Operation {
-  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  responses?: Record<string, DocumentedAnswer>;
+}
+
+/**
+ * An operation's answer for a status and its JSON pointer in the document, through the `$ref`
+ * of a shared answer (components/responses) when it is one.
+ */
+export function documentedResponse(
+  document: OpenApiDocument,
+  pointer: string,
+  response: DocumentedAnswer | undefined,
+): { response: DocumentedAnswer; pointer: string } | undefined {
+  const ref = response?.$ref;
+  if (ref === undefined) return response && { response, pointer };
+  const name = ref.replace('#/components/responses/', '');
+  const shared = (document.components?.responses as Record<string, DocumentedAnswer> | undefined)?.[name];
+  return shared && { response: shared, pointer: `/components/responses/${escape(name)}` };
 }
 
 /** A document with its compiled validators, one per deployment mode (self-hosted, cloud). */
@@ -75,20 +96,20 @@ export function checkAgainstDocument(
       ? validateBody(checker, where, '/components/schemas/Problem', response.body)
       : `${where}: the method is not in the document`;
   }
-  const documented = operation.responses?.[String(response.status)];
-  if (!documented) return `${where}: the status is not in the document`;
+  const found = documentedResponse(
+    document,
+    `/paths/${escape(path)}/${method}/responses/${response.status}`,
+    operation.responses?.[String(response.status)],
+  );
+  if (!found) return `${where}: the status is not in the document`;
+  const documented = found.response;
   const mediaType = (response.contentType ?? '').split(';')[0]?.trim() ?? '';
   if (!documented.content) return undefined;
   // An empty answer to a client that had already gone away.
   if (!mediaType && !response.body) return undefined;
   if (!documented.content[mediaType]) return `${where}: ${mediaType || 'no content type'} is not in the document`;
   if (response.method === 'HEAD' || !mediaType.includes('json')) return undefined;
-  return validateBody(
-    checker,
-    where,
-    `/paths/${escape(path)}/${method}/responses/${response.status}/content/${escape(mediaType)}/schema`,
-    response.body,
-  );
+  return validateBody(checker, where, `${found.pointer}/content/${escape(mediaType)}/schema`, response.body);
 }
 
 function validateBody(checker: Checker, where: string, pointer: string, body: string | undefined): string | undefined {
