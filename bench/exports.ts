@@ -13,12 +13,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/connect';
-import { writeSetting } from '../src/settings/repository';
 import { startApiServer } from './api-server';
 import { Children } from './children';
 import { createSqliteDatabase, recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
-import { seedShifts, weekdays } from './shifts';
+import { seedShifts, weekdays, writeMonthlyPaySettings } from './shifts';
 
 function option(name: string, fallback: string): string {
   const index = process.argv.indexOf(`--${name}`);
@@ -54,18 +53,7 @@ async function main(): Promise<void> {
     let records: number;
     try {
       records = await seedShifts(db, ids, weekdays(2026, 10, 20));
-      await writeSetting(
-        db,
-        'pay_periods',
-        JSON.stringify({
-          frequency: 'monthly',
-          anchor_date: '2024-01-01',
-          month_start_day: 1,
-          workweek_start: 'monday',
-          overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: false },
-        }),
-        new Date(),
-      );
+      await writeMonthlyPaySettings(db);
     } finally {
       await db.destroy();
     }

@@ -21,13 +21,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/connect';
-import { writeSetting } from '../src/settings/repository';
 import { HOST, startApiServer } from './api-server';
 import { Children, freePort } from './children';
 import { recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { measure, type Measurement } from './load';
-import { seedShifts, weekdays } from './shifts';
+import { seedShifts, weekdays, writeMonthlyPaySettings } from './shifts';
 
 const BASELINE_SCRIPT = path.join(__dirname, 'pay-periods-baseline.js');
 
@@ -83,18 +82,7 @@ async function main(): Promise<void> {
     try {
       records += await seedShifts(db, ids, weekdays(2026, 10, DAYS));
       records += await seedShifts(db, ids.slice(0, SMALL), weekdays(2026, 9, DAYS));
-      await writeSetting(
-        db,
-        'pay_periods',
-        JSON.stringify({
-          frequency: 'monthly',
-          anchor_date: '2024-01-01',
-          month_start_day: 1,
-          workweek_start: 'monday',
-          overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: false },
-        }),
-        new Date(),
-      );
+      await writeMonthlyPaySettings(db);
     } finally {
       await db.destroy();
     }

@@ -1,7 +1,8 @@
 // Attendance for the pay-period benchmarks (bench:pay-periods, bench:exports): one shift per
 // employee and weekday, long enough that the daily and weekly rules classify some as overtime.
-import type { openDatabase } from '../src/db/connect';
-import { toSqlDateTime } from '../src/db/sql-time';
+import type { Db } from '../src/db/connect';
+import { insertUtcShifts, type UtcShift } from '../src/seed/shifts';
+import { writeSetting } from '../src/settings/repository';
 
 /** The first `count` weekdays of a month (UTC dates). */
 export function weekdays(year: number, month: number, count: number): string[] {
@@ -13,34 +14,32 @@ export function weekdays(year: number, month: number, count: number): string[] {
   return dates;
 }
 
-/** Bulk inserts of one shift per employee and date: 08:00 UTC, 8 to 9.5 hours. */
-export async function seedShifts(db: ReturnType<typeof openDatabase>, ids: number[], dates: string[]): Promise<number> {
-  const now = toSqlDateTime(new Date());
-  let rows: Array<Record<string, unknown>> = [];
-  let count = 0;
-  const flush = async () => {
-    if (rows.length > 0) await db('attendance').insert(rows);
-    count += rows.length;
-    rows = [];
-  };
-  for (const id of ids) {
-    for (const date of dates) {
-      const start = `${date} 08:00:00`;
-      const minutes = 480 + (id % 4) * 30;
-      const end = `${date} ${String(8 + Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00`;
-      rows.push({
-        employee_id: id,
-        in_time_utc: start,
-        in_time_local: start,
-        out_time_utc: end,
-        out_time_local: end,
-        timezone: 'UTC',
-        created_at: now,
-        updated_at: now,
-      });
-      if (rows.length >= 4000) await flush();
+/** One shift per employee and date, 08:00 UTC, 8 to 9.5 hours, in bulk; returns how many. */
+export function seedShifts(db: Db, ids: number[], dates: string[]): Promise<number> {
+  function* shifts(): Generator<UtcShift> {
+    for (const id of ids) {
+      for (const date of dates) {
+        const minutes = 480 + (id % 4) * 30;
+        const end = `${date} ${String(8 + Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00`;
+        yield { employeeId: id, start: `${date} 08:00:00`, end };
+      }
     }
   }
-  await flush();
-  return count;
+  return insertUtcShifts(db, shifts(), { now: new Date(), batch: 4000 });
+}
+
+/** The benchmarks' pay-period settings: monthly periods, daily 8/12 and weekly 40 hours. */
+export async function writeMonthlyPaySettings(db: Db): Promise<void> {
+  await writeSetting(
+    db,
+    'pay_periods',
+    JSON.stringify({
+      frequency: 'monthly',
+      anchor_date: '2024-01-01',
+      month_start_day: 1,
+      workweek_start: 'monday',
+      overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: false },
+    }),
+    new Date(),
+  );
 }

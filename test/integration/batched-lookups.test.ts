@@ -3,6 +3,7 @@ import { findTokenPrincipal, revokeToken } from '../../src/users/token-repositor
 import { findEmployeeById } from '../../src/employees/repository';
 import { preparedListRead } from '../../src/db/coalesced-reads';
 import { testDialects } from '../helpers/databases';
+import { countingConnections } from '../helpers/query-count';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
 
@@ -18,21 +19,7 @@ describe.each(testDialects())('batched lookups on %s', (dialect) => {
     for (let index = 0; index < 70; index++) users.push(await createUser(t, 'employee'));
   });
 
-  /** How many queries the pool served while `work` ran. */
-  async function countingQueries<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {
-    const client = t.db.client as { acquireConnection(): Promise<unknown> };
-    const acquire = client.acquireConnection;
-    let queries = 0;
-    client.acquireConnection = function counted(this: unknown) {
-      queries++;
-      return acquire.call(this);
-    };
-    try {
-      return { result: await work(), queries };
-    } finally {
-      client.acquireConnection = acquire;
-    }
-  }
+  const countingQueries = <T>(work: () => Promise<T>) => countingConnections(t.db, work);
 
   it('answers a burst of token lookups, each with its own principal, in fewer queries than lookups', async () => {
     const unknownIds = ['00000000-0000-4000-8000-000000000001', '00000000-0000-4000-8000-000000000002'];

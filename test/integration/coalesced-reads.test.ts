@@ -1,5 +1,6 @@
 import { batchedLookup, preparedListRead } from '../../src/db/coalesced-reads';
 import { testDialects } from '../helpers/databases';
+import { countingConnections } from '../helpers/query-count';
 import { createEmployee } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
 
@@ -15,21 +16,7 @@ describe.each(testDialects())('coalesced reads on %s', (dialect) => {
     for (let index = 0; index < 3; index++) ids.push(await createEmployee(t, { first_name: `Owner${index}` }));
   });
 
-  /** How many queries the pool served while `work` ran. */
-  async function countingQueries<T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> {
-    const client = t.db.client as { acquireConnection(): Promise<unknown> };
-    const acquire = client.acquireConnection;
-    let queries = 0;
-    client.acquireConnection = function counted(this: unknown) {
-      queries++;
-      return acquire.call(this);
-    };
-    try {
-      return { result: await work(), queries };
-    } finally {
-      client.acquireConnection = acquire;
-    }
-  }
+  const countingQueries = <T>(work: () => Promise<T>) => countingConnections(t.db, work);
 
   /** Changes every row a caller got, as a careless field transform would. */
   const scribble = (rows: Array<Record<string, unknown>>) => {

@@ -45,6 +45,32 @@ describe('npm start under a process manager', () => {
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-npm-start-'));
   });
+
+  /** `npm start` on a new SQLite file; resolves once it prints where it listens (or exits). */
+  async function startNpm(env: Record<string, string>, timeoutMs: number) {
+    const started = spawn('npm', ['start'], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? dir,
+        DATABASE_URL: `sqlite:${path.join(dir, 'hrm.sqlite')}`,
+        PORT: '0',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    npm = started;
+    const run = { output: '', exited: new Promise<number | null>((resolve) => started.once('exit', (code) => resolve(code))) };
+    started.stdout?.on('data', (chunk: Buffer) => (run.output += chunk.toString()));
+    started.stderr?.on('data', (chunk: Buffer) => (run.output += chunk.toString()));
+    const url = await until(
+      () => /listening on (http:\/\/\S+)/.exec(run.output)?.[1],
+      (found) => found !== undefined || started.exitCode !== null,
+      timeoutMs,
+    );
+    // The same object: its output keeps growing as the server logs.
+    return Object.assign(run, { url, npm: started });
+  }
   afterEach(() => {
     for (const pid of [serverPid, npm?.pid]) {
       if (pid !== undefined && isRunning(pid)) process.kill(pid, 'SIGKILL');
@@ -53,38 +79,19 @@ describe('npm start under a process manager', () => {
   });
 
   it('stops the server when SIGTERM reaches the npm process, leaving no node process behind', async () => {
-    npm = spawn('npm', ['start'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? dir,
-        DATABASE_URL: `sqlite:${path.join(dir, 'hrm.sqlite')}`,
-        PORT: '0',
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const npmExited = new Promise<number | null>((resolve) => npm?.once('exit', (code) => resolve(code)));
-
     // npm start builds first; the server then logs its pid and prints where it listens.
-    const url = await until(
-      () => /listening on (http:\/\/\S+)/.exec(output)?.[1],
-      (found) => found !== undefined || npm?.exitCode !== null,
-      90_000,
-    );
-    serverPid = Number(/"pid":(\d+)[^\n]*"msg":"server listening"/.exec(output)?.[1]);
+    const started = await startNpm({ LOG_LEVEL: 'info' }, 90_000);
+    const { url } = started;
+    serverPid = Number(/"pid":(\d+)[^\n]*"msg":"server listening"/.exec(started.output)?.[1]);
     const port = Number(new URL(url ?? 'http://x').port);
     const health = await fetch(new URL('/healthz', url));
     expect(health.status).toBe(200);
     expect(serverPid).toBeGreaterThan(0);
-    expect(serverPid).not.toBe(npm.pid);
+    expect(serverPid).not.toBe(started.npm.pid);
 
-    process.kill(npm.pid as number, 'SIGTERM');
-    const started = Date.now();
-    const code = await npmExited;
+    process.kill(started.npm.pid as number, 'SIGTERM');
+    const signalled = Date.now();
+    const code = await started.exited;
     const stillRunning = await until(
       () => isRunning(serverPid as number),
       (running) => !running,
@@ -94,9 +101,9 @@ describe('npm start under a process manager', () => {
     expect(stillRunning).toBe(false);
     expect(code).toBe(0);
     // Within the shutdown grace period (10 s), with room for a loaded machine.
-    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(Date.now() - signalled).toBeLessThan(12_000);
     expect(await acceptsConnections(port)).toBe(false);
-    expect(output).toMatch(/"msg":"stopped"/);
+    expect(started.output).toMatch(/"msg":"stopped"/);
   }, 150_000);
 
   // prepare (npm install) built the server; a start runs that build (support/build-if-stale.mjs).
@@ -106,30 +113,13 @@ describe('npm start under a process manager', () => {
     const stamp = path.join(ROOT, 'dist', '.build-stamp');
     const stamped = fs.statSync(stamp).mtimeMs;
 
-    npm = spawn('npm', ['start'], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? dir,
-        DATABASE_URL: `sqlite:${path.join(dir, 'hrm.sqlite')}`,
-        PORT: '0',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    npm.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    npm.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const npmExited = new Promise<number | null>((resolve) => npm?.once('exit', (code) => resolve(code)));
-    const url = await until(
-      () => /listening on (http:\/\/\S+)/.exec(output)?.[1],
-      (found) => found !== undefined || npm?.exitCode !== null,
-      60_000,
-    );
+    const started = await startNpm({}, 60_000);
+    const { url } = started;
 
     expect((await fetch(new URL('/healthz', url))).status).toBe(200);
-    expect(output).not.toMatch(/compiling/);
+    expect(started.output).not.toMatch(/compiling/);
     expect(fs.statSync(stamp).mtimeMs).toBe(stamped);
-    process.kill(npm.pid as number, 'SIGTERM');
-    expect(await npmExited).toBe(0);
+    process.kill(started.npm.pid as number, 'SIGTERM');
+    expect(await started.exited).toBe(0);
   }, 300_000);
 });

@@ -1,11 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type request from 'supertest';
 import { addDays, daysBetween } from '../../src/pay-rules/periods';
-import type { OvertimeRules, PayPeriodSettings, Weekday } from '../../src/pay-rules/settings';
+import type { PayPeriodSettings } from '../../src/pay-rules/settings';
 import { asUser, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
+import { publishedVectors, type Vector } from '../helpers/overtime-vectors';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
 // The published overtime vectors (docs/overtime-vectors.json) replayed through the API: the
@@ -14,35 +13,7 @@ import { useFixture, useTestApp } from '../helpers/test-app';
 // /employees/{id}/timesheets/{start}. The unit test holds the rules to the vectors; this one holds
 // what a client reads, through every layer in between, on each database.
 
-interface VectorRecord {
-  in_time_utc: string;
-  out_time_utc: string | null;
-  timezone: string;
-}
-interface ExpectedDay {
-  date: string;
-  records: number;
-  worked_hours: string;
-  regular_hours: string;
-  overtime_hours: string;
-  double_time_hours: string;
-}
-interface Vector {
-  name: string;
-  rules: OvertimeRules;
-  workweek_start: Weekday;
-  range: { from: string; to: string };
-  records: VectorRecord[];
-  expected: {
-    days: ExpectedDay[];
-    totals: { worked_hours: string; regular_hours: string; overtime_hours: string; double_time_hours: string };
-    open_records: number;
-  };
-}
-
-const { cases } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'overtime-vectors.json'), 'utf8')) as {
-  cases: Vector[];
-};
+const { cases } = publishedVectors();
 
 /**
  * Why the API cannot hold a vector's records, if it cannot: it refuses a record whose out_time is

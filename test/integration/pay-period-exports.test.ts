@@ -2,11 +2,11 @@ import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { toSqlDateTime } from '../../src/db/sql-time';
 import { exportEtag } from '../../src/pay-periods/export';
 import { settingsAndPeriod } from '../../src/pay-periods/periods';
 import { readPayPeriodSettings } from '../../src/pay-periods/settings';
 import { seedEmployees } from '../../src/seed/employees';
+import { insertUtcShifts } from '../../src/seed/shifts';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createOrg } from '../helpers/factories';
@@ -18,30 +18,10 @@ import { type TestApp, useFixture, useTestApp } from '../helpers/test-app';
 /** October 2026's dates, each of which gets a 13-hour shift: REG, OT and DT rows every day. */
 const OCTOBER = Array.from({ length: 31 }, (_, day) => `2026-10-${String(day + 1).padStart(2, '0')}`);
 
-/** Bulk inserts a 13-hour shift on each of `dates` for each of `ids`. */
+/** A 13-hour shift on each of `dates` for each of `ids`, in bulk. */
 async function seedLongShifts(t: TestApp, ids: number[], dates: string[]): Promise<void> {
-  const now = toSqlDateTime(t.clock.now());
-  let rows: Array<Record<string, unknown>> = [];
-  for (const id of ids) {
-    for (const date of dates) {
-      const [start, end] = [`${date} 06:00:00`, `${date} 19:00:00`];
-      rows.push({
-        employee_id: id,
-        in_time_utc: start,
-        in_time_local: start,
-        out_time_utc: end,
-        out_time_local: end,
-        timezone: 'UTC',
-        created_at: now,
-        updated_at: now,
-      });
-      if (rows.length === 500) {
-        await t.db('attendance').insert(rows);
-        rows = [];
-      }
-    }
-  }
-  if (rows.length > 0) await t.db('attendance').insert(rows);
+  const shifts = ids.flatMap((id) => dates.map((date) => ({ employeeId: id, start: `${date} 06:00:00`, end: `${date} 19:00:00` })));
+  await insertUtcShifts(t.db, shifts, { now: t.clock.now(), batch: 500 });
 }
 
 describe.each(testDialects())('pay-period exports on %s', (dialect) => {

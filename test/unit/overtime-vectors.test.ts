@@ -1,34 +1,8 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { classifyDays, formatHours, totalsOf, workedRecordOf } from '../../src/pay-rules/classify';
-import { type OvertimeRules, type Weekday } from '../../src/pay-rules/settings';
+import { publishedVectors, type Vector } from '../helpers/overtime-vectors';
 
-// The published vectors (docs/overtime-vectors.md): their expected values come from hand-written
-// cases and from the naive reference in bench/overtime-vectors.ts, never from src/pay-rules.
-interface Vector {
-  name: string;
-  rules: OvertimeRules;
-  workweek_start: Weekday;
-  range: { from: string; to: string };
-  records: { in_time_utc: string; out_time_utc: string | null; timezone: string }[];
-  expected: {
-    days: {
-      date: string;
-      records: number;
-      worked_hours: string;
-      regular_hours: string;
-      overtime_hours: string;
-      double_time_hours: string;
-    }[];
-    totals: { worked_hours: string; regular_hours: string; overtime_hours: string; double_time_hours: string };
-    open_records: number;
-  };
-}
-
-const file = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'overtime-vectors.json'), 'utf8')) as {
-  version: number;
-  cases: Vector[];
-};
+// The published vectors (docs/overtime-vectors.md) against the rules of src/pay-rules.
+const file = publishedVectors();
 
 /** What the module answers for a vector, in the vectors' own shape. */
 function classify(vector: Vector): Vector['expected'] & { zeroDays: string[]; dates: string[] } {
