@@ -1,7 +1,7 @@
 import { createHash, type KeyObject } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import type { Clock } from '../clock';
-import type { Db } from '../db/connect';
+import { LAST_USED_RESOLUTION_MS, touchOnce } from './last-used';
 import { ForbiddenError, UnauthorizedError } from '../errors';
 import { findDeviceByToken, touchDevice } from '../terminals/devices';
 import { instanceOf } from '../http/context';
@@ -9,8 +9,6 @@ import { routePathOf } from '../http/routes';
 import { findTokenPrincipal, touchToken } from '../users/token-repository';
 import { bearerToken } from './bearer-token';
 import { type AccessTokenClaims, deviceOfSubject } from '../tokens/tokens';
-
-const LAST_USED_RESOLUTION_MS = 60_000;
 
 /**
  * Bearer authentication (docs/api.md, "Tokens"): every request that reaches it needs a token,
@@ -58,7 +56,7 @@ export function requireBearer(
 
     // last_used_at is for people reviewing their tokens: a write at most once a minute per token.
     if (principal.lastUsedAt === null || now.getTime() - principal.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-      await touchOnce(instance.db, `token:${principal.tokenId}`, () => touchToken(instance.db, principal.tokenId, now));
+      await touchOnce(instance.db, `token:${principal.tokenId}`, now, () => touchToken(instance.db, principal.tokenId, now));
     }
     req.caller = {
       userId: principal.userId,
@@ -70,23 +68,6 @@ export function requireBearer(
     req.callerEmployee = principal.employee;
     next();
   };
-}
-
-const touchesInFlight = new WeakMap<Db, Map<string, Promise<void>>>();
-
-/**
- * Writes last_used_at once for the requests of one token that all found it stale: one write
- * instead of one per request, each waiting for the row lock of the one before (on Galera, each
- * a conflict), and the requests go on together when it is written.
- */
-function touchOnce(db: Db, key: string, touch: () => Promise<void>): Promise<void> {
-  let touches = touchesInFlight.get(db);
-  if (!touches) touchesInFlight.set(db, (touches = new Map()));
-  const inFlight = touches.get(key);
-  if (inFlight) return inFlight;
-  const written = touch().finally(() => touches.delete(key));
-  touches.set(key, written);
-  return written;
 }
 
 /**
@@ -114,7 +95,7 @@ async function authenticateDevice(
     });
   }
   if (device.lastUsedAt === null || now.getTime() - device.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS) {
-    await touchOnce(instance.db, `device:${device.id}`, () => touchDevice(instance.db, device.id, now));
+    await touchOnce(instance.db, `device:${device.id}`, now, () => touchDevice(instance.db, device.id, now));
   }
   req.device = device;
   return undefined;

@@ -370,6 +370,27 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
     });
   });
 
+  describe('last_used_at, in waves', () => {
+    it("is written once for a token's requests in overlapping waves (some read the row before the write committed)", async () => {
+      const user = await createUser(t, 'employee');
+      const writes: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/^update [`"]api_tokens[`"] set [`"]last_used_at[`"]/i.test(query.sql)) writes.push(query.sql);
+      };
+      t.db.on('query', onQuery);
+      const waves: Array<Promise<request.Response[]>> = [];
+      for (let wave = 0; wave < 6; wave++) {
+        waves.push(Promise.all(Array.from({ length: 6 }, () => me(user.token))));
+        await new Promise((resolve) => setTimeout(resolve, 3));
+      }
+      const answers = (await Promise.all(waves)).flat();
+      t.db.off('query', onQuery);
+
+      expect(answers.map((res) => res.status)).toEqual(Array(36).fill(200));
+      expect(writes).toHaveLength(1);
+    });
+  });
+
   describe('hrm user set-password', () => {
     it('sets a password the user can then sign in with', async () => {
       const user = await createUser(t, 'employee');
