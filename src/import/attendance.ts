@@ -109,7 +109,11 @@ export async function importAttendance(
     const fixed = new Map<number, Interval[]>();
     for (const record of here) {
       const id = Number(record.id);
-      const rewritten = readIds.has(id) && ownIds.has(id) && !held.has(id) && !lockedPeriodOf(periods, record.in_time_local.slice(0, 10));
+      const rewritten =
+        readIds.has(id) &&
+        ownIds.has(id) &&
+        !held.has(id) &&
+        !lockedPeriodOf(periods.of(Number(record.employee_id)), record.in_time_local.slice(0, 10));
       if (rewritten) continue;
       const list = fixed.get(Number(record.employee_id)) ?? [];
       list.push({
@@ -195,7 +199,7 @@ export async function importAttendance(
         await lockAttendanceEmployees(trx, { badges: [], ids: [...touched.keys()] });
         const now = await readPeriodStates(trx, [...touched.keys()], { start: '0001-01-01', end: '9999-12-31' });
         for (const [employeeId, dates] of touched) {
-          const locked = firstLockedDate(now, [...dates]);
+          const locked = firstLockedDate(now.of(employeeId), [...dates]);
           if (locked) {
             throw new Error(
               `The pay period ${locked.period.start} to ${locked.period.end} was locked while importing employee ${employeeId}'s attendance: nothing of this batch was written; run the import again`,
@@ -386,7 +390,7 @@ function heldRows(
     const dates = [here?.in_time_local.slice(0, 10), wallClock(row.in_time)?.slice(0, 10)].filter(
       (date): date is string => date !== undefined,
     );
-    const locked = firstLockedDate(known.periods, dates);
+    const locked = firstLockedDate(known.periods.of(Number(row.employee)), dates);
     if (locked) held.set(id, { ...locked, unchangedIfImported: here !== undefined });
   }
   return held;

@@ -1,5 +1,5 @@
 import { type OvertimeRules, parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
-import { readSetting, writeSetting } from '../settings/repository';
+import { readSetting, SETTING, writeSetting } from '../settings/repository';
 import type { ImportContext } from './report';
 
 // IceHrm's overtime settings carried into the pay-period settings (docs/import.md, "Overtime
@@ -25,9 +25,6 @@ export const ICEHRM_OVERTIME_SETTINGS = {
 
 /** IceHrm's day numbers (PHP's date('w')): 0 is Sunday. */
 const ICEHRM_WEEKDAYS: readonly Weekday[] = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-
-/** The `settings` row of the pay-period settings (docs/pay-periods.md): JSON of the API shape. */
-export const PAY_PERIODS_SETTING = 'pay_periods';
 
 /** The part of the pay-period settings the import sets; the rest (the periods' layout) stays as it is. */
 export interface CarriedOvertime {
@@ -137,7 +134,7 @@ export async function importOvertimeSettings(
   counts.read = 1;
   const { carried, notes } = carryIcehrmOvertime(values);
   report.notes.push(...notes);
-  const stored = await readSetting(context.db, PAY_PERIODS_SETTING);
+  const stored = await readSetting(context.db, SETTING.payPeriods);
   // Missing or unreadable keys read as their defaults (docs/pay-periods.md); the row is written whole.
   const current = parseStoredPayPeriodSettings(stored);
   const next = { ...current, workweek_start: carried.workweek_start ?? current.workweek_start, overtime: carried.overtime };
@@ -146,7 +143,7 @@ export async function importOvertimeSettings(
   } else {
     if (stored === undefined) counts.added++;
     else counts.updated++;
-    if (!context.dryRun) await writeSetting(context.db, PAY_PERIODS_SETTING, JSON.stringify(next), context.now);
+    if (!context.dryRun) await writeSetting(context.db, SETTING.payPeriods, JSON.stringify(next), context.now);
   }
   context.progress.tableDone('pay_period_settings', counts);
 }

@@ -4,11 +4,11 @@ import type { Db } from '../db/connect';
 import { type FieldError, ValidationError } from '../errors';
 import { fieldErrorsOf } from '../http/parse';
 import { parseStoredPayPeriodSettings, type PayPeriodSettings } from '../pay-rules/settings';
-import { readSetting, writeSetting } from '../settings/repository';
+import { readSetting, SETTING, writeSetting } from '../settings/repository';
 import { payPeriodSettingsUpdateSchema } from './schemas';
 
 /** The `settings` row that holds the pay-period settings (JSON of the API shape); missing = defaults. */
-export const PAY_PERIODS_SETTING = 'pay_periods';
+export const PAY_PERIODS_SETTING = SETTING.payPeriods;
 
 /** The settings in force: the stored row, each missing or unreadable key at its default. */
 export async function readPayPeriodSettings(db: Db): Promise<PayPeriodSettings> {

@@ -3,9 +3,12 @@ import { type AuditEntry, writeAudits } from '../audit/repository';
 import { type Db, dialectOf } from '../db/connect';
 import { parameter, preparedQuery } from '../db/driver-statements';
 import { toSqlDateTime } from '../db/sql-time';
+import { lastReadingOn } from '../time';
 import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
-import type { Period } from '../pay-rules/periods';
+import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
+import { parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
+import { readSetting, SETTING } from '../settings/repository';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
 // The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
@@ -20,21 +23,46 @@ export interface GuardContext {
   requestId: string | undefined;
 }
 
-/** What the guard read for one employee: the locked periods and the approved timesheets among the dates asked about. */
+/**
+ * What the guard read for one employee: the locked periods and the approved timesheets among the
+ * dates asked about. `workweekStart` is set when the rules carry hours across a workweek (a weekly
+ * or seventh-day rule) and a lock starts within a week after one of the dates: a record dated
+ * before a locked period then changes the period's numbers through the workweek they share.
+ */
 export interface PeriodState {
   locks: Period[];
   approved: Period[];
+  workweekStart?: Weekday;
+  /** With workweekStart: the dates of the locked periods' first weeks holding a record of the employee. */
+  recorded?: ReadonlySet<string>;
 }
+
+/** What deciding one employee's dates needs (lockedPeriodOf, firstLockedDate). */
+export type LockView = Pick<PeriodState, 'locks' | 'workweekStart' | 'recorded'>;
 
 const contains = (range: Period, date: string) => range.start <= date && date <= range.end;
 
-/** The locked period a date falls in, if any. */
-export function lockedPeriodOf(state: Pick<PeriodState, 'locks'>, date: string): Period | undefined {
-  return state.locks.find((lock) => contains(lock, date));
+/** Days from a workweek's first day to its last; a lock that begins within them after a date shares its workweek. */
+const WEEK_AFTER = 6;
+
+/**
+ * The locked period whose numbers a record counted on `date` may change, if any: the one the
+ * date falls in, or (with `workweekStart`) one that begins later in the date's workweek when the
+ * employee has a record in it between its start and that workweek's end: the weekly and
+ * seventh-day rules classify those by the hours before them (docs/pay-periods.md, "Frozen").
+ */
+export function lockedPeriodOf(state: LockView, date: string): Period | undefined {
+  const holding = state.locks.find((lock) => contains(lock, date));
+  if (holding || state.workweekStart === undefined) return holding;
+  const weekEnd = addDays(workweekStartOf(date, state.workweekStart), WEEK_AFTER);
+  const recorded = [...(state.recorded ?? [])];
+  return state.locks.find(
+    (lock) => date < lock.start && lock.start <= weekEnd && recorded.some((day) => lock.start <= day && day <= weekEnd),
+  );
 }
 
-/** The first of `dates` (in the order given) that lies in a locked period, with that period. */
-export function firstLockedDate(state: Pick<PeriodState, 'locks'>, dates: readonly string[]): { date: string; period: Period } | undefined {
+/** The first of `dates` (in the order given) whose records a locked period's numbers depend on, with that period. */
+export function firstLockedDate(state: LockView, dates: readonly string[]): { date: string; period: Period } | undefined {
   for (const date of dates) {
     const period = lockedPeriodOf(state, date);
     if (period) return { date, period };
@@ -53,7 +81,26 @@ export function periodLockedError(locked: { date: string; period: Period }): Con
 
 /** One sentence for a refusal (the 409's detail, a terminal entry's message, an import report line). */
 export function periodLockedMessage(locked: { date: string; period: Period }): string {
-  return `The pay period ${locked.period.start} to ${locked.period.end} is locked: attendance that counts on ${locked.date} cannot change until the period is unlocked`;
+  const { start, end } = locked.period;
+  if (locked.date < start) {
+    return `The pay period ${start} to ${end} is locked: attendance that counts on ${locked.date} is in a workweek that continues into it, and its weekly and seventh-day hours cannot change until the period is unlocked`;
+  }
+  return `The pay period ${start} to ${end} is locked: attendance that counts on ${locked.date} cannot change until the period is unlocked`;
+}
+
+/** The date `days` after `date`, held within the calendar's last date. */
+function datePlus(date: string, days: number): string {
+  return date >= '9999-12-25' ? '9999-12-31' : addDays(date, days);
+}
+
+/**
+ * The workweek's first day when the stored rules carry hours across a workweek (a weekly or a
+ * seventh-day rule), else undefined: read only when a lock begins within a week after a date.
+ */
+async function workweekCarryingHours(trx: Db): Promise<Weekday | undefined> {
+  const settings = parseStoredPayPeriodSettings(await readSetting(trx, SETTING.payPeriods));
+  const { weekly_after_hours: weekly, seventh_day: seventhDay } = settings.overtime;
+  return weekly !== null || seventhDay ? settings.workweek_start : undefined;
 }
 
 /** Valid 'YYYY-MM-DD' dates only, deduplicated and sorted: the bounds of the one read. */
@@ -89,15 +136,49 @@ export async function readPeriodStateOf(trx: Db, employeeId: number, dates: read
   if (asked.length === 0) return { locks: [], approved: [] };
   const from = asked[0] as string;
   const to = asked[asked.length - 1] as string;
-  const rows = await readPeriodState(trx, [from, to, employeeId, from, to]);
+  // Locks up to a week after the last date: one may share a workweek with it.
+  const rows = await readPeriodState(trx, [from, datePlus(to, WEEK_AFTER), employeeId, from, to]);
   const state: PeriodState = { locks: [], approved: [] };
   for (const row of rows) {
     const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
-    // The read takes the periods overlapping the dates' span; only those holding one of them count.
-    if (!asked.some((date) => contains(range, date))) continue;
-    (row.kind === 'lock' ? state.locks : state.approved).push(range);
+    if (row.kind === 'lock') {
+      state.locks.push(range);
+      continue;
+    }
+    // The read takes the timesheets overlapping the dates' span; only those holding one of them count.
+    if (asked.some((date) => contains(range, date))) state.approved.push(range);
+  }
+  const later = state.locks.filter((lock) => from < lock.start);
+  if (later.length > 0) {
+    state.workweekStart = await workweekCarryingHours(trx);
+    if (state.workweekStart !== undefined)
+      state.recorded = (await recordedInFirstWeeks(trx, [employeeId], later)).get(employeeId) ?? new Set();
   }
   return state;
+}
+
+/**
+ * Per employee, the dates in the first week of these locked periods on which they have a record:
+ * what lockedPeriodOf needs to tell whether an earlier date of the workweek changes the period's
+ * numbers. One read on the (employee_id, in_time_local) index.
+ */
+async function recordedInFirstWeeks(trx: Db, employeeIds: readonly number[], locks: readonly Period[]): Promise<Map<number, Set<string>>> {
+  const recorded = new Map<number, Set<string>>();
+  for (let at = 0; at < employeeIds.length; at += 500) {
+    const rows = (await trx('attendance')
+      .whereIn('employee_id', employeeIds.slice(at, at + 500))
+      .where((any) => {
+        for (const lock of locks)
+          any.orWhereBetween('in_time_local', [`${lock.start} 00:00:00`, lastReadingOn(datePlus(lock.start, WEEK_AFTER))]);
+      })
+      .select('employee_id', 'in_time_local')) as Array<{ employee_id: number; in_time_local: unknown }>;
+    for (const row of rows) {
+      const dates = recorded.get(Number(row.employee_id)) ?? new Set<string>();
+      dates.add(String(row.in_time_local).slice(0, 10));
+      recorded.set(Number(row.employee_id), dates);
+    }
+  }
+  return recorded;
 }
 
 /**
@@ -133,7 +214,7 @@ export async function guardAttendanceWrite(
  */
 export async function readPeriodStates(trx: Db, employeeIds: readonly number[], span: Period): Promise<PeriodStates> {
   const locksQuery = trx('pay_period_locks')
-    .where('period_start', '<=', span.end)
+    .where('period_start', '<=', datePlus(span.end, WEEK_AFTER))
     .where('period_end', '>=', span.start)
     .select([trx.raw("'lock' as kind"), trx.raw('null as employee_id'), 'period_start', 'period_end']);
   const parts = [locksQuery];
@@ -156,12 +237,24 @@ export async function readPeriodStates(trx: Db, employeeIds: readonly number[], 
     if (row.kind === 'lock') states.locks.push(range);
     else states.approvedOf(Number(row.employee_id)).push(range);
   }
+  const later = states.locks.filter((lock) => span.start < lock.start);
+  if (later.length > 0) {
+    states.workweekStart = await workweekCarryingHours(trx);
+    if (states.workweekStart !== undefined) states.recorded = await recordedInFirstWeeks(trx, employeeIds, later);
+  }
   return states;
 }
 
 /** The locks of a span and the approved timesheets of several employees (readPeriodStates). */
 export class PeriodStates {
   readonly locks: Period[] = [];
+  workweekStart: Weekday | undefined;
+  recorded = new Map<number, ReadonlySet<string>>();
+
+  /** The view of one employee's dates, for lockedPeriodOf and firstLockedDate. */
+  of(employeeId: number): LockView {
+    return { locks: this.locks, workweekStart: this.workweekStart, recorded: this.recorded.get(employeeId) };
+  }
   private readonly approved = new Map<number, Period[]>();
 
   approvedOf(employeeId: number): Period[] {

@@ -8,6 +8,8 @@ export const SETTING = {
   maxShiftHours: 'max_shift_hours',
   punchFutureToleranceSeconds: 'punch_future_tolerance_seconds',
   jwtSecret: 'jwt_secret',
+  /** The pay-period settings (JSON of the API shape, docs/pay-periods.md); missing = defaults. */
+  payPeriods: 'pay_periods',
 } as const;
 
 export async function readSettingValues(db: Db): Promise<Map<string, string>> {

@@ -68,7 +68,9 @@ export async function ingestPunchLogs(trx: Db, entries: PunchLogEntry[], context
   const batch = receiveEntries(entries, { employees, received, timezone: uploader.timezone, now, settings });
   const { timelines, periods } = await readTimelines(trx, punchesByEmployee(batch), settings);
 
-  const plans = timelines.map((timeline) => planOutsideLockedPeriods(timeline, (dates) => firstLockedDate(periods, dates), context));
+  const plans = timelines.map((timeline) =>
+    planOutsideLockedPeriods(timeline, (dates) => firstLockedDate(periods.of(timeline.employee.id), dates), context),
+  );
 
   await writeRecords(trx, plans, { now, ip: context.ip, caller: uploader.caller, requestId: context.requestId });
   await reopenTimesheets(

@@ -237,6 +237,93 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
     });
   });
 
+  // October 2026 locked; the workweek of Monday 2026-09-28 runs to Sunday 2026-10-04. Under the
+  // default weekly rule (40 hours) the hours of September 28 to 30 decide how much of October 1 to
+  // 4 is overtime (CONTRACT 6.5, "Frozen means frozen").
+  describe('a workweek that continues into a locked period', () => {
+    const crossingDetail =
+      'The pay period 2026-10-01 to 2026-10-31 is locked: attendance that counts on 2026-09-30 is in a workweek that continues into it, and its weekly and seventh-day hours cannot change until the period is unlocked';
+    const september30 = (employeeId: number) => ({
+      employee: String(employeeId),
+      in_time: '2026-09-30 08:00:00',
+      out_time: '2026-09-30 16:00:00',
+    });
+    /** An employee with a record on Friday 2026-10-02, in the locked part of that workweek. */
+    const employeeWorkingOctober2 = async () => {
+      const employeeId = await createEmployee(t);
+      await insertAttendanceRow(t, employeeId, { in: '2026-10-02T08:00:00Z', out: '2026-10-02T18:00:00Z' });
+      return employeeId;
+    };
+    afterEach(async () => {
+      await t.db('settings').where({ name: 'pay_periods' }).delete();
+    });
+
+    it('refuses a record dated before the period in that workweek, nothing written', async () => {
+      const employeeId = await employeeWorkingOctober2();
+      await lockPeriod(t, ...OCTOBER);
+      const before = await stateOf(employeeId);
+
+      const body = expectProblem(await asUser(t, org.admin).post('/attendance', september30(employeeId)), 409, 'period_locked');
+      expect(body.detail).toBe(crossingDetail);
+      expect(await stateOf(employeeId)).toEqual(before);
+    });
+
+    it('refuses a correction and a deletion of a record dated before the period in that workweek', async () => {
+      const employeeId = await employeeWorkingOctober2();
+      const created = await asUser(t, org.admin).post('/attendance', september30(employeeId));
+      expect(created.status).toBe(201);
+      await lockPeriod(t, ...OCTOBER);
+      const before = await stateOf(employeeId);
+
+      const corrected = await asUser(t, org.admin).patch(`/attendance/${created.body.id}`, { out_time: '2026-09-30 18:00:00' });
+      expect(expectProblem(corrected, 409, 'period_locked').detail).toBe(crossingDetail);
+      expect(expectProblem(await asUser(t, org.admin).delete(`/attendance/${created.body.id}`), 409, 'period_locked').detail).toBe(
+        crossingDetail,
+      );
+      expect(await stateOf(employeeId)).toEqual(before);
+    });
+
+    it("refuses a terminal's punches on that date, and takes them for the workweek before", async () => {
+      const employeeId = await employeeWorkingOctober2();
+      await lockPeriod(t, ...OCTOBER);
+      const upload = (log: string, date: string) =>
+        asUser(t, org.admin).post('/attendance/punch-logs', {
+          entries: [
+            { log_id: `${log}-in-${employeeId}`, employee: employeeId, time: `${date}T08:00:00Z`, direction: 'in' },
+            { log_id: `${log}-out-${employeeId}`, employee: employeeId, time: `${date}T16:00:00Z`, direction: 'out' },
+          ],
+        });
+
+      const crossing = await upload('crossing', '2026-09-30');
+      expect(crossing.status).toBe(200);
+      expect(crossing.body.results.map((result: { result: string; code?: string }) => [result.result, result.code])).toEqual([
+        ['rejected', 'period_locked'],
+        ['rejected', 'period_locked'],
+      ]);
+      const earlier = await upload('earlier', '2026-09-25');
+      expect(earlier.body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created']);
+    });
+
+    it('takes a record there when the employee has none in the locked part of the workweek', async () => {
+      const employeeId = await createEmployee(t);
+      await insertAttendanceRow(t, employeeId, { in: '2026-10-06T08:00:00Z', out: '2026-10-06T16:00:00Z' });
+      await lockPeriod(t, ...OCTOBER);
+
+      expect((await asUser(t, org.admin).post('/attendance', september30(employeeId))).status).toBe(201);
+    });
+
+    it('takes a record there when no rule carries hours across the workweek (no weekly, no seventh-day rule)', async () => {
+      const employeeId = await employeeWorkingOctober2();
+      const daily = { daily_after_hours: 8, daily_double_after_hours: null, weekly_after_hours: null, seventh_day: false };
+      await t
+        .db('settings')
+        .insert({ name: 'pay_periods', value: JSON.stringify({ overtime: daily }), updated_at: '2026-11-20 12:00:00.000' });
+      await lockPeriod(t, ...OCTOBER);
+
+      expect((await asUser(t, org.admin).post('/attendance', september30(employeeId))).status).toBe(201);
+    });
+  });
+
   describe('DELETE /employees/{id}', () => {
     it('is refused while one of their records counts in a locked period (their attendance would go with them)', async () => {
       const employeeId = await createEmployee(t, { timezone: 'America/New_York' });
