@@ -109,7 +109,8 @@ function datesAsked(dates: readonly string[]): string[] {
 }
 
 // The guard's read, prepared (a punch pays it): the locks overlapping [from, to] and the employee's
-// approved timesheets overlapping it, in one UNION ALL. Arguments: from, to, employee, from, to.
+// approved timesheets overlapping it, in one UNION ALL. Arguments: from, to, employee, from, to
+// (each `to` a week after the last date: a period beginning by then may share its workweek).
 const readPeriodState = preparedQuery((db) => {
   const locks = db('pay_period_locks')
     .where('period_start', '<=', parameter(1))
@@ -137,24 +138,29 @@ export async function readPeriodStateOf(trx: Db, employeeId: number, dates: read
   const from = asked[0] as string;
   const to = asked[asked.length - 1] as string;
   // Locks up to a week after the last date: one may share a workweek with it.
-  const rows = await readPeriodState(trx, [from, datePlus(to, WEEK_AFTER), employeeId, from, to]);
+  const until = datePlus(to, WEEK_AFTER);
+  const rows = await readPeriodState(trx, [from, until, employeeId, from, until]);
   const state: PeriodState = { locks: [], approved: [] };
+  const approved: Period[] = [];
   for (const row of rows) {
     const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
-    if (row.kind === 'lock') {
-      state.locks.push(range);
-      continue;
-    }
-    // The read takes the timesheets overlapping the dates' span; only those holding one of them count.
-    if (asked.some((date) => contains(range, date))) state.approved.push(range);
+    (row.kind === 'lock' ? state.locks : approved).push(range);
   }
-  const later = state.locks.filter((lock) => from < lock.start);
-  if (later.length > 0) {
-    state.workweekStart = await workweekCarryingHours(trx);
-    if (state.workweekStart !== undefined)
-      state.recorded = (await recordedInFirstWeeks(trx, [employeeId], later)).get(employeeId) ?? new Set();
+  if ([...state.locks, ...approved].some((period) => from < period.start)) state.workweekStart = await workweekCarryingHours(trx);
+  const laterLocks = state.locks.filter((lock) => from < lock.start);
+  if (state.workweekStart !== undefined && laterLocks.length > 0) {
+    state.recorded = (await recordedInFirstWeeks(trx, [employeeId], laterLocks)).get(employeeId) ?? new Set();
   }
+  // The read takes the timesheets up to a week past the dates; those holding one of them count,
+  // and those a workweek of one of them continues into (its weekly hours may change).
+  state.approved = approved.filter((range) => asked.some((date) => holdsOrContinues(range, date, state.workweekStart)));
   return state;
+}
+
+/** The period holds the date, or (with a workweek carrying hours) begins later in the date's workweek. */
+function holdsOrContinues(period: Period, date: string, workweekStart: Weekday | undefined): boolean {
+  if (contains(period, date)) return true;
+  return workweekStart !== undefined && date < period.start && period.start <= addDays(workweekStartOf(date, workweekStart), WEEK_AFTER);
 }
 
 /**
@@ -185,11 +191,12 @@ async function recordedInFirstWeeks(trx: Db, employeeIds: readonly number[], loc
  * The guard of an attendance write, called in its transaction right after the employee's row is
  * locked, with the dates the record counts on (its in_time date on its own wall clock, rule 1 of
  * docs/pay-periods.md) before and after the write:
- * - a date in a locked period: 409 period_locked, and the caller writes nothing;
+ * - a date whose records a locked period's numbers depend on (lockedPeriodOf): 409
+ *   period_locked, and the caller writes nothing;
  * - else, with `reopen` (the write changes hours: every write but a change of notes or
- *   positions alone), the employee's approved timesheets holding one of the dates go back to
- *   open, audited, with the event timesheet.reopened, and the months of the dates are marked
- *   changed (change-marks.ts).
+ *   positions alone), the employee's approved timesheets holding one of the dates, or that a
+ *   workweek of one of them continues into, go back to open, audited, with the event
+ *   timesheet.reopened, and the months of the dates are marked changed (change-marks.ts).
  */
 export async function guardAttendanceWrite(
   trx: Db,
@@ -223,7 +230,7 @@ export async function readPeriodStates(trx: Db, employeeIds: readonly number[], 
       trx('timesheet_approvals')
         .whereIn('employee_id', employeeIds.slice(at, at + 500))
         .where('status', 'approved')
-        .where('period_start', '<=', span.end)
+        .where('period_start', '<=', datePlus(span.end, WEEK_AFTER))
         .where('period_end', '>=', span.start)
         .select([trx.raw("'approved' as kind"), 'employee_id', 'period_start', 'period_end']),
     );
@@ -237,11 +244,11 @@ export async function readPeriodStates(trx: Db, employeeIds: readonly number[], 
     if (row.kind === 'lock') states.locks.push(range);
     else states.approvedOf(Number(row.employee_id)).push(range);
   }
-  const later = states.locks.filter((lock) => span.start < lock.start);
-  if (later.length > 0) {
-    states.workweekStart = await workweekCarryingHours(trx);
-    if (states.workweekStart !== undefined) states.recorded = await recordedInFirstWeeks(trx, employeeIds, later);
-  }
+  const laterLocks = states.locks.filter((lock) => span.start < lock.start);
+  const laterApproved = rows.some((row) => row.kind === 'approved' && span.start < String(row.period_start).slice(0, 10));
+  if (laterLocks.length > 0 || laterApproved) states.workweekStart = await workweekCarryingHours(trx);
+  if (states.workweekStart !== undefined && laterLocks.length > 0)
+    states.recorded = await recordedInFirstWeeks(trx, employeeIds, laterLocks);
   return states;
 }
 
@@ -266,10 +273,10 @@ export class PeriodStates {
     return list;
   }
 
-  /** The employee's approved timesheets that hold one of `dates`. */
+  /** The employee's approved timesheets that hold one of `dates`, or that a workweek of one of them continues into. */
   approvedHolding(employeeId: number, dates: Iterable<string>): Period[] {
     const all = [...dates];
-    return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => contains(range, date)));
+    return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => holdsOrContinues(range, date, this.workweekStart)));
   }
 }
 

@@ -304,6 +304,24 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
       expect(earlier.body.results.map((result: { result: string }) => result.result)).toEqual(['created', 'created']);
     });
 
+    it('reopens an approved timesheet of the next period through that workweek, not one a week later', async () => {
+      const employeeId = await employeeWorkingOctober2();
+      await approveTimesheet(t, employeeId, ...OCTOBER);
+
+      expect(
+        (
+          await asUser(t, org.admin).post('/attendance', {
+            ...september30(employeeId),
+            in_time: '2026-09-27 08:00:00',
+            out_time: '2026-09-27 16:00:00',
+          })
+        ).status,
+      ).toBe(201);
+      expect(await reopenedEvents(employeeId)).toEqual([]);
+      expect((await asUser(t, org.admin).post('/attendance', september30(employeeId))).status).toBe(201);
+      await expectReopened(employeeId);
+    });
+
     it('takes a record there when the employee has none in the locked part of the workweek', async () => {
       const employeeId = await createEmployee(t);
       await insertAttendanceRow(t, employeeId, { in: '2026-10-06T08:00:00Z', out: '2026-10-06T16:00:00Z' });
