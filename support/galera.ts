@@ -83,18 +83,20 @@ export async function startGaleraCluster(size = 3): Promise<GaleraCluster> {
   const missing = galeraMissing();
   if (missing) throw new Error(missing);
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-galera-'));
+  // freePort can hand out a port again once its probe has closed (a node once failed to bind
+  // the Galera port another node had): the cluster's ports must all differ.
+  const taken = new Set<number>();
+  const port = async () => {
+    let candidate = await freePort();
+    while (taken.has(candidate)) candidate = await freePort();
+    taken.add(candidate);
+    return candidate;
+  };
   const specs: NodeSpec[] = [];
   for (let i = 1; i <= size; i++) {
     const dir = path.join(root, `node${i}`);
     fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-    specs.push({
-      name: `node${i}`,
-      dir,
-      port: await freePort(),
-      galeraPort: await freePort(),
-      istPort: await freePort(),
-      sstPort: await freePort(),
-    });
+    specs.push({ name: `node${i}`, dir, port: await port(), galeraPort: await port(), istPort: await port(), sstPort: await port() });
   }
   const clusterAddress = `gcomm://${specs.map((spec) => `127.0.0.1:${spec.galeraPort}`).join(',')}`;
   for (const spec of specs) writeConfig(spec, clusterAddress);
