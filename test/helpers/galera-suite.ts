@@ -38,8 +38,8 @@ const sharedHandles = new WeakSet<GaleraCluster>();
 
 /**
  * The suite's cluster: the run's shared one (galera-global-setup.ts) once all its nodes are synced
- * again, or, when the run has none (a suite run alone in a worker, workers in parallel), one of
- * the suite's own.
+ * again, or, when the run has none (workers in parallel, or a run outside the serial project's
+ * setup), one of the suite's own.
  */
 export async function useGaleraCluster(): Promise<GaleraCluster> {
   const failed = process.env[SHARED_CLUSTER_FAILED];
