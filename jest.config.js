@@ -42,6 +42,13 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     { ...shared, displayName: 'parallel', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: ['/node_modules/', ...serialMatch] },
-    { ...shared, displayName: 'serial', testMatch: serialMatch },
+    {
+      ...shared,
+      displayName: 'serial',
+      testMatch: serialMatch,
+      // One Galera cluster for the run's Galera suites, started only when the run includes one.
+      globalSetup: '<rootDir>/test/helpers/galera-global-setup.ts',
+      globalTeardown: '<rootDir>/test/helpers/galera-global-teardown.ts',
+    },
   ],
 };

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { openDatabase, type DatabaseConfig } from '../../src/db/connect';
 import type { TestDatabase } from './databases';
-import { galeraMissing, type GaleraCluster, startingAt } from '../../support/galera';
+import { attachGaleraCluster, galeraMissing, type GaleraCluster, startGaleraCluster, startingAt } from '../../support/galera';
+import { SHARED_CLUSTER, SHARED_CLUSTER_FAILED } from './galera-global-setup';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 // The Galera cluster tests' suite helpers (the cluster itself is in galera.ts, shared with the bench).
@@ -30,6 +31,37 @@ export function whenGaleraAvailable(body: () => void): void {
     process.stderr.write(`\n*** Galera cluster tests SKIPPED: ${missing}. ***\n`);
   }
   it.skip(`runs on a Galera cluster (${missing})`, () => undefined);
+}
+
+/** The handles on the run's shared cluster: releaseGaleraCluster leaves those running. */
+const sharedHandles = new WeakSet<GaleraCluster>();
+
+/**
+ * The suite's cluster: the run's shared one (galera-global-setup.ts) once all its nodes are synced
+ * again, or, when the run has none (workers in parallel, or a run outside the serial project's
+ * setup), one of the suite's own.
+ */
+export async function useGaleraCluster(): Promise<GaleraCluster> {
+  const failed = process.env[SHARED_CLUSTER_FAILED];
+  if (failed) throw new Error(`the run's Galera cluster did not start: ${failed}`);
+  const shared = process.env[SHARED_CLUSTER];
+  if (!shared) return startGaleraCluster();
+  const cluster = attachGaleraCluster(JSON.parse(shared));
+  sharedHandles.add(cluster);
+  await cluster.waitUntilWhole();
+  return cluster;
+}
+
+/**
+ * Stops a cluster of the suite's own. The shared one is left whole for the next suite: a node
+ * the suite killed and left down is restarted, and all nodes must be synced again, or this fails.
+ */
+export async function releaseGaleraCluster(cluster: GaleraCluster | undefined): Promise<void> {
+  if (!cluster) return;
+  if (!sharedHandles.has(cluster)) return cluster.stop();
+  cluster.reportTrouble();
+  for (const node of cluster.nodes) if (node.pid() === undefined) await node.restart();
+  await cluster.waitUntilWhole();
 }
 
 /** A TestDatabase (test/helpers/databases.ts) on the cluster, its connections preferring `order`. */

@@ -6,8 +6,15 @@ import { lockAttendanceEmployee } from '../../src/attendance/repository';
 import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { type GaleraCluster, startGaleraCluster, startingAt } from '../../support/galera';
-import { clusterTestDatabase, startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
+import { type GaleraCluster, startingAt } from '../../support/galera';
+import {
+  clusterTestDatabase,
+  releaseGaleraCluster,
+  startNodeApps,
+  stopNodeApps,
+  useGaleraCluster,
+  whenGaleraAvailable,
+} from '../helpers/galera-suite';
 import { expectProblem } from '../helpers/problem';
 import type { TestApp } from '../helpers/test-app';
 
@@ -25,7 +32,7 @@ describe('on a 3-node MariaDB Galera cluster', () => {
     let admin: TestUser;
 
     beforeAll(async () => {
-      cluster = await startGaleraCluster();
+      cluster = await useGaleraCluster();
       database = await cluster.createDatabase();
       for (const { app, origin } of await startNodeApps(cluster, database, [0, 1, 2])) {
         apps.push(app);
@@ -36,7 +43,7 @@ describe('on a 3-node MariaDB Galera cluster', () => {
 
     afterAll(async () => {
       await stopNodeApps(apps);
-      await cluster?.stop();
+      await releaseGaleraCluster(cluster);
     });
 
     beforeEach(() => {

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { openDatabase } from '../../src/db/connect';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { type GaleraCluster, startGaleraCluster } from '../../support/galera';
-import { startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
+import type { GaleraCluster } from '../../support/galera';
+import { releaseGaleraCluster, startNodeApps, stopNodeApps, useGaleraCluster, whenGaleraAvailable } from '../helpers/galera-suite';
 import type { TestApp } from '../helpers/test-app';
 
 // A node killed with SIGKILL under 8 streams of writes through two server processes, one on the
@@ -37,7 +37,7 @@ describe('a Galera node killed under load', () => {
     const logLines: string[] = [];
 
     beforeAll(async () => {
-      cluster = await startGaleraCluster();
+      cluster = await useGaleraCluster();
       database = await cluster.createDatabase();
       // Server 1 prefers node 1 (the one killed), server 2 node 2.
       const started = await startNodeApps(cluster, database, [0, 1], {
@@ -54,7 +54,7 @@ describe('a Galera node killed under load', () => {
 
     afterAll(async () => {
       await stopNodeApps(apps);
-      await cluster?.stop();
+      await releaseGaleraCluster(cluster);
     });
 
     /** Sends one write until it is answered 2xx, with the same Idempotency-Key each time. */

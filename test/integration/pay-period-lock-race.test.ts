@@ -9,8 +9,8 @@ import { createTestDatabase, describeOnMysql, type TestDatabase, testDialects } 
 import { createEmployee, createUser, employeeColumns } from '../helpers/factories';
 import { type LockRaceOutcome, runLockRace } from '../helpers/lock-race';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process';
-import { type GaleraCluster, startGaleraCluster } from '../../support/galera';
-import { startNodeApps, stopNodeApps, whenGaleraAvailable } from '../helpers/galera-suite';
+import type { GaleraCluster } from '../../support/galera';
+import { releaseGaleraCluster, startNodeApps, stopNodeApps, useGaleraCluster, whenGaleraAvailable } from '../helpers/galera-suite';
 import { type TestApp, useFixture, useTestApp } from '../helpers/test-app';
 
 // docs/scaling.md, "Pay-period locks": a write racing the lock of its period either commits
@@ -138,7 +138,7 @@ describe('the lock race on a 3-node MariaDB Galera cluster', () => {
     const bases: string[] = [];
     let token = '';
     beforeAll(async () => {
-      cluster = await startGaleraCluster();
+      cluster = await useGaleraCluster();
       const database = await cluster.createDatabase();
       for (const { app, origin } of await startNodeApps(cluster, database, [0, 1, 2])) {
         apps.push(app);
@@ -148,7 +148,7 @@ describe('the lock race on a 3-node MariaDB Galera cluster', () => {
     }, 300_000);
     afterAll(async () => {
       await stopNodeApps(apps);
-      await cluster?.stop();
+      await releaseGaleraCluster(cluster);
     });
     beforeEach(() => {
       for (const app of apps) setClock(app, '2026-11-20T12:00:00.000Z');
