@@ -10,6 +10,7 @@ import {
   pageSchema,
   problems,
 } from '../http/openapi';
+import { FORM_FIELD_LIMIT } from '../http/json-body';
 import { paginationFields } from '../http/pagination';
 import { ROLES } from '../caller';
 import { USERNAME_PATTERN } from '../users/user-repository';
@@ -59,6 +60,13 @@ const passwordGrant = z
   })
   .meta({ id: 'PasswordGrant', description: 'RFC 6749 §4.3; other fields (client_id, scope...) are ignored' });
 
+/** The same as a form: at most FORM_FIELD_LIMIT fields (more is 400 invalid_body). */
+const passwordGrantForm = passwordGrant.meta({
+  id: 'PasswordGrantForm',
+  description: `RFC 6749 §4.3, as a form of at most ${FORM_FIELD_LIMIT} fields; other fields (client_id, scope...) are ignored`,
+  maxProperties: FORM_FIELD_LIMIT,
+});
+
 export function describeTokens(registry: OpenAPIRegistry): void {
   const tags = ['Tokens'];
   const security = [{ bearer: [] }];
@@ -73,7 +81,7 @@ export function describeTokens(registry: OpenAPIRegistry): void {
     request: {
       body: {
         required: true,
-        content: { 'application/x-www-form-urlencoded': { schema: passwordGrant }, 'application/json': { schema: passwordGrant } },
+        content: { 'application/x-www-form-urlencoded': { schema: passwordGrantForm }, 'application/json': { schema: passwordGrant } },
       },
     },
     responses: {

@@ -9,6 +9,7 @@ import {
   UnsupportedMediaTypeError,
 } from '../errors';
 import { requestIdOf } from './context';
+import { FORM_FIELD_LIMIT } from './json-body';
 import { sendProblem } from './problem';
 
 /** Fields whose uniqueness a client can violate: codes, usernames, reference names. */
@@ -99,6 +100,8 @@ function asRequestError(error: unknown, bodyLimitBytes: number): AppError | unde
       return new PayloadTooLargeError(typeof limit === 'number' ? limit : bodyLimitBytes);
     case 'entity.parse.failed':
       return new BadRequestError({ code: 'malformed_json', title: 'Malformed JSON', detail: 'The request body is not valid JSON' });
+    case 'parameters.too.many':
+      return new BadRequestError({ code: 'invalid_body', detail: `A form body holds at most ${FORM_FIELD_LIMIT} fields` });
     case 'charset.unsupported':
     case 'encoding.unsupported':
       return new UnsupportedMediaTypeError();

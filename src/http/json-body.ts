@@ -8,6 +8,8 @@ const MAX_JSON_DEPTH = 32;
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;|$)/i;
+/** Fields a form body may hold (the sign-in form has five); more is 400 invalid_body. */
+export const FORM_FIELD_LIMIT = 20;
 
 /**
  * Request bodies under the base path: JSON (express.json, strict: an object or an array), at most
@@ -35,7 +37,7 @@ export function acceptBodies(options: {
     });
   const smallJson = jsonParser(options.limitBytes);
   const largeJson = new Map([...options.largeBodies].map(([path, limit]) => [path, jsonParser(Math.max(options.limitBytes, limit))]));
-  const form = express.urlencoded({ limit: options.limitBytes, extended: false, parameterLimit: 20 });
+  const form = express.urlencoded({ limit: options.limitBytes, extended: false, parameterLimit: FORM_FIELD_LIMIT });
   const { formPaths } = options;
   return (req, res, next) => {
     if (!hasBody(req)) return next();

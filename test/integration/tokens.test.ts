@@ -73,6 +73,19 @@ describe.each(testDialects())('tokens for users themselves on %s', (dialect) => 
       expect(Number((await t.db('api_tokens').count({ n: '*' }).first())?.n)).toBe(tokensBefore);
     });
 
+    it('answers a form of more than 20 fields 400 invalid_body, as the document says, and takes one of 20', async () => {
+      const user = await withPassword();
+      const fields = (count: number) => {
+        const body: Record<string, string> = { grant_type: 'password', username: user.username, password: PASSWORD };
+        for (let extra = 1; Object.keys(body).length < count; extra++) body[`f${extra}`] = '1';
+        return body;
+      };
+
+      expect((await grant(fields(20), 'form')).status).toBe(200);
+      const refused = expectProblem(await grant(fields(21), 'form'), 400, 'invalid_body');
+      expect(refused.detail).toBe('A form body holds at most 20 fields');
+    });
+
     it('answers 400 unsupported_grant_type and invalid_request naming the missing fields', async () => {
       expectProblem(await grant({ grant_type: 'client_credentials', username: 'a', password: 'b' }), 400, 'unsupported_grant_type');
       const missing = expectProblem(await grant({ grant_type: 'password' }), 400, 'invalid_request');
