@@ -5,6 +5,7 @@ import path from 'node:path';
 import mysql from 'mysql2/promise';
 import { type Migration, MIGRATIONS } from '../../migrations';
 import { type DatabaseConfig, type Db, openDatabase, type OpenDatabaseOptions } from '../../src/db/connect';
+import { cloneMysqlTemplate, cloneSqliteTemplate } from './template-databases';
 
 export type TestDialect = 'sqlite' | 'mysql';
 
@@ -28,11 +29,21 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database of its own: a temporary SQLite file or a fresh MySQL schema. */
-export async function createTestDatabase(dialect: TestDialect): Promise<TestDatabase> {
+export interface CreateTestDatabaseOptions {
+  /**
+   * An empty database, for what must run the migrations itself: the migration tests, and the
+   * first start of a server process or CLI on a new database. Without it the database is a copy
+   * of the migrated template (template-databases.ts), as up to date as a migrated one.
+   */
+  empty?: boolean;
+}
+
+/** A new database of its own: a temporary SQLite file or a MySQL schema, migrated unless `empty`. */
+export async function createTestDatabase(dialect: TestDialect, { empty = false }: CreateTestDatabaseOptions = {}): Promise<TestDatabase> {
   const name = `hrm_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   if (dialect === 'sqlite') {
     const filename = path.join(os.tmpdir(), `${name}.sqlite`);
+    if (!empty) await cloneSqliteTemplate(filename);
     return {
       config: { client: 'sqlite', filename },
       url: `sqlite:${filename}`,
@@ -44,7 +55,8 @@ export async function createTestDatabase(dialect: TestDialect): Promise<TestData
   }
   const serverUrl = process.env.HRM_TEST_MYSQL_URL;
   if (!serverUrl) throw new Error('No MySQL server for the tests (see test/helpers/global-setup.ts)');
-  await onServer(serverUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  if (empty) await onServer(serverUrl, `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  else await cloneMysqlTemplate(serverUrl, name);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const config: DatabaseConfig = { client: 'mysql', url: url.toString() };

@@ -1,12 +1,28 @@
 import mysql from 'mysql2/promise';
+import { dropStaleMysqlTemplates, ensureMysqlTemplate, ensureSqliteTemplate, removeStaleSqliteTemplates } from './template-databases';
 
 /**
- * Decides once per run whether the MySQL half of the integration suite runs. It does when the
- * server at TEST_MYSQL_URL (default: the local MariaDB) answers. When it does not, the suite runs
- * on SQLite only and says so loudly, except under CI=true (or TEST_MYSQL=required), where an
- * unreachable MySQL fails the run: CI must never skip it silently.
+ * Once per run, before the workers start: decides whether the MySQL half runs, then makes the
+ * migrated template of each dialect the run uses (template-databases.ts) unless an earlier run
+ * left it, and removes the templates of other migrations.
  */
 export default async function globalSetup(): Promise<void> {
+  await decideMysql();
+  removeStaleSqliteTemplates();
+  const mysqlUrl = process.env.HRM_TEST_MYSQL_URL;
+  await Promise.all([
+    ensureSqliteTemplate(),
+    mysqlUrl ? dropStaleMysqlTemplates(mysqlUrl).then(() => ensureMysqlTemplate(mysqlUrl)) : undefined,
+  ]);
+}
+
+/**
+ * The MySQL half of the integration suite runs when the server at TEST_MYSQL_URL (default: the
+ * local MariaDB) answers. When it does not, the suite runs on SQLite only and says so loudly,
+ * except under CI=true (or TEST_MYSQL=required), where an unreachable MySQL fails the run: CI
+ * must never skip it silently.
+ */
+async function decideMysql(): Promise<void> {
   const url = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
   const required = process.env.CI === 'true' || process.env.TEST_MYSQL === 'required';
   process.env.HRM_TEST_MYSQL_URL = '';

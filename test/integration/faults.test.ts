@@ -36,7 +36,7 @@ describeOnMysql('a MySQL database that goes away', () => {
   let database: TestDatabase;
   let proxy: TcpProxy;
   beforeAll(async () => {
-    database = await createTestDatabase('mysql');
+    database = await createTestDatabase('mysql', { empty: true });
     const target = new URL(database.url);
     proxy = await TcpProxy.create({ host: target.hostname, port: Number(target.port || 3306) });
   });

@@ -7,7 +7,7 @@ import { employeeColumns } from '../helpers/factories';
 describe.each(testDialects())('migration 0017_attendance_terminals on %s', (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
   });
   afterAll(() => database.drop());
 

@@ -33,7 +33,7 @@ describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect)
   let database: TestDatabase;
   let db: Db;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
     db = database.open();
   });
   afterEach(async () => {

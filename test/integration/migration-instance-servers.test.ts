@@ -8,7 +8,7 @@ describe.each(testDialects())('control migration 0002_instance_servers on %s', (
   let database: TestDatabase;
   let db: Db;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
     db = database.open();
   });
   afterEach(async () => {

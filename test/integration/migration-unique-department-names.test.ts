@@ -8,7 +8,7 @@ describe.each(testDialects())('migration 0013_unique_department_names on %s', (d
   let db: Db;
   let warn: jest.SpyInstance;
   beforeEach(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
     db = database.open();
     warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   });

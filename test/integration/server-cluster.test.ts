@@ -55,7 +55,7 @@ function pidsInAccessLog(output: string): Set<number> {
 describe.each(testDialects())('the server with WORKERS=2 on %s', (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
   });
   afterAll(() => database.drop());
 

@@ -23,7 +23,7 @@ async function waitForStatus(url: string, status: number, headers: Record<string
 describe.each(testDialects())('the server process on %s', (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
   });
   afterAll(() => database.drop());
 
@@ -60,7 +60,7 @@ describe.each(testDialects())('the server process on %s', (dialect) => {
   });
 
   it('on a first start with no terminal, writes the token to a file only its user can read and keeps it out of the log', async () => {
-    const own = await createTestDatabase(dialect);
+    const own = await createTestDatabase(dialect, { empty: true });
     const server = await startServerProcess({ DATABASE_URL: own.url, LOG_LEVEL: 'info' });
     try {
       const token = server.firstAdminToken() as string;
@@ -84,7 +84,7 @@ describe.each(testDialects())('the server process on %s', (dialect) => {
   });
 
   it('when the token file cannot be written, says so and prints no token; the server serves all the same', async () => {
-    const own = await createTestDatabase(dialect);
+    const own = await createTestDatabase(dialect, { empty: true });
     const notADirectory = path.join(os.tmpdir(), `hrm-not-a-directory-${process.pid}`);
     fs.writeFileSync(notADirectory, '');
     const server = await startServerProcess({ DATABASE_URL: own.url, FIRST_ADMIN_TOKEN_FILE: path.join(notADirectory, 'token') });
