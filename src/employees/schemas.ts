@@ -81,6 +81,7 @@ const employeeWriteShape = {
       .max(100, { error: 'must be at most 100 characters' })
       .nullable(),
   ),
+  payroll_id: optionalText(64),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */

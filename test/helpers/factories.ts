@@ -84,6 +84,7 @@ export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): Emplo
     approver3_id: null,
     timezone: 'UTC',
     attendance_device_id: null,
+    payroll_id: null,
     ...overrides,
   };
 }
