@@ -345,7 +345,10 @@ export function parseProfileFields(
 
 /** The definition a body gives on its own (no template): layout and columns required. */
 export function definitionOf(values: Partial<ProfileDefinition>, errors: FieldError[]): ProfileDefinition {
-  for (const field of ['layout', 'columns'] as const) if (values[field] === undefined) errors.push({ field, message: 'is required' });
+  for (const field of ['layout', 'columns'] as const) {
+    const named = errors.some((error) => error.field === field || error.field.startsWith(`${field}.`));
+    if (values[field] === undefined && !named) errors.push({ field, message: 'is required' });
+  }
   return { ...DEFAULTS, layout: 'long', columns: [], ...values };
 }
 
