@@ -6,6 +6,7 @@ import { profileListQuery } from './routes';
 
 const profileId = z
   .string()
+  .regex(/^[a-z0-9-]+$/)
   .max(40)
   .meta({ description: 'A number for a profile of your own; a word for a template', example: 'adp-workforce-now' });
 
