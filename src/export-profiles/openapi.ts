@@ -1,6 +1,15 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
+import {
+  COMMON_PROBLEMS,
+  DELETE_PROBLEMS,
+  idempotencyKeyHeader,
+  int32,
+  jsonBody,
+  jsonResponse,
+  pageSchema,
+  problems,
+} from '../http/openapi';
 import { CODES, MAX_COLUMNS, profileFields, TEMPLATES } from './definition';
 import { profileListQuery } from './routes';
 
@@ -23,7 +32,7 @@ const profileSchema = z
       .record(z.enum(CODES), z.string().max(50))
       .meta({ description: 'Names of the codes in the file; unnamed codes keep their name' }),
     hours_format: profileFields.hours_format,
-    decimals: z.int().min(0).max(4),
+    decimals: int32(0, 4),
     delimiter: z.enum([',', ';', '\t']),
     include_zero: z.boolean(),
     constants: z.record(z.string().max(50), z.string().max(200)).meta({
@@ -44,7 +53,7 @@ const writeSchema = z
     columns: profileFields.columns.optional(),
     codes: profileFields.codes.optional(),
     hours_format: profileFields.hours_format.optional(),
-    decimals: profileFields.decimals.optional(),
+    decimals: int32(0, 4).optional().meta({ description: 'Decimals of decimal hours, 0 to 4 (hh:mm ignores it)' }),
     delimiter: profileFields.delimiter.optional(),
     include_zero: profileFields.include_zero.optional(),
     constants: profileFields.constants.optional(),

@@ -1,6 +1,14 @@
 import type { Knex } from 'knex';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
-import { definitionErrors, definitionFromTemplate, definitionOf, type ExportProfile, findTemplate, parseProfileFields } from './definition';
+import {
+  definitionErrors,
+  definitionFromTemplate,
+  definitionOf,
+  type ExportProfile,
+  findTemplate,
+  parseProfileFields,
+  TEMPLATES,
+} from './definition';
 import { deleteExportProfile, findExportProfile, insertExportProfile, replaceExportProfile } from './repository';
 
 // The writes of /export-profiles: every field checked and every problem named before anything
@@ -19,7 +27,7 @@ export async function createExportProfile(trx: Knex.Transaction, body: Record<st
     if (!template) {
       errors.push({
         field: 'template',
-        message: 'must name a built-in template (default, gusto, adp-workforce-now, quickbooks-online, paychex-flex)',
+        message: `must name a built-in template (${TEMPLATES.map((known) => known.id).join(', ')})`,
       });
       throw new ValidationError(errors);
     }

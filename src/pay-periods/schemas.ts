@@ -53,6 +53,7 @@ export const exportQuery = z.strictObject({
   format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('csv'),
   profile: z
     .string({ error: 'must be an export profile id' })
+    .max(40, { error: 'must be an export profile id' })
     .regex(/^[a-z0-9-]{1,40}$/, { error: 'must be an export profile id' })
     .optional()
     .meta({ description: 'The export profile of a CSV (GET /export-profiles); default `default`, the CSV of CONTRACT 6.3' }),
