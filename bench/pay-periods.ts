@@ -15,7 +15,10 @@
 //   2. time: the CSV export of October against the baseline's stream of the same records,
 //      alternated --rounds times (medians);
 //   3. GET /timesheets?period=2026-10-01&limit=50 next to GET /employees?limit=50 (autocannon,
-//      4 connections), alternated.
+//      4 connections), alternated;
+//   4. every export template (docs/pay-periods.md, "Export profiles"): a profile made from each
+//      (payroll ids set for everyone first), October exported in it --rounds times after the
+//      default export, alternated; seconds against the baseline and the server's RSS growth.
 // Ratios hold within one run only: the machine may be shared.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -83,6 +86,8 @@ async function main(): Promise<void> {
       records += await seedShifts(db, ids, weekdays(2026, 10, DAYS));
       records += await seedShifts(db, ids.slice(0, SMALL), weekdays(2026, 9, DAYS));
       await writeMonthlyPaySettings(db);
+      // Payroll ids for everyone, so that the templates write what a real file holds.
+      await db.raw("UPDATE employees SET payroll_id = CONCAT('P', id)");
     } finally {
       await db.destroy();
     }
@@ -143,6 +148,31 @@ async function main(): Promise<void> {
       sheets.push(await measure({ url: `${api}/timesheets?period=2026-10-01&limit=50`, method: 'GET', headers }, shape));
       employeeLists.push(await measure({ url: `${api}/employees?limit=50`, method: 'GET', headers }, shape));
     }
+    // 4. Every template, in a profile made from it, against the baseline (alternated).
+    const templates: Array<{ id: string; seconds: number[]; bare: number[]; bytes: number; growth: number }> = [];
+    const constants: Record<string, Record<string, string>> = {
+      'adp-workforce-now': { co_code: 'X7K', batch_id: '4500' },
+      'paychex-flex': { client_id: '70012345' },
+    };
+    for (const template of ['default', 'gusto', 'adp-workforce-now', 'quickbooks-online', 'paychex-flex']) {
+      const made = await fetch(`${api}/export-profiles`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ template, name: `bench ${template}`, constants: constants[template] ?? {} }),
+      });
+      if (made.status !== 201) throw new Error(`POST /export-profiles answered ${made.status}`);
+      const { id } = (await made.json()) as { id: string };
+      const row = { id: template, seconds: [] as number[], bare: [] as number[], bytes: 0, growth: 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const before = rssMb(server.pid);
+        const result = await download(`${api}/pay-periods/2026-10-01/export?profile=${id}`, fixture.token, server.pid);
+        row.growth = Math.max(row.growth, result.peakMb - before);
+        row.seconds.push(result.seconds);
+        row.bytes = result.bytes;
+        row.bare.push((await download(`http://${HOST}:${baselinePort}/?from=2026-10-01&to=2026-10-31`, undefined)).seconds);
+      }
+      templates.push(row);
+    }
     await children.stop(server);
     await children.stop(baseline);
 
@@ -176,6 +206,13 @@ async function main(): Promise<void> {
         '|---|---|---|---|',
         `| GET /timesheets?period=2026-10-01&limit=50 | ${sheetList.rps.toFixed(0)} | ${sheetList.p50.toFixed(1)} | ${sheetList.failures} |`,
         `| GET /employees?limit=50 | ${employeeList.rps.toFixed(0)} | ${employeeList.p50.toFixed(1)} | ${employeeList.failures} |`,
+        '',
+        `| October in a profile made from each template (median of ${ROUNDS}) | bytes | seconds | baseline seconds | ratio | RSS growth, worst (MB) |`,
+        '|---|---|---|---|---|---|',
+        ...templates.map(
+          (row) =>
+            `| ${row.id} | ${row.bytes} | ${median(row.seconds).toFixed(2)} | ${median(row.bare).toFixed(2)} | ${(median(row.seconds) / median(row.bare)).toFixed(2)}x | ${row.growth.toFixed(1)} |`,
+        ),
         '',
       ].join('\n'),
     );

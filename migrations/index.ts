@@ -23,6 +23,7 @@ import * as webhookAttempts from './0021_webhook_attempts';
 import * as payPeriods from './0022_pay_periods';
 import * as deletions from './0023_deletions';
 import * as attendanceMarks from './0024_attendance_marks';
+import * as exportProfiles from './0025_export_profiles';
 
 export interface Migration {
   name: string;
@@ -59,4 +60,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0022_pay_periods', ...payPeriods },
   { name: '0023_deletions', ...deletions },
   { name: '0024_attendance_marks', ...attendanceMarks },
+  { name: '0025_export_profiles', ...exportProfiles },
 ];

@@ -7,6 +7,7 @@ import type { Clock } from './clock';
 import type { Config } from './config';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
+import { exportProfileRoutes } from './export-profiles/routes';
 import { employeeRoutes } from './employees/routes';
 import { ServiceUnavailableError } from './errors';
 import { errorHandler } from './http/error-handler';
@@ -125,6 +126,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
       exportConcurrency: config.exportConcurrency,
       exportProcessConcurrency: config.exportProcessConcurrency,
     }),
+    exportProfileRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -3,6 +3,7 @@ import { attendanceSchema, describeAttendance } from './attendance/openapi';
 import { describeTokens } from './auth/openapi';
 import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
+import { describeExportProfiles } from './export-profiles/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
@@ -68,6 +69,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeAttendance(registry);
   describeTerminals(registry);
   describePayPeriods(registry);
+  describeExportProfiles(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { importIcehrm, TargetNotEmptyError } from '../import/icehrm-import';
+import { importIcehrm, TargetNotEmptyError, UnknownSourceFieldError } from '../import/icehrm-import';
 import { type IcehrmSource, openIcehrmSource, SourceError } from '../import/icehrm-source';
 import type { ImportProgress, ImportReport, TableCounts } from '../import/report';
 import { isCalendarDate } from '../time';
@@ -17,8 +17,14 @@ export function registerImportCommands(program: Command, context: CliContext): v
     .option('--dry-run', 'read and check everything, report what would happen, write nothing')
     .option('--since <date>', 'only attendance that begins on or after this day (YYYY-MM-DD), for a later re-run')
     .option('--merge', 'import even though this database holds employees that did not come from IceHrm')
-    .action(async (options: { from: string; dryRun?: boolean; since?: string; merge?: boolean }) => {
+    .option(
+      '--payroll-id-from <field>',
+      'copy this IceHrm employee field (e.g. custom1) into payroll_id; without it payroll_id is left as it is',
+    )
+    .action(async (options: { from: string; dryRun?: boolean; since?: string; merge?: boolean; payrollIdFrom?: string }) => {
       if (options.since !== undefined && !isCalendarDate(options.since)) throw new CliError('--since must be a date YYYY-MM-DD', BAD_INPUT);
+      if (options.payrollIdFrom !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(options.payrollIdFrom))
+        throw new CliError('--payroll-id-from must name an IceHrm employee field (letters, digits, _)', BAD_INPUT);
       let source: IcehrmSource;
       try {
         source = await openIcehrmSource(options.from);
@@ -42,6 +48,7 @@ export function registerImportCommands(program: Command, context: CliContext): v
               dryRun,
               merge: options.merge === true,
               since: options.since,
+              payrollIdFrom: options.payrollIdFrom,
               now: context.io.clock.now(),
               fallbackTimezone: defaultTimezone,
               attendance: { maxShiftHours, punchFutureToleranceSeconds },
@@ -49,7 +56,8 @@ export function registerImportCommands(program: Command, context: CliContext): v
             progress,
           );
         } catch (error) {
-          if (error instanceof TargetNotEmptyError) throw new CliError(error.message, BAD_INPUT);
+          if (error instanceof TargetNotEmptyError || error instanceof UnknownSourceFieldError)
+            throw new CliError(error.message, BAD_INPUT);
           throw error;
         }
         printReport(context, report, { dryRun, seconds: Number(process.hrtime.bigint() - started) / 1e9 });

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import type { Command } from 'commander';
 import { retryConflicts } from '../db/retry-conflicts';
 import { AppError } from '../errors';
+import { findExportProfile } from '../export-profiles/repository';
 import { type ExportFormat, writeExport } from '../pay-periods/export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
 import { listPeriods, periodListRange, resolvePeriod } from '../pay-periods/periods';
@@ -90,32 +91,49 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
     .option('--format <format>', 'csv or json', 'csv')
     .option('--out <file>', 'write it to this file (created or replaced) instead of standard output')
-    .action(async (options: { start: string; format: string; out?: string }) => {
+    .option('--profile <id>', 'the export profile of a CSV (GET /export-profiles lists them)', 'default')
+    .action(async (options: { start: string; format: string; out?: string; profile: string }) => {
       const start = dateOption(options.start, '--start') as string;
       if (options.format !== 'csv' && options.format !== 'json') throw new CliError('--format must be csv or json');
       const format: ExportFormat = options.format;
       const { db } = await context.instance();
       const settings = await readPayPeriodSettings(db);
       const period = await asCliErrors(() => resolvePeriod(db, settings, start));
+      const profile = await findExportProfile(db, options.profile);
+      if (!profile) throw new CliError(`--profile names no export profile: ${options.profile}`);
       if (options.out === undefined) {
         const stdout = context.io.stdout;
-        await writeExport(db, period, settings, format, {
-          // Standard output is a stream when run for real: wait for a pipe's reader to catch up.
-          write: async (chunk) => {
-            if (stdout.write(chunk) === false && stdout instanceof EventEmitter) await once(stdout, 'drain');
+        await writeExport(
+          db,
+          period,
+          settings,
+          format,
+          {
+            // Standard output is a stream when run for real: wait for a pipe's reader to catch up.
+            write: async (chunk) => {
+              if (stdout.write(chunk) === false && stdout instanceof EventEmitter) await once(stdout, 'drain');
+            },
           },
-        });
+          profile,
+        );
         return;
       }
       const file = createWriteStream(options.out);
       await once(file, 'open').catch((error: Error) => {
         throw new CliError(`--out cannot be written: ${error.message}`);
       });
-      await writeExport(db, period, settings, format, {
-        write: async (chunk) => {
-          if (!file.write(chunk)) await once(file, 'drain');
+      await writeExport(
+        db,
+        period,
+        settings,
+        format,
+        {
+          write: async (chunk) => {
+            if (!file.write(chunk)) await once(file, 'drain');
+          },
         },
-      });
+        profile,
+      );
       file.end();
       await once(file, 'finish');
       context.print(`Wrote the pay period ${period.start} to ${period.end} to ${options.out}.`);

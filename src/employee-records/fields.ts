@@ -42,6 +42,7 @@ export const EMPLOYEE_FIELDS = [
   'approver3',
   'timezone',
   'attendance_device_id',
+  'payroll_id',
 ] as const;
 
 export type EmployeeField = (typeof EMPLOYEE_FIELDS)[number];

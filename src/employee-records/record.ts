@@ -48,6 +48,8 @@ export interface EmployeeColumns {
   timezone: string;
   /** The badge, card or PIN number attendance terminals know the employee by. */
   attendance_device_id: string | null;
+  /** The id the payroll system knows the employee by (ADP's file number, Paychex's worker id). */
+  payroll_id: string | null;
 }
 
 /**

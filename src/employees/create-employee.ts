@@ -49,6 +49,7 @@ const EMPTY_EMPLOYEE: Omit<EmployeeColumns, 'employee_id' | 'first_name' | 'last
   approver2_id: null,
   approver3_id: null,
   attendance_device_id: null,
+  payroll_id: null,
 };
 
 /**

@@ -130,6 +130,7 @@ const FILTERS: Record<string, Filter> = {
         'private_email',
         'timezone',
         'attendance_device_id',
+        'payroll_id',
       ] as const
     ).map((field) => [field, { value: text, column: `e.${field}`, comparison: 'text' }]),
   ),
@@ -201,6 +202,7 @@ const SORT_FIELDS = [
   'timezone',
   'created_at',
   'attendance_device_id',
+  'payroll_id',
 ] as const;
 
 const SORT_ORDERS: Record<string, 'ascend' | 'descend'> = { ascend: 'ascend', asc: 'ascend', descend: 'descend', desc: 'descend' };

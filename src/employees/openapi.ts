@@ -85,6 +85,11 @@ export const employeeSchema = z
         'The badge, card or PIN number attendance terminals know the employee by (unique; admins write it; personal: see docs/terminals.md)',
       example: '004217',
     }),
+    payroll_id: text(64).meta({
+      description:
+        "The id the payroll system knows the employee by (ADP's file number, Paychex's worker id, Gusto's employee id): unique when set (409 `duplicate`); admins write it; export profiles write it (docs/pay-periods.md)",
+      example: 'ADP-004217',
+    }),
     created_at: instant.meta({ example: '2026-11-22T11:00:00.000Z' }),
     updated_at: instant,
     restricted_fields: z

@@ -112,6 +112,7 @@ const VALUES: Record<Exclude<ReadField, 'id'>, Value> = {
   approver3: (r) => employee(r.approver3_id, r.employeeNames.approver3),
   timezone: (r) => r.timezone,
   attendance_device_id: (r) => optional(r.attendance_device_id),
+  payroll_id: (r) => optional(r.payroll_id),
   created_at: (r) => sqlDateTimeToIso(r.created_at),
   updated_at: (r) => sqlDateTimeToIso(r.updated_at),
 };
@@ -179,6 +180,7 @@ function wholeView(r: EmployeeRecord, names: NameLookup, personal: boolean): Emp
     approver3: employee(r.approver3_id, r.employeeNames.approver3),
     timezone: r.timezone,
     attendance_device_id: personal ? optional(r.attendance_device_id) : undefined,
+    payroll_id: optional(r.payroll_id),
     created_at: sqlDateTimeToIso(r.created_at),
     updated_at: sqlDateTimeToIso(r.updated_at),
     restricted_fields: personal ? undefined : PERSONAL_FIELDS,

@@ -81,6 +81,10 @@ const employeeWriteShape = {
       .max(100, { error: 'must be at most 100 characters' })
       .nullable(),
   ),
+  payroll_id: z.preprocess(
+    blankToNull,
+    z.string({ error: 'must be a string' }).trim().max(64, { error: 'must be at most 64 characters' }).nullable(),
+  ),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */

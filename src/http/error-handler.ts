@@ -13,7 +13,7 @@ import { FORM_FIELD_LIMIT } from './json-body';
 import { sendProblem } from './problem';
 
 /** Fields whose uniqueness a client can violate: codes, usernames, reference names. */
-const UNIQUE_FIELDS = ['employee_id', 'attendance_device_id', 'username', 'name'];
+const UNIQUE_FIELDS = ['employee_id', 'attendance_device_id', 'payroll_id', 'username', 'name'];
 
 /** The field a unique violation is about, from the index name or column list the driver gives. */
 function duplicateField(key: string): string | undefined {

@@ -118,6 +118,12 @@ export async function importEmployees(
 
   const accepted = new Map<number, { columns: EmployeeColumns; links: SourceRow }>();
   const codes = new Map<string, number>();
+  // Payroll ids held here (any case) by employees the import does not write: a copied one must not meet them.
+  const payrollIds = new Map<string, number>();
+  if (context.payrollIdFrom !== undefined) {
+    const held = (await db('employees').whereNotNull('payroll_id').select('id', 'payroll_id')) as Array<{ id: number; payroll_id: string }>;
+    for (const row of held) if (!ledger.has(Number(row.id))) payrollIds.set(row.payroll_id.toLowerCase(), Number(row.id));
+  }
   for (const row of source.employees) {
     counts.read++;
     const id = Number(row.id);
@@ -144,6 +150,7 @@ export async function importEmployees(
       continue;
     }
     codes.set(codeKey, id);
+    if (context.payrollIdFrom !== undefined) columns.payroll_id = payrollIdOf(row, context.payrollIdFrom, id, payrollIds, notes);
     for (const note of notes) report.notes.push(`${what}: ${note}`);
     accepted.set(id, { columns, links: row });
   }
@@ -173,6 +180,26 @@ export async function importEmployees(
   if (!context.dryRun) await writeEmployees(context, planned, new Set(here.keys()), displacer ? firstStart : undefined);
   context.progress.tableDone('employees', counts);
   return new Map([...accepted].map(([id, { columns }]) => [id, columns.timezone]));
+}
+
+/**
+ * The payroll id `--payroll-id-from` copies from the IceHrm employee's `field`: its text, trimmed;
+ * empty, longer than 64 characters or another employee's (any case): left empty, noted.
+ */
+function payrollIdOf(row: SourceRow, field: string, id: number, taken: Map<string, number>, notes: string[]): string | null {
+  const value = textOrNull(row[field])?.trim() || null;
+  if (value === null) return null;
+  if (value.length > 64) {
+    notes.push(`payroll_id from ${field} ${quoted(value)} is longer than 64 characters: left empty`);
+    return null;
+  }
+  const holder = taken.get(value.toLowerCase());
+  if (holder !== undefined && holder !== id) {
+    notes.push(`payroll_id from ${field} ${quoted(value)} is already employee ${holder}'s: left empty`);
+    return null;
+  }
+  taken.set(value.toLowerCase(), id);
+  return value;
 }
 
 function employeeColumns(

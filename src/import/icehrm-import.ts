@@ -15,11 +15,16 @@ interface ImportOptions {
   merge: boolean;
   /** Only attendance that begins on or after this day (YYYY-MM-DD, IceHrm's wall clock). */
   since?: string;
+  /** The IceHrm employee field copied into payroll_id (`--payroll-id-from`); none by default. */
+  payrollIdFrom?: string;
   now: Date;
   /** The time zone of employees whose department names none: the instance's default_timezone. */
   fallbackTimezone: string;
   attendance: AttendanceSettings;
 }
+
+/** `--payroll-id-from` names a field IceHrm's employees do not have. */
+export class UnknownSourceFieldError extends Error {}
 
 /** The target holds employees that did not come from IceHrm, and --merge was not given. */
 export class TargetNotEmptyError extends Error {}
@@ -36,6 +41,7 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
     db,
     dryRun: options.dryRun,
     merge: options.merge,
+    payrollIdFrom: options.payrollIdFrom,
     now: options.now,
     nowSql: toSqlDateTime(options.now),
     report,
@@ -50,6 +56,12 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
       );
     }
   }
+
+  // Read before anything is written: a field the employees lack stops the import here.
+  const employeeRows = await source.rows('Employees');
+  const payrollField = options.payrollIdFrom;
+  if (payrollField !== undefined && employeeRows.length > 0 && !Object.hasOwn(employeeRows[0]!, payrollField))
+    throw new UnknownSourceFieldError(`--payroll-id-from: IceHrm's employees have no field ${payrollField}`);
 
   if (source.missingColumns.size > 0) {
     const missing = [...source.missingColumns].map(([table, columns]) => `${table} ${columns.join(', ')}`).join('; ');
@@ -67,7 +79,7 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
 
   const employees = await importEmployees(
     context,
-    { employees: await source.rows('Employees'), departments: structure },
+    { employees: employeeRows, departments: structure },
     { nationalities, provinces, countries, employmentStatuses, jobTitles, payGrades, departments },
     options.fallbackTimezone,
   );

@@ -48,6 +48,11 @@ export interface ImportContext {
   db: Db;
   dryRun: boolean;
   merge: boolean;
+  /**
+   * The IceHrm employee field copied into payroll_id (`--payroll-id-from`); undefined: payroll_id
+   * is neither written nor part of an employee's fingerprint, so a re-run without it changes nothing.
+   */
+  payrollIdFrom?: string;
   now: Date;
   /** `now` as the DATETIME(3) columns store it. */
   nowSql: string;

@@ -3,11 +3,15 @@ import type { ServerResponse } from 'node:http';
 import type { Db } from '../db/connect';
 import { readAttendanceMarks } from '../period-guard/change-marks';
 import { lastReadingOn } from '../time';
-import { formatHours, hoursOf } from '../pay-rules/classify';
+import { type ExportProfile, exportFilename, findTemplate, templateProfile } from '../export-profiles/definition';
+import { type EmployeeFields, longRows, profileWriter } from '../export-profiles/render';
+import { findExportProfile } from '../export-profiles/repository';
+import { BadRequestError } from '../errors';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
+import { employeeFieldsOf, usesEmployeeFields, usesReferenceNames } from './export-fields';
 import { classifiedDaysOf, daysFromFrozen } from './timesheets';
 
 // The payroll export of a period (docs/pay-periods.md, "Export"): one row per employee, date and
@@ -20,7 +24,13 @@ export type ExportFormat = 'csv' | 'json';
  * The version of the export's rendering. Part of an open period's ETag: a release that renders
  * the same data differently must not answer 304 to a copy made by the previous one.
  */
-const EXPORT_RENDERING = 2;
+const EXPORT_RENDERING = 3;
+
+/** The profile an export uses when the request names none (CONTRACT 6.6): exactly 6.3's CSV. */
+export const DEFAULT_PROFILE: ExportProfile = templateProfile(findTemplate('default')!);
+
+/** The pay group of every export until pay groups exist (CONTRACT 6.4): group 1, `Default`. */
+const GROUP = { id: '1', name: 'Default' };
 
 /**
  * Employees per batch of the export. Small enough that a batch's rows are gone before the young
@@ -29,23 +39,10 @@ const EXPORT_RENDERING = 2;
  */
 const EXPORT_BATCH = 100;
 
-export const CSV_HEADER = 'employee_id,employee,date,code,hours,timesheet_status\r\n';
-
 /** An employee of the export and their place in its order. */
 interface ExportEmployee {
   id: number;
   code: string;
-}
-
-/**
- * A CSV text field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled.
- * Text beginning with =, +, -, @, tab or CR gets a leading ' first, so a spreadsheet shows it
- * rather than running it as a formula (CONTRACT 6.6). Numbers the server writes (ids, hours) do
- * not come through here.
- */
-export function csvField(value: string): string {
-  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
 /** By the code's UTF-8 bytes, as the export is ordered (JavaScript's < compares UTF-16 units). */
@@ -55,14 +52,18 @@ function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; byt
 
 /**
  * A strong ETag of the export, computed before anything is sent. A locked period's export depends
- * only on its lock (its snapshots are written once, with the lock row): the lock's start and time
- * name it. An open period's depends on the settings, the records counted in it (and its first
- * workweek), the employees' codes and the approvals: for the records, the change marks of the
- * months they count in (a row per employee and month, src/period-guard/change-marks.ts, not a
- * read of every record); for the others a fingerprint (count, largest id, sum of ids, latest
- * change); and the rendering version. Any write that changes what the export shows changes one
- * of them (docs/pay-periods.md, "Export"). An HMAC under the instance's
- * entity-tag key (`key`), as every other ETag: the counts and ids it covers stay unreadable.
+ * only on its lock (its snapshots are written once, with the lock row, the employees' names and
+ * ids with them): the lock's start and time name it. An open period's depends on the settings,
+ * the records counted in it (and its first workweek), the employees (codes, names, payroll ids)
+ * and the approvals: for the records, the change marks of the months they count in (a row per
+ * employee and month, src/period-guard/change-marks.ts, not a read of every record); for the
+ * others a fingerprint (count, largest id, sum of ids, latest change); with a profile that
+ * writes department, job title or pay grade names, those names; and the rendering version. A CSV's
+ * tag also names its profile and the profile's version (a template's: TEMPLATES_VERSION), so a
+ * changed profile never answers 304 to a file made by its previous version. Any write that
+ * changes what the export shows changes one of them (docs/pay-periods.md, "Export"). An HMAC
+ * under the instance's entity-tag key (`key`), as every other ETag: the counts and ids it covers
+ * stay unreadable.
  */
 export async function exportEtag(
   db: Db,
@@ -70,13 +71,16 @@ export async function exportEtag(
   period: PayPeriod,
   settings: PayPeriodSettings,
   format: ExportFormat,
+  profile: ExportProfile = DEFAULT_PROFILE,
 ): Promise<string> {
+  const rendering =
+    format === 'csv' ? [EXPORT_RENDERING, format, profile.id, profile.template, profile.version] : [EXPORT_RENDERING, format];
   let parts: unknown[];
   if (period.status === 'locked') {
-    parts = ['locked', EXPORT_RENDERING, format, period.start, period.end, period.locked_at, period.locked_by];
+    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by];
   } else {
     const first = addDays(period.start, -6);
-    const [stored, records, employees, approvals] = await Promise.all([
+    const [stored, records, employees, approvals, names] = await Promise.all([
       readStoredPayPeriodSettings(db),
       readAttendanceMarks(db, first, period.end),
       db('employees').first(
@@ -92,8 +96,9 @@ export async function exportEtag(
           db.raw('max(updated_at) as changed'),
           db.raw("sum(case when status = 'approved' then employee_id else 0 end) as approved"),
         ),
+      format === 'csv' ? referenceNamesFingerprint(db, profile) : Promise.resolve(null),
     ]);
-    parts = ['open', EXPORT_RENDERING, format, period.start, period.end, stored ?? null, settings, records, employees, approvals];
+    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, records, employees, approvals, names];
   }
   // 32 characters, the export tag's published form (an HMAC-SHA-256 as entityTag's, longer).
   const digest = createHmac('sha256', key)
@@ -102,11 +107,41 @@ export async function exportEtag(
   return `"${digest.slice(0, 32)}"`;
 }
 
-/** The headers of an export's answer (docs/pay-periods.md, "Export"), sent before its rows. */
-export function sendExportHeaders(res: ServerResponse, period: PayPeriod, format: ExportFormat): void {
+/** The names of the reference tables a profile writes (renaming one changes no employee row). */
+async function referenceNamesFingerprint(db: Db, profile: ExportProfile): Promise<unknown> {
+  const tables = usesReferenceNames(profile);
+  if (tables.length === 0) return null;
+  return Promise.all(tables.map((table) => db(table).orderBy('id').select('id', 'name')));
+}
+
+/**
+ * The headers of an export's answer (docs/pay-periods.md, "Export"), sent before its rows: a CSV's
+ * file name from its profile's pattern, made safe for the header.
+ */
+export function sendExportHeaders(
+  res: ServerResponse,
+  period: PayPeriod,
+  format: ExportFormat,
+  profile: ExportProfile = DEFAULT_PROFILE,
+): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
-  res.setHeader('Content-Disposition', `attachment; filename="pay-period-${period.start}.${format}"`);
+  const filename = format === 'csv' ? exportFilename(profile.filename, period, GROUP.id) : `pay-period-${period.start}.json`;
+  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+}
+
+/** The profile `?profile=` names (default: `default`); 400 naming `profile` when there is none. */
+export async function exportProfileOf(db: Db, id: string | undefined): Promise<ExportProfile> {
+  if (id === undefined) return DEFAULT_PROFILE;
+  const profile = await findExportProfile(db, id);
+  if (!profile)
+    throw new BadRequestError({
+      code: 'invalid_query',
+      title: 'Invalid query parameters',
+      detail: `profile names no export profile: ${id}`,
+      errors: [{ field: 'profile', message: 'names no export profile (GET /export-profiles lists them)' }],
+    });
+  return profile;
 }
 
 /** Where the export goes: a response or a file; `write` resolves once the chunk may be followed by another. */
@@ -114,47 +149,50 @@ export interface ExportSink {
   write(chunk: string): Promise<void>;
 }
 
-/** The export's rows, written to `sink` in batches of employees; the caller has sent the headers. */
+/**
+ * The export's rows, written to `sink` in batches of employees; the caller has sent the headers.
+ * A CSV is written in `profile`; JSON keeps CONTRACT 6.3's rows. Either way each employee's
+ * hours of a code add up to the timesheet's total for it (largest remainder, src/export-profiles/render.ts).
+ */
 export async function writeExport(
   db: Db,
   period: PayPeriod,
   settings: PayPeriodSettings,
   format: ExportFormat,
   sink: ExportSink,
+  profile: ExportProfile = DEFAULT_PROFILE,
 ): Promise<void> {
-  const row =
-    format === 'csv'
-      ? (code: string, id: number, date: string, kind: string, seconds: number, status: string) =>
-          `${csvField(code)},${id},${date},${kind},${formatHours(seconds)},${status}\r\n`
-      : (code: string, id: number, date: string, kind: string, seconds: number, status: string) =>
-          JSON.stringify({ employee_id: code, employee: String(id), date, code: kind, hours: hoursOf(seconds), timesheet_status: status });
+  const writer = profileWriter(profile, { start: period.start, end: period.end, group: GROUP.name });
+  const jsonRows = (sheet: ExportSheet) =>
+    longRows(sheet.days, { hours_format: 'decimal', decimals: 2, include_zero: false }).map((row) =>
+      JSON.stringify({
+        employee_id: sheet.fields.code,
+        employee: String(sheet.fields.id),
+        date: row.date,
+        code: row.code,
+        hours: row.units / 100,
+        timesheet_status: sheet.status,
+      }),
+    );
   let first = true;
-  if (format === 'csv') await sink.write(CSV_HEADER);
+  if (format === 'csv') await sink.write(writer.header);
   else await sink.write(`{"period":${JSON.stringify(period)},"rows":[`);
 
+  const withFields = format === 'csv' && usesEmployeeFields(profile);
   const employees = await exportEmployeesOf(db, period);
   for (let at = 0; at < employees.length; at += EXPORT_BATCH) {
     const batch = employees.slice(at, at + EXPORT_BATCH);
-    const sheets = await batchSheets(db, period, settings, batch);
+    const sheets = await batchSheets(db, period, settings, batch, withFields);
     let text = '';
     for (const employee of batch) {
       const sheet = sheets.get(employee.id);
       if (!sheet) continue;
-      for (const day of sheet.days) {
-        if (day.worked === 0) continue;
-        for (const [kind, seconds] of [
-          ['REG', day.regular],
-          ['OT', day.overtime],
-          ['DT', day.double_time],
-        ] as const) {
-          if (seconds <= 0) continue;
-          const line = row(sheet.code, employee.id, day.date, kind, seconds, sheet.status);
-          if (format === 'json') {
-            text += first ? line : `,${line}`;
-            first = false;
-          } else text += line;
+      if (format === 'csv') text += writer.employeeLines(sheet.fields, sheet.status, sheet.days);
+      else
+        for (const line of jsonRows(sheet)) {
+          text += first ? line : `,${line}`;
+          first = false;
         }
-      }
     }
     if (text) await sink.write(text);
   }
@@ -185,9 +223,14 @@ async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmplo
 }
 
 interface ExportSheet {
-  code: string;
+  fields: EmployeeFields;
   status: string;
   days: Array<{ date: string; worked: number; regular: number; overtime: number; double_time: number }>;
+}
+
+/** Fields for a profile that writes only codes and ids (the default): no read of names. */
+function codeOnly(id: number, code: string): EmployeeFields {
+  return { id, code, payroll_id: null, first_name: '', last_name: '', department: null, job_title: null, pay_grade: null };
 }
 
 async function batchSheets(
@@ -195,6 +238,7 @@ async function batchSheets(
   period: PayPeriod,
   settings: PayPeriodSettings,
   batch: ExportEmployee[],
+  withFields: boolean,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const sheets = new Map<number, ExportSheet>();
@@ -202,29 +246,42 @@ async function batchSheets(
     const rows = (await db('pay_period_snapshots')
       .where('period_start', period.start)
       .whereIn('employee_id', ids)
-      .select('employee_id', 'employee_code', 'timesheet_status', 'days')) as Array<Record<string, unknown>>;
+      .select('employee_id', 'employee_code', 'timesheet_status', 'days', ...(withFields ? ['employee_fields'] : []))) as Array<
+      Record<string, unknown>
+    >;
+    // A lock taken before migration 0025 froze no names: those employees' current ones.
+    const unfrozen = withFields ? rows.filter((row) => row.employee_fields == null).map((row) => Number(row.employee_id)) : [];
+    const current = unfrozen.length > 0 ? await employeeFieldsOf(db, unfrozen) : new Map<number, EmployeeFields>();
     for (const row of rows) {
-      sheets.set(Number(row.employee_id), {
-        code: String(row.employee_code),
-        status: String(row.timesheet_status),
-        days: daysFromFrozen(String(row.days), period),
-      });
+      const id = Number(row.employee_id);
+      const code = String(row.employee_code);
+      const fields = !withFields
+        ? codeOnly(id, code)
+        : row.employee_fields != null
+          ? { ...(JSON.parse(String(row.employee_fields)) as EmployeeFields), id, code }
+          : { ...(current.get(id) ?? codeOnly(id, code)), code };
+      sheets.set(id, { fields, status: String(row.timesheet_status), days: daysFromFrozen(String(row.days), period) });
     }
     return sheets;
   }
-  const [counts, approvals] = await Promise.all([
+  const [counts, approvals, fields] = await Promise.all([
     classifiedDaysOf(db, ids, period, settings),
     db('timesheet_approvals')
       .where('period_start', period.start)
       .whereIn('employee_id', ids)
       .where('status', 'approved')
       .select('employee_id') as Promise<Array<{ employee_id: number | string }>>,
+    withFields ? employeeFieldsOf(db, ids) : Promise.resolve(new Map<number, EmployeeFields>()),
   ]);
   const approved = new Set(approvals.map((row) => Number(row.employee_id)));
   for (const employee of batch) {
     const counted = counts.get(employee.id);
     if (counted)
-      sheets.set(employee.id, { code: employee.code, status: approved.has(employee.id) ? 'approved' : 'open', days: counted.days });
+      sheets.set(employee.id, {
+        fields: fields.get(employee.id) ?? codeOnly(employee.id, employee.code),
+        status: approved.has(employee.id) ? 'approved' : 'open',
+        days: counted.days,
+      });
   }
   return sheets;
 }

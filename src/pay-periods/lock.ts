@@ -10,6 +10,7 @@ import { dayNumber, isCalendarDate, lastReadingOn } from '../time';
 import { recordEvents } from '../webhooks/outbox';
 import { findLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
+import { employeeFieldsOf, frozenFieldsJson } from './export-fields';
 import { classifiedDaysOf, frozenDaysJson, SHEET_BATCH } from './timesheets';
 
 /** Who locks or unlocks, when, and (over HTTP) the request: the audit row and the events say it. */
@@ -124,7 +125,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
     if (employees.length === 0) break;
     after = Number(employees[employees.length - 1]!.id);
     const ids = employees.map((employee) => Number(employee.id));
-    const counts = await classifiedDaysOf(trx, ids, dates, settings);
+    const [counts, fields] = await Promise.all([classifiedDaysOf(trx, ids, dates, settings), employeeFieldsOf(trx, ids)]);
     const rows = employees.map((employee) => {
       const id = Number(employee.id);
       const { days, openRecords } = counts.get(id)!;
@@ -141,6 +142,8 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
         timesheet_status: status,
         open_records: openRecords,
         days: frozenDaysJson(days),
+        // Names and ids as they are at the lock: export profiles write them (byte-identical files).
+        employee_fields: fields.has(id) ? frozenFieldsJson(fields.get(id)!) : null,
       };
     });
     if (context.requireApproved && unapprovedCount > 0) continue;

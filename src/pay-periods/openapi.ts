@@ -193,9 +193,9 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     operationId: 'exportPayPeriod',
     tags,
     security,
-    summary: 'The payroll export of a period: hours per employee, date and code (admins), streamed',
+    summary: 'The payroll export of a period in an export profile (admins), streamed',
     description:
-      'CSV (RFC 4180): `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe.',
+      "CSV (RFC 4180) in the profile `profile` names (GET /export-profiles; default `default`: `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code); its file name from the profile's pattern. JSON keeps the default rows whatever the profile. Per employee and code the rows add up to the timesheet's total (largest-remainder rounding); no row has zero hours unless the profile has `include_zero`. A profile that does not exist: 400 naming `profile`. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe.",
     request: {
       params: startParam,
       query: exportQuery,
@@ -204,7 +204,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     responses: {
       200: {
         description: 'The export (Content-Disposition: attachment)',
-        headers: z.object({ ...etagHeader, 'Content-Disposition': z.string().max(100) }),
+        headers: z.object({ ...etagHeader, 'Content-Disposition': z.string().max(300) }),
         content: {
           'text/csv': {
             schema: z

@@ -13,7 +13,7 @@ import { sendJson } from '../http/send';
 import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
-import { exportEtag, sendExportHeaders, writeExport } from './export';
+import { exportEtag, exportProfileOf, sendExportHeaders, writeExport } from './export';
 import { ExportBudget } from './export-budget';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
 import { listPeriods, periodListRange, settingsAndPeriod } from './periods';
@@ -143,14 +143,19 @@ export function payPeriodRoutes({
       {
         get: async (req, res) => {
           assertAdmin(callerOf(req), 'export pay periods');
-          const { format } = parseQuery(exportQuery, req.query);
+          const query = parseQuery(exportQuery, req.query);
+          const { format } = query;
           const instance = instanceOf(req);
-          const { settings, period } = await settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start);
-          if (answeredNotModified(req, res, await exportEtag(instance.db, instance.entityTagKey, period, settings, format))) return;
+          const [{ settings, period }, profile] = await Promise.all([
+            settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start),
+            exportProfileOf(instance.db, query.profile),
+          ]);
+          if (answeredNotModified(req, res, await exportEtag(instance.db, instance.entityTagKey, period, settings, format, profile)))
+            return;
           const giveBack = exports.take(instance);
           try {
-            sendExportHeaders(res, period, format);
-            if (req.method !== 'HEAD') await writeExport(instance.db, period, settings, format, responseSink(res));
+            sendExportHeaders(res, period, format, profile);
+            if (req.method !== 'HEAD') await writeExport(instance.db, period, settings, format, responseSink(res), profile);
             res.end();
           } finally {
             giveBack();

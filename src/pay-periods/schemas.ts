@@ -51,6 +51,12 @@ export const lockQuery = z.strictObject({
 /** GET /pay-periods/{start}/export */
 export const exportQuery = z.strictObject({
   format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('csv'),
+  profile: z
+    .string({ error: 'must be an export profile id' })
+    .max(40, { error: 'must be an export profile id' })
+    .regex(/^[a-z0-9-]{1,40}$/, { error: 'must be an export profile id' })
+    .optional()
+    .meta({ description: 'The export profile of a CSV (GET /export-profiles); default `default`, the CSV of CONTRACT 6.3' }),
 });
 
 const HOURS_MESSAGE = `must be null or a number of hours above 0, at most ${MAX_THRESHOLD_HOURS}, with at most 2 decimals`;

@@ -111,6 +111,7 @@ function demoEmployee(
     timezone: random.pick(TIMEZONES),
     // The badge number terminals know them by: unique, as the employee id.
     attendance_device_id: String(100000 + id),
+    payroll_id: null,
   };
 }
 

@@ -35,11 +35,19 @@ export async function storeAsImported(t: TestApp, id: number | null, columns: Re
 }
 
 /**
- * An employee row as a database migrated before 0017 holds it (no attendance_device_id), for the
+ * An employee row as a database migrated before 0017 holds it (no attendance_device_id, nor 0025's payroll_id), for the
  * tests of earlier migrations, which run the migrations only up to theirs before inserting.
  */
-export function employeeColumnsBefore0017(overrides: Partial<EmployeeColumns> = {}): Omit<EmployeeColumns, 'attendance_device_id'> {
-  const { attendance_device_id: _added, ...columns } = employeeColumns(overrides);
+export function employeeColumnsBefore0017(
+  overrides: Partial<EmployeeColumns> = {},
+): Omit<EmployeeColumns, 'attendance_device_id' | 'payroll_id'> {
+  const { attendance_device_id: _added, payroll_id: _added0025, ...columns } = employeeColumns(overrides);
+  return columns;
+}
+
+/** An employee row as a database migrated before 0025 holds it (no payroll_id). */
+export function employeeColumnsBefore0025(overrides: Partial<EmployeeColumns> = {}): Omit<EmployeeColumns, 'payroll_id'> {
+  const { payroll_id: _added, ...columns } = employeeColumns(overrides);
   return columns;
 }
 
@@ -84,6 +92,7 @@ export function employeeColumns(overrides: Partial<EmployeeColumns> = {}): Emplo
     approver3_id: null,
     timezone: 'UTC',
     attendance_device_id: null,
+    payroll_id: null,
     ...overrides,
   };
 }

@@ -83,6 +83,7 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
       approver3: null,
       timezone: 'Europe/London',
       attendance_device_id: null,
+      payroll_id: null,
       created_at: created,
       updated_at: created,
       user_name: user.username,

@@ -6,7 +6,7 @@ import { type CliResult, runHrm } from '../helpers/cli';
 import { changedTables, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
 import { describeOnMysql, testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
-import { BULK_DAYS, BULK_EMPLOYEES, createIcehrmFixture } from '../helpers/icehrm-fixture';
+import { BULK_DAYS, BULK_EMPLOYEES, BULK_FIRST_ID, createIcehrmFixture } from '../helpers/icehrm-fixture';
 import { createIcehrmDatabase, type IcehrmDatabase, toBaseSchema } from '../../support/icehrm-schema';
 import { approveTimesheet } from '../helpers/pay-periods';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
@@ -189,6 +189,8 @@ describeOnMysql('hrm import icehrm', () => {
         timezone: 'America/New_York',
         // IceHrm has no badge numbers for terminals.
         attendance_device_id: null,
+        // Nor payroll ids: copied only from the field --payroll-id-from names.
+        payroll_id: null,
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });
@@ -339,6 +341,61 @@ describeOnMysql('hrm import icehrm', () => {
       expect(countsOf(second, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 0, 0, 6 + BULK_ATTENDANCE, 8]);
       expect(countsOf(second, 'users')).toEqual([7, 0, 0, 6, 1]);
       expect(second.stdout).toMatch(/: 0 rows written\.\n$/);
+    });
+  });
+
+  describe.each(testDialects())('on %s, with --payroll-id-from', (dialect) => {
+    const t = useTestApp(dialect);
+    let source: IcehrmDatabase;
+    beforeAll(async () => {
+      source = await createIcehrmFixture(serverUrl!);
+    }, 60_000);
+    afterAll(() => source.drop());
+    const payrollIds = async () =>
+      (await t
+        .db('employees')
+        .whereIn('id', [BULK_FIRST_ID, BULK_FIRST_ID + 1, BULK_FIRST_ID + 2])
+        .orderBy('id')
+        .select('id', 'payroll_id')) as Array<{
+        id: number;
+        payroll_id: string | null;
+      }>;
+
+    it('copies the named field into payroll_id, leaving out and noting one another employee has; without the flag it writes none', async () => {
+      await source.connection.query(`UPDATE Employees SET other_id = ' ADP-20 ' WHERE id = ${BULK_FIRST_ID}`);
+      await source.connection.query(`UPDATE Employees SET other_id = 'adp-20' WHERE id = ${BULK_FIRST_ID + 1}`);
+      const unknown = await runHrm(t, ['import', 'icehrm', '--from', source.url, '--payroll-id-from', 'payroll_number']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toBe("hrm: --payroll-id-from: IceHrm's employees have no field payroll_number\n");
+      expect(await countRows(t, 'employees')).toBe(0);
+
+      const plain = await runHrm(t, ['import', 'icehrm', '--from', source.url]);
+      expect(plain.code).toBe(0);
+      expect(await payrollIds()).toEqual([
+        { id: BULK_FIRST_ID, payroll_id: null },
+        { id: BULK_FIRST_ID + 1, payroll_id: null },
+        { id: BULK_FIRST_ID + 2, payroll_id: null },
+      ]);
+
+      const copied = await runHrm(t, ['import', 'icehrm', '--from', source.url, '--payroll-id-from', 'other_id']);
+
+      expect(copied.code).toBe(0);
+      expect(await payrollIds()).toEqual([
+        { id: BULK_FIRST_ID, payroll_id: 'ADP-20' },
+        { id: BULK_FIRST_ID + 1, payroll_id: null },
+        { id: BULK_FIRST_ID + 2, payroll_id: null },
+      ]);
+      expect(copied.stdout).toContain(`employee ${BULK_FIRST_ID + 1} `);
+      expect(copied.stdout).toContain(`payroll_id from other_id "adp-20" is already employee ${BULK_FIRST_ID}'s: left empty`);
+
+      // An id an admin sets here survives a re-run without the flag.
+      await t
+        .db('employees')
+        .where({ id: BULK_FIRST_ID + 2 })
+        .update({ payroll_id: 'SET-HERE' });
+      expect((await runHrm(t, ['import', 'icehrm', '--from', source.url])).code).toBe(0);
+      expect((await payrollIds())[2]).toEqual({ id: BULK_FIRST_ID + 2, payroll_id: 'SET-HERE' });
+      expect((await payrollIds())[0]).toEqual({ id: BULK_FIRST_ID, payroll_id: 'ADP-20' });
     });
   });
 

@@ -1,0 +1,237 @@
+import { type Code, CODES, type ProfileDefinition } from './definition';
+
+// Writing a period's timesheets in a profile (docs/pay-periods.md, "Export profiles"). Pure: the
+// export (src/pay-periods/export.ts) reads the rows and hands each employee's days here.
+
+/** What a file may say about an employee, as read (or as frozen at the lock). */
+export interface EmployeeFields {
+  id: number;
+  /** The employee's code, employee_id on the wire. */
+  code: string;
+  payroll_id: string | null;
+  first_name: string;
+  last_name: string;
+  department: string | null;
+  job_title: string | null;
+  pay_grade: string | null;
+}
+
+/** One date's classified seconds. */
+export interface DaySeconds {
+  date: string;
+  regular: number;
+  overtime: number;
+  double_time: number;
+}
+
+export interface PeriodContext {
+  start: string;
+  end: string;
+  /** The pay group's name (pay groups do not exist yet: `Default`). */
+  group: string;
+}
+
+/**
+ * A CSV text field (RFC 4180) for a file delimited by `delimiter`: quoted when it holds the
+ * delimiter, a quote, CR or LF; quotes doubled. Text beginning with =, +, -, @, tab or CR gets a
+ * leading ' first, so a spreadsheet shows it rather than running it as a formula (CONTRACT 6.6).
+ * Numbers and dates the server writes do not come through here.
+ */
+export function csvCell(value: string, delimiter = ','): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return text.includes(delimiter) || /["\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const SECONDS_OF: Record<Code, (day: DaySeconds) => number> = {
+  REG: (day) => day.regular,
+  OT: (day) => day.overtime,
+  DT: (day) => day.double_time,
+};
+
+/** Units of the file per hour: hundredths for 2 decimals, minutes for hh:mm. */
+export function unitsPerHour(definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>): number {
+  return definition.hours_format === 'hh:mm' ? 60 : 10 ** definition.decimals;
+}
+
+/** Seconds in units, rounded half up (exact integer arithmetic: seconds are whole). */
+function roundedUnits(seconds: number, perHour: number): number {
+  return Math.floor((2 * seconds * perHour + 3600) / 7200);
+}
+
+/**
+ * Largest-remainder rounding: the units of each part, summing exactly to the rounded total of
+ * all of them (CONTRACT 6.6, "Rows add up"). Each part gets its whole units, then the parts with
+ * the largest remainders one more each until the total is reached; a tie goes to the earlier part.
+ */
+export function allocateUnits(seconds: readonly number[], perHour: number): number[] {
+  const exact = seconds.map((value) => value * perHour);
+  const units = exact.map((value) => Math.floor(value / 3600));
+  const total = roundedUnits(
+    seconds.reduce((sum, value) => sum + value, 0),
+    perHour,
+  );
+  let missing = total - units.reduce((sum, value) => sum + value, 0);
+  if (missing > 0) {
+    const order = exact
+      .map((value, index) => ({ index, remainder: value % 3600 }))
+      .sort((a, b) => b.remainder - a.remainder || a.index - b.index);
+    for (const { index } of order) {
+      if (missing === 0) break;
+      units[index]! += 1;
+      missing -= 1;
+    }
+  }
+  return units;
+}
+
+/** Units written as the profile says: "8.50" (2 decimals), "8" (0), "8:30" (hh:mm). */
+export function formatUnits(units: number, definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>): string {
+  if (definition.hours_format === 'hh:mm') return `${Math.floor(units / 60)}:${String(units % 60).padStart(2, '0')}`;
+  if (definition.decimals === 0) return String(units);
+  const scale = 10 ** definition.decimals;
+  return `${Math.floor(units / scale)}.${String(units % scale).padStart(definition.decimals, '0')}`;
+}
+
+/** One row of an employee's hours: a date and code (long) or the period (wide). */
+interface Row {
+  date?: string;
+  code?: Code;
+  units?: number;
+  byCode?: Record<Code, number>;
+}
+
+/**
+ * The rows of a long layout: each date and code with seconds, its hours rounded so that each
+ * code's rows add up to the code's total. A row of 0 units is left out unless `include_zero`.
+ */
+export function longRows(
+  days: readonly DaySeconds[],
+  definition: Pick<ProfileDefinition, 'hours_format' | 'decimals' | 'include_zero'>,
+): Array<{ date: string; code: Code; units: number }> {
+  const perHour = unitsPerHour(definition);
+  const parts: Array<{ date: string; code: Code; seconds: number; units: number }> = [];
+  for (const day of days) {
+    for (const code of CODES) {
+      const seconds = SECONDS_OF[code](day);
+      if (seconds > 0) parts.push({ date: day.date, code, seconds, units: 0 });
+    }
+  }
+  for (const code of CODES) {
+    const ofCode = parts.filter((part) => part.code === code);
+    allocateUnits(
+      ofCode.map((part) => part.seconds),
+      perHour,
+    ).forEach((units, index) => (ofCode[index]!.units = units));
+  }
+  return parts.filter((part) => part.units > 0 || definition.include_zero).map(({ date, code, units }) => ({ date, code, units }));
+}
+
+/** The period's units per code of a wide layout; undefined for a row to leave out. */
+export function wideRow(
+  days: readonly DaySeconds[],
+  definition: Pick<ProfileDefinition, 'hours_format' | 'decimals' | 'include_zero'>,
+): Record<Code, number> | undefined {
+  const perHour = unitsPerHour(definition);
+  let worked = 0;
+  const byCode = {} as Record<Code, number>;
+  for (const code of CODES) {
+    const seconds = days.reduce((sum, day) => sum + SECONDS_OF[code](day), 0);
+    worked += seconds;
+    byCode[code] = roundedUnits(seconds, perHour);
+  }
+  if (worked === 0) return undefined;
+  if (!definition.include_zero && CODES.every((code) => byCode[code] === 0)) return undefined;
+  return byCode;
+}
+
+/** A compiled profile: its header line and a writer of one employee's lines. */
+export interface ProfileWriter {
+  header: string;
+  employeeLines(employee: EmployeeFields, status: string, days: readonly DaySeconds[]): string;
+}
+
+type Cell = (employee: EmployeeFields, status: string, row: Row) => string;
+
+/** Compiles a definition once per export: each column becomes a function writing its cell. */
+export function profileWriter(definition: ProfileDefinition, period: PeriodContext): ProfileWriter {
+  const { delimiter } = definition;
+  const textCell = (value: string | null) => csvCell(value ?? '', delimiter);
+  const codeName = (code: Code) => definition.codes[code] ?? code;
+  const cells: Cell[] = definition.columns.map(({ value }) => cellOf(value));
+  const eol = '\r\n';
+
+  function cellOf(source: string): Cell {
+    if (source.startsWith('constant:')) {
+      const constant = textCell(definition.constants[source.slice('constant:'.length)] ?? '');
+      return () => constant;
+    }
+    if (source.startsWith('hours:')) {
+      const code = source.slice('hours:'.length) as Code;
+      return (_e, _s, row) => formatUnits(row.byCode![code], definition);
+    }
+    switch (source) {
+      case 'payroll_id':
+        return (employee) => textCell(employee.payroll_id);
+      case 'employee_id':
+        return (employee) => textCell(employee.code);
+      case 'id':
+        return (employee) => String(employee.id);
+      case 'first_name':
+        return (employee) => textCell(employee.first_name);
+      case 'last_name':
+        return (employee) => textCell(employee.last_name);
+      case 'full_name':
+        return (employee) => textCell(`${employee.first_name} ${employee.last_name}`);
+      case 'department':
+        return (employee) => textCell(employee.department);
+      case 'job_title':
+        return (employee) => textCell(employee.job_title);
+      case 'pay_grade':
+        return (employee) => textCell(employee.pay_grade);
+      case 'pay_group': {
+        const group = textCell(period.group);
+        return () => group;
+      }
+      case 'period_start':
+        return () => period.start;
+      case 'period_end':
+        return () => period.end;
+      case 'timesheet_status':
+        return (_e, status) => status;
+      case 'date':
+        return (_e, _s, row) => row.date!;
+      case 'code':
+        return (_e, _s, row) => textCell(codeName(row.code!));
+      case 'hours':
+        return (_e, _s, row) => formatUnits(row.units!, definition);
+      case 'total_hours':
+        return (_e, _s, row) =>
+          formatUnits(
+            CODES.reduce((sum, code) => sum + row.byCode![code], 0),
+            definition,
+          );
+      default:
+        // definitionErrors refuses every other source before a profile is stored.
+        throw new Error(`unknown column source ${source}`);
+    }
+  }
+
+  const line = (employee: EmployeeFields, status: string, row: Row) => {
+    let text = '';
+    for (let index = 0; index < cells.length; index += 1) text += (index === 0 ? '' : delimiter) + cells[index]!(employee, status, row);
+    return text + eol;
+  };
+
+  return {
+    header: definition.columns.map((column) => textCell(column.header)).join(delimiter) + eol,
+    employeeLines(employee, status, days) {
+      if (definition.layout === 'wide') {
+        const byCode = wideRow(days, definition);
+        return byCode ? line(employee, status, { byCode }) : '';
+      }
+      let text = '';
+      for (const row of longRows(days, definition)) text += line(employee, status, row);
+      return text;
+    },
+  };
+}
