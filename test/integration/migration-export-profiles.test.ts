@@ -15,7 +15,7 @@ const BEFORE_0025 = MIGRATIONS.findIndex((migration) => migration.name === '0025
 describe.each(testDialects())('migration 0025_export_profiles on %s', (dialect) => {
   let database: TestDatabase;
   beforeAll(async () => {
-    database = await createTestDatabase(dialect);
+    database = await createTestDatabase(dialect, { empty: true });
   });
   afterAll(() => database.drop());
 
