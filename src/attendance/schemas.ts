@@ -202,7 +202,8 @@ export const attendanceListQuery = z
     open: z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .transform((value) => value === 'true')
-      .optional(),
+      .optional()
+      .meta({ description: 'true: the open records (punched in); false: the others, missed punch-outs among them' }),
     updated_since: instant.optional(),
   })
   .refine(orderedRange, ORDERED_RANGE);

@@ -119,6 +119,10 @@ describe.each(testDialects())('missed punch-outs and the period end on %s', (dia
         [null, december, false, expect.any(String)],
       ]);
 
+      const listedAs = async (open: boolean) =>
+        (await asUser(t, org.admin).get(`/attendance?employee=${la}&open=${open}`)).body.data.map((record: { id: string }) => record.id);
+      expect(await listedAs(true)).toEqual([]);
+      expect(await listedAs(false)).toEqual([String(laOpen), String(closed)]);
       const read = await asUser(t, org.admin).get(`/attendance/${laOpen}`);
       expect(read.body).toMatchObject({ id: String(laOpen), out_time: null, hours: null, missed_punch_out: true });
       expect((await asUser(t, org.admin).get(`/attendance/${closed}`)).body).not.toHaveProperty('missed_punch_out');
