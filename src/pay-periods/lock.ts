@@ -241,7 +241,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
 export async function lockInTwoSteps<T>(
   db: Db,
   start: string,
-  context: LockingContext,
+  context: LockingContext & LockOptions,
   lockInOneTransaction: () => Promise<T>,
 ): Promise<T> {
   // A concurrent lock of the same period may store its row first: that one is then the claim.
@@ -259,13 +259,16 @@ export async function lockInTwoSteps<T>(
 
 /**
  * The first step of lockInTwoSteps: the `locking` row of the period starting on `start`, when it
- * may be locked (it exists, has ended and meets no other lock); true when this call stored it.
- * Anything else is left to lockPayPeriod to refuse with its reason.
+ * may be locked (it exists, has ended, meets no other lock, and has no open record unless those
+ * are allowed); true when this call stored it. Anything else is left to lockPayPeriod to refuse
+ * with its reason, and no write is refused meanwhile: the punch-out that closes the last open
+ * record of a period must not meet the claim of a lock that will be refused for it.
  */
-async function claimPayPeriodLock(trx: Db, start: string, context: LockingContext): Promise<boolean> {
+async function claimPayPeriodLock(trx: Db, start: string, context: LockingContext & LockOptions): Promise<boolean> {
   if (!isCalendarDate(start)) return false;
   const dates = periodStartingOn(await readPayPeriodSettings(trx), start);
   if (!dates || (await notEndedIn(trx, dates, context))) return false;
+  if (!context.allowOpenRecords && (await unclosedRecordsOf(trx, dates, 'open')).length > 0) return false;
   const met = await trx('pay_period_locks')
     .where('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)

@@ -110,7 +110,7 @@ export function payPeriodRoutes({
         const context = { ...writeContext(req), defaultTimezone: (await instance.settings.get()).defaultTimezone };
         const options = { requireApproved: query.require_approved === true, allowOpenRecords: query.allow_open_records === true };
         const start = String(req.params.start);
-        await lockInTwoSteps(instance.db, start, context, () =>
+        await lockInTwoSteps(instance.db, start, { ...context, ...options }, () =>
           sendWrite(
             req,
             res,

@@ -1,3 +1,4 @@
+import { lockInTwoSteps } from '../../src/pay-periods/lock';
 import { SETTING, writeSetting } from '../../src/settings/repository';
 import { createWebhook } from '../../src/webhooks/subscriptions';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
@@ -78,6 +79,20 @@ describe.each(testDialects())('missed punch-outs and the period end on %s', (dia
       ]);
       expect(checkComponent('Problem', body)).toBeUndefined();
       expect(await stateOf()).toEqual(before);
+    });
+
+    it('claims nothing while it will refuse: the punch-out that closes an open record meanwhile goes through', async () => {
+      const { la } = await leftPunchedIn();
+      const context = { caller: undefined, now: t.clock.now(), defaultTimezone: 'UTC' };
+
+      // Between the lock's two steps (src/pay-periods/lock.ts), where a claimed period refuses every write.
+      const punchedOut = await lockInTwoSteps(t.db, '2026-11-01', context, () =>
+        asUser(t, org.admin).post('/attendance/punch-out', { employee: String(la), out_time: '2026-11-30 23:00:00' }),
+      );
+
+      expect(punchedOut.status).toBe(200);
+      expect(punchedOut.body).toMatchObject({ out_time: '2026-11-30 23:00:00', hours: 8 });
+      expect(await count('pay_period_locks')).toBe(0);
     });
 
     it('refuses allow_open_records other than true or false with 400 naming it, and writes nothing', async () => {
