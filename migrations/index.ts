@@ -22,7 +22,7 @@ import * as punchLogRederivation from './0020_punch_log_rederivation';
 import * as webhookAttempts from './0021_webhook_attempts';
 import * as payPeriods from './0022_pay_periods';
 import * as deletions from './0023_deletions';
-import * as missedPunchOut from './0024_missed_punch_out';
+import * as missedPunchOut from './0026_missed_punch_out';
 
 export interface Migration {
   name: string;
@@ -58,5 +58,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0021_webhook_attempts', ...webhookAttempts },
   { name: '0022_pay_periods', ...payPeriods },
   { name: '0023_deletions', ...deletions },
-  { name: '0024_missed_punch_out', ...missedPunchOut },
+  { name: '0026_missed_punch_out', ...missedPunchOut },
 ];

@@ -3,7 +3,7 @@ import { migrateToLatest } from '../../src/db/migrate';
 import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
 import { employeeColumns } from '../helpers/factories';
 
-describe.each(testDialects())('migration 0024_missed_punch_out on %s', (dialect) => {
+describe.each(testDialects())('migration 0026_missed_punch_out on %s', (dialect) => {
   let database: TestDatabase;
   let db: Db;
   beforeEach(async () => {
