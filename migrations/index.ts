@@ -24,6 +24,7 @@ import * as payPeriods from './0022_pay_periods';
 import * as deletions from './0023_deletions';
 import * as attendanceMarks from './0024_attendance_marks';
 import * as exportProfiles from './0025_export_profiles';
+import * as missedPunchOut from './0026_missed_punch_out';
 
 export interface Migration {
   name: string;
@@ -61,4 +62,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0023_deletions', ...deletions },
   { name: '0024_attendance_marks', ...attendanceMarks },
   { name: '0025_export_profiles', ...exportProfiles },
+  { name: '0026_missed_punch_out', ...missedPunchOut },
 ];

@@ -10,6 +10,8 @@ interface AppErrorOptions {
   title?: string;
   errors?: FieldError[];
   headers?: Record<string, string>;
+  /** RFC 9457 extension members the problem body carries besides the standard ones (e.g. `open_records`). */
+  extensions?: Record<string, unknown>;
 }
 
 /**
@@ -23,6 +25,7 @@ export class AppError extends Error {
   readonly detail: string;
   readonly errors: FieldError[] | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, unknown>;
 
   constructor(status: number, defaults: { code: string; title: string }, options: AppErrorOptions = {}) {
     const title = options.title ?? defaults.title;
@@ -34,6 +37,7 @@ export class AppError extends Error {
     this.detail = options.detail ?? title;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 }
 

@@ -8,7 +8,7 @@ import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
-import { describePayPeriods, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
+import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -75,6 +75,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     attendance: attendanceSchema,
     timesheet: timesheetEventSchema,
     payPeriod: payPeriodSchema,
+    lockedPayPeriod: lockedPayPeriodSchema,
   });
   describeDocs(registry);
 

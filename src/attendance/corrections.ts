@@ -71,6 +71,7 @@ export async function createAttendance(
     ...position,
     in_ip: null,
     out_ip: null,
+    missed_punch_out: false,
     created_at: now,
     updated_at: now,
   };
@@ -87,7 +88,8 @@ export async function createAttendance(
  * PUT and PATCH /attendance/{id}: only the sent fields change. `employeeId` is the record's
  * employee as read before the transaction (undefined: no such record), so that the employee's
  * row is locked first (see lockAttendanceEmployee); the record is read again under the lock.
- * Wall-clock times are read in the record's zone. Setting out_time to null reopens the record.
+ * Wall-clock times are read in the record's zone. Setting out_time to null reopens the record
+ * (a missed punch-out stays missed: it is never reopened).
  */
 export async function correctAttendance(
   trx: Knex.Transaction,
@@ -145,6 +147,9 @@ export async function correctAttendance(
     note: values.note === undefined ? before.note : values.note,
     out_note: values.out_note === undefined ? before.out_note : values.out_note,
     ...position,
+    // An out_time ends a missed punch-out: the record is closed and counts its hours. Without one
+    // it stays missed, never the employee's open record again (they may have punched in since).
+    missed_punch_out: before.missed_punch_out && outTime === null,
   };
   // Refused in a locked period even when it changes nothing: the period is closed to writes.
   // Only a change of times changes hours, and sends an approved timesheet back to open.

@@ -46,8 +46,10 @@ function applyCriteria(query: Knex.QueryBuilder, criteria: AttendanceCriteria, b
   // A record belongs to the calendar date its in_time shows: a range of the in_time_local index.
   if (criteria.from !== undefined) query.where('a.in_time_local', '>=', bind(FROM, fromBound(criteria.from)));
   if (criteria.to !== undefined) query.where('a.in_time_local', '<=', bind(LAST, lastBound(criteria.to)));
-  if (criteria.open === true) query.whereNull('a.out_time_utc');
-  if (criteria.open === false) query.whereNotNull('a.out_time_utc');
+  // Open: the employee's open record (open_employee_id is set exactly then). A missed punch-out
+  // has no out_time either, but it is not open: it is listed with the others.
+  if (criteria.open === true) query.whereNotNull('a.open_employee_id');
+  if (criteria.open === false) query.whereNull('a.open_employee_id');
   if (criteria.updatedSince !== undefined) query.where('a.updated_at', '>=', bind(UPDATED_SINCE, toSqlDateTime(criteria.updatedSince)));
   return query;
 }

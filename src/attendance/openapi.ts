@@ -56,6 +56,11 @@ export const attendanceSchema = z
     out_longitude: coordinate(180),
     in_ip: ip,
     out_ip: ip,
+    missed_punch_out: z.boolean().optional().meta({
+      default: false,
+      description:
+        'Present (true) only on a record left without an out_time when its pay period was locked with `allow_open_records=true` (absent: false). It counts no hours and is not the open record: the next punch-in opens a new one, no punch-out closes it; a correction that sets out_time ends it (docs/pay-periods.md, "Period end, step by step")',
+    }),
     created_at: z.string().max(30).meta({ format: 'date-time' }),
     updated_at: z.string().max(30).meta({ format: 'date-time' }),
   })

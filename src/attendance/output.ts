@@ -34,6 +34,9 @@ export function toAttendanceResponse(record: AttendanceRecord): Record<string, u
     out_longitude: record.out_longitude,
     in_ip: record.in_ip,
     out_ip: record.out_ip,
+    // Answered only when true (absent means false): every other record's read shape, and so its
+    // ETag, stays as it was before the field existed.
+    ...(record.missed_punch_out && { missed_punch_out: true }),
     created_at: sqlDateTimeToIso(record.created_at),
     updated_at: sqlDateTimeToIso(record.updated_at),
   };

@@ -65,13 +65,15 @@ export async function punchIn(
     out_longitude: null,
     in_ip: context.ip,
     out_ip: null,
+    missed_punch_out: false,
     created_at: now,
     updated_at: now,
   };
   // Rule 3 before the insert: with the employee's row locked, no other write of theirs can come
   // between. An open latest record is left to rule 1, so that the insert fails as
-  // already_punched_in, as it would with a check after the insert.
-  if (latest && latest.out_time_utc !== null) assertNotOverlapping(latest, inTime);
+  // already_punched_in, as it would with a check after the insert. A missed punch-out is not
+  // open: the employee punches in past it (docs/pay-periods.md, "Period end, step by step").
+  if (latest && (latest.out_time_utc !== null || latest.missed_punch_out)) assertNotOverlapping(latest, inTime);
   await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
   await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);

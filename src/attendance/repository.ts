@@ -20,6 +20,11 @@ export interface AttendanceRow {
   out_longitude: number | null;
   in_ip: string | null;
   out_ip: string | null;
+  /**
+   * Left without an out_time when its pay period was locked (docs/pay-periods.md, "Period end,
+   * step by step"): it counts no hours and is not the employee's open record (open_employee_id).
+   */
+  missed_punch_out: boolean;
   created_at: string;
   updated_at: string;
 }
@@ -99,7 +104,7 @@ const incrementAttendanceVersion = preparedWrite((db) =>
 );
 
 /** Of an employee's records, the one that starts last: the only one a new open record can overlap. */
-export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc'>;
+export type LatestRecord = Pick<AttendanceRow, 'id' | 'in_time_utc' | 'out_time_utc' | 'missed_punch_out'>;
 
 /**
  * lockAttendanceEmployee, and the employee's record that starts last (a punch-in's first
@@ -129,6 +134,7 @@ export async function lockAttendanceEmployeeWithLatestRecord(
     id: latestRow.latest_id,
     in_time_utc: latestRow.latest_in_time_utc,
     out_time_utc: latestRow.latest_out_time_utc,
+    missed_punch_out: latestRow.latest_missed_punch_out,
   };
   return { employee: toAttendanceEmployee(employeeRow), latest: latest && toLatestRecord(latest) };
 }
@@ -144,7 +150,8 @@ const latestRecordOf = (db: Db, employeeId: string) =>
     // In the SQL text: mysql2 binds numbers as DOUBLE, which MySQL 8 refuses for LIMIT.
     .limit(1, { skipBinding: true });
 const selectAttendanceEmployee = preparedQuery((db) => db('employees').where('id', parameter(0)).select(EMPLOYEE_COLUMNS));
-const selectLatestRecord = preparedQuery((db) => latestRecordOf(db, parameter(0)).select('id', 'in_time_utc', 'out_time_utc'));
+const LATEST_COLUMNS = ['id', 'in_time_utc', 'out_time_utc', 'missed_punch_out'];
+const selectLatestRecord = preparedQuery((db) => latestRecordOf(db, parameter(0)).select(LATEST_COLUMNS));
 const lockEmployeeAndSelectLatestRecord = preparedQuery((db) => {
   // A UNION's column names are its first part's.
   const none = db.raw('null');
@@ -156,13 +163,19 @@ const lockEmployeeAndSelectLatestRecord = preparedQuery((db) => {
       db.raw('null as latest_id'),
       db.raw('null as latest_in_time_utc'),
       db.raw('null as latest_out_time_utc'),
+      db.raw('null as latest_missed_punch_out'),
     ]);
-  const latestPart = latestRecordOf(db, parameter(1)).select([...EMPLOYEE_COLUMNS.map(() => none), 'id', 'in_time_utc', 'out_time_utc']);
+  const latestPart = latestRecordOf(db, parameter(1)).select([...EMPLOYEE_COLUMNS.map(() => none), ...LATEST_COLUMNS]);
   return db.queryBuilder().unionAll([employeePart, latestPart], true);
 });
 
 function toLatestRecord(row: Record<string, unknown>): LatestRecord {
-  return { id: Number(row.id), in_time_utc: String(row.in_time_utc), out_time_utc: (row.out_time_utc as string | null) ?? null };
+  return {
+    id: Number(row.id),
+    in_time_utc: String(row.in_time_utc),
+    out_time_utc: (row.out_time_utc as string | null) ?? null,
+    missed_punch_out: Boolean(Number(row.missed_punch_out)),
+  };
 }
 
 /**
@@ -207,6 +220,8 @@ export function toAttendanceRow(row: Record<string, unknown>): AttendanceRow {
     out_longitude: decimal(row.out_longitude),
     in_ip: (row.in_ip as string | null) ?? null,
     out_ip: (row.out_ip as string | null) ?? null,
+    // Stored as 0/1 by both databases (a UNION may answer it as text).
+    missed_punch_out: Boolean(Number(row.missed_punch_out)),
     created_at: String(row.created_at),
     updated_at: String(row.updated_at),
   };
@@ -228,6 +243,7 @@ export const ATTENDANCE_COLUMNS = [
   'a.out_longitude',
   'a.in_ip',
   'a.out_ip',
+  'a.missed_punch_out',
   'a.created_at',
   'a.updated_at',
 ];
@@ -264,9 +280,12 @@ export async function findOpenAttendance(db: Db, employeeId: number): Promise<At
   return row && toAttendanceRow(row);
 }
 
-/** `open_employee_id` is the employee's id while the record is open: its unique index allows one. */
-export function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_time_utc'>): number | null {
-  return columns.out_time_utc === null ? columns.employee_id : null;
+/**
+ * `open_employee_id` is the employee's id while the record is open: its unique index allows one.
+ * A missed punch-out has no out_time either, but it is nobody's open record.
+ */
+export function openEmployeeId(columns: Pick<AttendanceColumns, 'employee_id' | 'out_time_utc' | 'missed_punch_out'>): number | null {
+  return columns.out_time_utc === null && !columns.missed_punch_out ? columns.employee_id : null;
 }
 
 /** The columns an attendance write sets, in the order of the prepared statements' arguments. */
@@ -285,10 +304,15 @@ const WRITTEN_COLUMNS: ReadonlyArray<keyof AttendanceColumns> = [
   'out_longitude',
   'in_ip',
   'out_ip',
+  'missed_punch_out',
   'created_at',
   'updated_at',
 ];
-const writtenValues = (columns: AttendanceColumns) => [...WRITTEN_COLUMNS.map((column) => columns[column]), openEmployeeId(columns)];
+// Booleans bound as 1/0: what both drivers store in a boolean column, prepared or not.
+const writtenValues = (columns: AttendanceColumns) => [
+  ...WRITTEN_COLUMNS.map((column) => (typeof columns[column] === 'boolean' ? Number(columns[column]) : columns[column])),
+  openEmployeeId(columns),
+];
 const assignments = () => Object.fromEntries([...WRITTEN_COLUMNS, 'open_employee_id'].map((column, index) => [column, parameter(index)]));
 const insertAttendanceRow = preparedWrite((db) => db('attendance').insert(assignments()));
 const updateAttendanceRow = preparedWrite((db) =>
@@ -331,7 +355,7 @@ export async function findLatestStartBefore(
       { column: 'in_time_utc', order: 'desc' },
       { column: 'id', order: 'desc' },
     ])
-    .first('id', 'in_time_utc', 'out_time_utc');
+    .first(LATEST_COLUMNS);
   if (options.before !== undefined) query.where('in_time_utc', '<', options.before);
   const row = (await query) as Record<string, unknown> | undefined;
   return row && toLatestRecord(row);

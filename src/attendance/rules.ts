@@ -114,12 +114,24 @@ export async function assertNoOverlap(
 /**
  * Rule 3 against `previous`, the record that starts last before the new interval's end (see
  * findLatestStartBefore): the interval starting at `inTime` overlaps some record exactly when
- * `previous` is still open or ends after `inTime`. Throws 409 `overlap`.
+ * `previous` is still open or ends after `inTime`. A missed punch-out holds the second it began
+ * only: nothing may start before it and run past it, nor start in the same second (records of
+ * one employee never share a start). Throws 409 `overlap`.
  */
 export function assertNotOverlapping(previous: LatestRecord, inTime: Date): void {
-  const previousEnd = previous.out_time_utc === null ? undefined : fromSqlDateTime(previous.out_time_utc).getTime();
+  const previousEnd =
+    previous.out_time_utc !== null
+      ? fromSqlDateTime(previous.out_time_utc).getTime()
+      : previous.missed_punch_out
+        ? fromSqlDateTime(previous.in_time_utc).getTime() + 1000
+        : undefined;
   if (previousEnd !== undefined && previousEnd <= inTime.getTime()) return;
-  const until = previous.out_time_utc === null ? 'still open' : `until ${utcIso(previous.out_time_utc)}`;
+  const until =
+    previous.out_time_utc !== null
+      ? `until ${utcIso(previous.out_time_utc)}`
+      : previous.missed_punch_out
+        ? 'a missed punch-out'
+        : 'still open';
   throw new ConflictError({
     code: 'overlap',
     detail: `The times overlap attendance record ${previous.id} of the employee (from ${utcIso(previous.in_time_utc)}, ${until})`,

@@ -81,7 +81,17 @@ export const newRecordSchema = z.strictObject(recordShape).partial().required({ 
 export const correctionSchema = z.strictObject(correctionShape).partial();
 
 /** Members of the read shape a PUT/PATCH may send back; they are derived, so ignored. */
-const READ_ONLY_FIELDS = ['timezone', 'in_time_utc', 'out_time_utc', 'hours', 'in_ip', 'out_ip', 'created_at', 'updated_at'];
+const READ_ONLY_FIELDS = [
+  'timezone',
+  'in_time_utc',
+  'out_time_utc',
+  'hours',
+  'in_ip',
+  'out_ip',
+  'missed_punch_out',
+  'created_at',
+  'updated_at',
+];
 
 /** The correction body as the document states it: the writable fields, and the read-only ones accepted and ignored. */
 export const correctionDocumentSchema = z
@@ -192,7 +202,8 @@ export const attendanceListQuery = z
     open: z
       .enum(['true', 'false'], { error: 'must be true or false' })
       .transform((value) => value === 'true')
-      .optional(),
+      .optional()
+      .meta({ description: 'true: the open records (punched in); false: the others, missed punch-outs among them' }),
     updated_since: instant.optional(),
   })
   .refine(orderedRange, ORDERED_RANGE);

@@ -33,9 +33,12 @@ const AUDITED_FIELDS: ReadonlyArray<[field: string, column: keyof AttendanceColu
   ['out_longitude', 'out_longitude', false],
   ['in_ip', 'in_ip', false],
   ['out_ip', 'out_ip', false],
+  ['missed_punch_out', 'missed_punch_out', true],
 ];
 
 function auditValue(column: keyof AttendanceColumns, value: unknown): unknown {
+  // false unless set: a write that leaves it false (every punch) does not list it.
+  if (column === 'missed_punch_out') return value === true;
   if (value === null || value === undefined) return null;
   return column === 'in_time_utc' || column === 'out_time_utc' ? utcIso(String(value)) : value;
 }

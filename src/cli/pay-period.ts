@@ -60,15 +60,31 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .description('lock the pay period starting on --start: its numbers are frozen, writes into it refused')
     .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
     .option('--require-approved', 'refuse while a timesheet with hours is not approved')
-    .action(async (options: { start: string; requireApproved?: boolean }) => {
+    .option('--allow-open-records', 'lock even while records of the period have no punch-out: they become missed punch-outs (no hours)')
+    .action(async (options: { start: string; requireApproved?: boolean; allowOpenRecords?: boolean }) => {
       const start = dateOption(options.start, '--start') as string;
-      const { db } = await context.instance();
+      const { db, settings } = await context.instance();
       const now = context.io.clock.now();
-      const lockContext = { caller: undefined, now, requireApproved: options.requireApproved === true };
+      const lockContext = {
+        caller: undefined,
+        now,
+        defaultTimezone: (await settings.get()).defaultTimezone,
+        requireApproved: options.requireApproved === true,
+        allowOpenRecords: options.allowOpenRecords === true,
+      };
       const period = await asCliErrors(() =>
         lockInTwoSteps(db, start, lockContext, () => retryConflicts(() => db.transaction((trx) => lockPayPeriod(trx, start, lockContext)))),
       );
       context.print(`Locked the pay period ${period.start} to ${period.end}.`);
+      if (period.open_records) {
+        context.print('Records without a punch-out (missed punch-outs: no hours):');
+        context.print(
+          formatTable(
+            ['EMPLOYEE', 'ATTENDANCE', 'IN TIME'],
+            period.open_records.map((record) => [record.employee, record.attendance, record.in_time]),
+          ),
+        );
+      }
     });
 
   payPeriod

@@ -10,6 +10,30 @@ export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']
 // reference objects, the standard error answers. Response schemas are strict objects, so a field
 // the server answers but the document does not describe fails the response checks of the tests.
 
+/**
+ * A record without an out_time counted in a pay period (docs/pay-periods.md, "Period end, step by
+ * step"): in a lock's 409 `open_records` problem, and in the lock's answer and the JSON export.
+ * Defined here, below the features, because the problem body carries it.
+ */
+export const openRecordSchema = z
+  .strictObject({
+    employee: z
+      .string()
+      .regex(/^\d+$/)
+      .max(20)
+      .meta({ description: "The employee's id (as `employee` of the export's rows)", example: '8' }),
+    attendance: z.string().regex(/^\d+$/).max(20).meta({ description: "The attendance record's id", example: '1532' }),
+    in_time: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/)
+      .max(19)
+      .meta({
+        description: "The record's in_time: the wall clock in its own time zone, as the attendance read shape gives it",
+        example: '2026-10-31 22:00:00',
+      }),
+  })
+  .meta({ id: 'OpenRecord', description: 'A record without an out_time that counts in a pay period' });
+
 const problemSchema = z
   .strictObject({
     type: z.string().max(200).meta({ example: 'urn:hrm:problem:validation_failed' }),
@@ -23,6 +47,9 @@ const problemSchema = z
       .max(1000)
       .optional()
       .meta({ description: 'Every invalid field (422), refused field (403) or bad parameter (400)' }),
+    open_records: z.array(openRecordSchema).max(100).optional().meta({
+      description: 'A pay-period lock refused with `open_records`: the records still open (the first 100; the detail gives the count)',
+    }),
     error: z
       .array(z.array(z.strictObject({ code: int32(400, 599), message: z.string().max(10_000) })).max(1))
       .max(1)

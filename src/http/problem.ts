@@ -26,6 +26,7 @@ export function problemBody(error: AppError, requestId: string): string {
     code: error.code,
     request_id: requestId,
     ...(error.errors ? { errors: error.errors } : {}),
+    ...error.extensions,
     error: [[{ code: error.status, message: `${error.title}: ${summary}` }]],
   };
   return JSON.stringify(body);

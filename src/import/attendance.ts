@@ -93,12 +93,13 @@ export async function importAttendance(
     const readIds = new Set(rows.map((row) => Number(row.id)));
     const here = (await db('attendance')
       .whereBetween('employee_id', [first, last])
-      .select('id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc')) as Array<{
+      .select('id', 'employee_id', 'in_time_utc', 'in_time_local', 'out_time_utc', 'missed_punch_out')) as Array<{
       id: number;
       employee_id: number;
       in_time_utc: string;
       in_time_local: string;
       out_time_utc: string | null;
+      missed_punch_out: number | boolean;
     }>;
     // Records that count in a locked pay period (docs/pay-periods.md) are neither written nor
     // removed: IceHrm's rows for them are reported and left out; the records here stay as they are.
@@ -116,14 +117,18 @@ export async function importAttendance(
         !lockedPeriodOf(periods.of(Number(record.employee_id)), record.in_time_local.slice(0, 10));
       if (rewritten) continue;
       const list = fixed.get(Number(record.employee_id)) ?? [];
+      const start = fromSqlDateTime(record.in_time_utc).getTime();
+      // A missed punch-out (docs/pay-periods.md) is not open: it holds only the second it began.
+      const missed = Boolean(Number(record.missed_punch_out));
       list.push({
         id,
-        start: fromSqlDateTime(record.in_time_utc).getTime(),
-        end: record.out_time_utc === null ? Infinity : fromSqlDateTime(record.out_time_utc).getTime(),
+        start,
+        end: record.out_time_utc !== null ? fromSqlDateTime(record.out_time_utc).getTime() : missed ? start + 1000 : Infinity,
       });
       fixed.set(Number(record.employee_id), list);
     }
     const taken = targetHadAttendance ? await foreignIdsAmong(context, [...readIds], ledger) : new Set<number>();
+    const missedHere = new Set(here.filter((record) => Boolean(Number(record.missed_punch_out))).map((record) => Number(record.id)));
 
     const toWrite: Array<{ row: AttendanceColumns & { id: number }; add: boolean; fingerprint: string; employee: number }> = [];
     // Records an earlier run imported that break the rules now (IceHrm changed): they go, as if never imported.
@@ -153,6 +158,7 @@ export async function importAttendance(
         employees.get(employee)!,
         fixed.get(employee) ?? [],
         taken,
+        missedHere,
         options.settings,
         timeCache,
         (id) => {
@@ -225,9 +231,12 @@ export async function importAttendance(
         }
         // Changed records first: one closed in IceHrm since frees the open slot a new record may take.
         for (const record of toWrite.filter((r) => !r.add)) {
+          // A missed punch-out here that IceHrm still has open stays missed, nobody's open record
+          // (the employee may have punched in here since); an out_time from IceHrm ends it.
+          const missed = missedHere.has(record.row.id) && record.row.out_time_utc === null;
           await trx('attendance')
             .where({ id: record.row.id })
-            .update({ ...record.row, updated_at: context.nowSql });
+            .update({ ...record.row, ...(missed ? { open_employee_id: null } : { missed_punch_out: false }), updated_at: context.nowSql });
         }
         await insertAttendance(
           trx,
@@ -292,6 +301,7 @@ function checkEmployeeRecords(
   timezone: string,
   fixed: Interval[],
   taken: Set<number>,
+  missed: ReadonlySet<number>,
   settings: AttendanceSettings,
   times: WallClockCache,
   withdraw: (id: number) => boolean,
@@ -335,7 +345,10 @@ function checkEmployeeRecords(
       reject(row, broken.map((error) => `${error.field} ${error.message}`).join('; '));
       continue;
     }
-    const interval: Interval = { id, start: inTime.getTime(), end: outTime === null ? Infinity : outTime.getTime() };
+    // A record here that a lock made a missed punch-out, still open in IceHrm, stays missed: it
+    // holds only the second it began, as it does here, and is no open record.
+    const end = outTime !== null ? outTime.getTime() : missed.has(id) ? inTime.getTime() + 1000 : Infinity;
+    const interval: Interval = { id, start: inTime.getTime(), end };
     const clash =
       (latest && latest.end > interval.start ? latest : undefined) ??
       fixed.find((other) => other.start < interval.end && interval.start < other.end) ??

@@ -53,6 +53,8 @@ export async function approveTimesheet(
   const open = (await trx('attendance')
     .where('employee_id', employeeId)
     .whereNull('out_time_utc')
+    // A missed punch-out is nobody's open record: a lock passed it over, it counts no hours.
+    .where('missed_punch_out', false)
     .where('in_time_local', '>=', `${period.start} 00:00:00`)
     .where('in_time_local', '<=', lastReadingOn(period.end))
     .first('id')) as { id: number } | undefined;

@@ -12,6 +12,7 @@ import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
 import { employeeFieldsOf, usesEmployeeFields, usesReferenceNames } from './export-fields';
+import { unclosedRecordsOf } from './open-records';
 import { classifiedDaysOf, daysFromFrozen } from './timesheets';
 
 // The payroll export of a period (docs/pay-periods.md, "Export"): one row per employee, date and
@@ -24,7 +25,7 @@ export type ExportFormat = 'csv' | 'json';
  * The version of the export's rendering. Part of an open period's ETag: a release that renders
  * the same data differently must not answer 304 to a copy made by the previous one.
  */
-const EXPORT_RENDERING = 3;
+const EXPORT_RENDERING = 4;
 
 /** The profile an export uses when the request names none (CONTRACT 6.6): exactly 6.3's CSV. */
 export const DEFAULT_PROFILE: ExportProfile = templateProfile(findTemplate('default')!);
@@ -196,7 +197,18 @@ export async function writeExport(
     }
     if (text) await sink.write(text);
   }
-  if (format === 'json') await sink.write(']}');
+  if (format === 'json') await sink.write(`]${await openRecordsMember(db, period)}}`);
+}
+
+/**
+ * The JSON export's `open_records` member: the records counted in the period without an out_time
+ * (a locked period's are its missed punch-outs), by employee id; nothing when there are none, so
+ * such an export stays as it was. A locked period's cannot change until it is unlocked: every
+ * write into its dates is refused.
+ */
+async function openRecordsMember(db: Db, period: PayPeriod): Promise<string> {
+  const unclosed = await unclosedRecordsOf(db, period, 'all');
+  return unclosed.length === 0 ? '' : `,"open_records":${JSON.stringify(unclosed.map((record) => record.json))}`;
 }
 
 /**

@@ -5,9 +5,11 @@ import { asUniqueViolation } from '../db/constraint-errors';
 import { retryConflicts } from '../db/retry-conflicts';
 import { toSqlDateTime } from '../db/sql-time';
 import { ConflictError, type FieldError, NotFoundError } from '../errors';
+import { markMissedPunchOuts } from '../attendance/missed-punch-outs';
 import { periodStartingOn } from '../pay-rules/periods';
-import { dayNumber, isCalendarDate, lastReadingOn } from '../time';
+import { dayNumber, isCalendarDate, isTimeZone, lastReadingOn, todayIn } from '../time';
 import { recordEvents } from '../webhooks/outbox';
+import { type OpenRecord, openRecordsRefusal, unclosedRecordsOf } from './open-records';
 import { findLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
 import { employeeFieldsOf, frozenFieldsJson } from './export-fields';
@@ -21,17 +23,53 @@ export interface LockContext {
   requestId?: string;
 }
 
+/** A lock's context: also the instance's default_timezone, the wall clock of an employee whose own zone is unusable. */
+export type LockingContext = LockContext & { defaultTimezone: string };
+
+/** What a lock is asked to do besides locking (query parameters, CLI options). */
+export interface LockOptions {
+  /** 409 unapproved_timesheets while a timesheet with hours is not approved. */
+  requireApproved?: boolean;
+  /** Lock despite open records, making them missed punch-outs (else 409 open_records). */
+  allowOpenRecords?: boolean;
+}
+
+/** The lock's answer: the period, and (only when there are some) its records without an out_time. */
+export type LockedPayPeriod = PayPeriod & { open_records?: OpenRecord[] };
+
 /** An audit row's and an event's id of a period: its start date as a number (2026-01-01 -> 20260101). */
 export function periodEntityId(start: string): number {
   return Number(start.replace(/-/g, ''));
 }
 
 /**
- * Whether a period's end is today or later (UTC): compared as day numbers, since the calendar's
- * last period ends on 9999-12-31 and no date string may pass it (docs/pay-periods.md, "Periods").
+ * The wall clocks a period's end is read on (docs/pay-periods.md, "Period end, step by step"):
+ * every employee's time zone, and the instance's default for one the process cannot read (or
+ * when there are no employees). A few hundred zones at most, however many employees.
  */
-function hasNotEnded(period: { end: string }, now: Date): boolean {
-  return dayNumber(period.end) >= dayNumber(now.toISOString().slice(0, 10));
+async function employeeTimeZones(trx: Db, defaultTimezone: string): Promise<string[]> {
+  const fallback = isTimeZone(defaultTimezone) ? defaultTimezone : 'UTC';
+  const stored = (await trx('employees').distinct('timezone').pluck('timezone')) as string[];
+  const zones = new Set(stored.map((zone) => (isTimeZone(String(zone)) ? String(zone) : fallback)));
+  return zones.size === 0 ? [fallback] : [...zones].sort();
+}
+
+/**
+ * Where the period has not ended yet: a zone whose wall clock still shows its end or an earlier
+ * date (the one furthest behind), or undefined once the next day has begun on every one. Compared
+ * as day numbers: the calendar's last period ends on 9999-12-31, which never ends.
+ */
+async function notEndedIn(
+  trx: Db,
+  period: { end: string },
+  context: Pick<LockingContext, 'now' | 'defaultTimezone'>,
+): Promise<{ zone: string; today: string } | undefined> {
+  let behind: { zone: string; today: string } | undefined;
+  for (const zone of await employeeTimeZones(trx, context.defaultTimezone)) {
+    const today = todayIn(zone, context.now);
+    if (dayNumber(today) <= dayNumber(period.end) && (!behind || dayNumber(today) < dayNumber(behind.today))) behind = { zone, today };
+  }
+  return behind;
 }
 
 /** At most this many employees are named in a 409 unapproved_timesheets (the detail gives the count). */
@@ -46,14 +84,16 @@ const MAX_LISTED_UNAPPROVED = 100;
  *    any concurrent attendance write certify-conflict and one of them is retried. No consistent
  *    read comes before it, so the snapshot below sees every write that committed first.
  * 2. 404 when no period starts on `start`; 409 `period_locked` when it (or a period of an earlier
- *    layout overlapping it) is locked; 409 `period_not_ended` while its end is today or later (UTC).
- * 3. The lock row, with the period's dates.
+ *    layout overlapping it) is locked; 409 `period_not_ended` until the day after its end has
+ *    begun on every employee's wall clock; 409 `open_records` while a record counted in it has no
+ *    out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
+ * 3. The lock row, with the period's dates; the open records made missed punch-outs.
  * 4. Every employee's timesheet (Active ones, and others with a record in the period) frozen in
  *    pay_period_snapshots, in batches; with `requireApproved`, 409 `unapproved_timesheets` when
  *    a timesheet with hours is not approved (the transaction then rolls back whole).
- * 5. The audit row and the event `pay_period.locked`.
+ * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
  */
-export async function lockPayPeriod(trx: Db, start: string, context: LockContext & { requireApproved?: boolean }): Promise<PayPeriod> {
+export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions): Promise<LockedPayPeriod> {
   await trx('employees').update({ attendance_version: trx.raw('attendance_version + 1') });
 
   if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
@@ -76,11 +116,14 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
       code: 'period_locked',
       detail: `Its dates overlap the locked pay period starting ${String(overlapping.period_start).slice(0, 10)}; unlock that one first`,
     });
-  if (hasNotEnded(dates, context.now))
+  const behind = await notEndedIn(trx, dates, context);
+  if (behind)
     throw new ConflictError({
       code: 'period_not_ended',
-      detail: `The pay period ends on ${dates.end}; it may be locked from the next day on (UTC)`,
+      detail: `The pay period ends on ${dates.end}; it may be locked once the next day has begun on every employee's wall clock (it is ${behind.today} in ${behind.zone})`,
     });
+  const open = await unclosedRecordsOf(trx, dates, 'open');
+  if (open.length > 0 && !context.allowOpenRecords) throw openRecordsRefusal(open);
 
   const lockedAt = toSqlDateTime(context.now);
   const lockedByName = context.caller?.username ?? 'cli';
@@ -95,6 +138,11 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
   // The row of the first step (claimPayPeriodLock), when it ran; else this is the only step.
   const claimed = await trx('pay_period_locks').where({ period_start: dates.start, state: 'locking' }).update(lockRow);
   if (claimed === 0) await trx('pay_period_locks').insert(lockRow);
+  await markMissedPunchOuts(
+    trx,
+    open.map((record) => record.id),
+    context,
+  );
 
   const unapproved: FieldError[] = [];
   let unapprovedCount = 0;
@@ -156,12 +204,16 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
       errors: unapproved,
     });
 
-  const period: PayPeriod = {
+  // Missed punch-outs of earlier locks of these dates too: payroll sees every record without an out_time.
+  const unclosed = await unclosedRecordsOf(trx, dates, 'all');
+  const period: LockedPayPeriod = {
     start: dates.start,
     end: dates.end,
     status: 'locked',
     locked_at: `${lockedAt.replace(' ', 'T')}Z`,
     locked_by: lockedByName,
+    // Only when there are some: a lock without them answers the period exactly as before.
+    ...(unclosed.length > 0 && { open_records: unclosed.map((record) => record.json) }),
   };
   await writeAudit(
     trx,
@@ -189,7 +241,12 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockContext
  * only the writes already under way can still conflict with it. When the second step fails
  * (unapproved timesheets, the database), the row of the first goes again.
  */
-export async function lockInTwoSteps<T>(db: Db, start: string, context: LockContext, lockInOneTransaction: () => Promise<T>): Promise<T> {
+export async function lockInTwoSteps<T>(
+  db: Db,
+  start: string,
+  context: LockingContext & LockOptions,
+  lockInOneTransaction: () => Promise<T>,
+): Promise<T> {
   // A concurrent lock of the same period may store its row first: that one is then the claim.
   const claimed = await retryConflicts(() => db.transaction((trx) => claimPayPeriodLock(trx, start, context))).catch((error: unknown) => {
     if (asUniqueViolation(error)) return false;
@@ -205,13 +262,16 @@ export async function lockInTwoSteps<T>(db: Db, start: string, context: LockCont
 
 /**
  * The first step of lockInTwoSteps: the `locking` row of the period starting on `start`, when it
- * may be locked (it exists, has ended and meets no other lock); true when this call stored it.
- * Anything else is left to lockPayPeriod to refuse with its reason.
+ * may be locked (it exists, has ended, meets no other lock, and has no open record unless those
+ * are allowed); true when this call stored it. Anything else is left to lockPayPeriod to refuse
+ * with its reason, and no write is refused meanwhile: the punch-out that closes the last open
+ * record of a period must not meet the claim of a lock that will be refused for it.
  */
-async function claimPayPeriodLock(trx: Db, start: string, context: LockContext): Promise<boolean> {
+async function claimPayPeriodLock(trx: Db, start: string, context: LockingContext & LockOptions): Promise<boolean> {
   if (!isCalendarDate(start)) return false;
   const dates = periodStartingOn(await readPayPeriodSettings(trx), start);
-  if (!dates || hasNotEnded(dates, context.now)) return false;
+  if (!dates || (await notEndedIn(trx, dates, context))) return false;
+  if (!context.allowOpenRecords && (await unclosedRecordsOf(trx, dates, 'open')).length > 0) return false;
   const met = await trx('pay_period_locks')
     .where('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)

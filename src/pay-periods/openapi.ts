@@ -8,6 +8,7 @@ import {
   int32,
   jsonBody,
   jsonResponse,
+  openRecordSchema,
   pageSchema,
   problems,
   requiredReferenceSchema,
@@ -42,6 +43,16 @@ export const payPeriodSchema = z
       .meta({ description: 'The username that locked it (`cli`: hrm pay-period lock); null while open' }),
   })
   .meta({ id: 'PayPeriod', description: 'A pay period (docs/pay-periods.md)' });
+
+const openRecords = z.array(openRecordSchema).max(10_000_000).optional().meta({
+  description:
+    'The records counted in the period without an out_time (missed punch-outs once locked), by employee id and start; absent when there are none',
+});
+
+/** The lock's answer, and the data of the event pay_period.locked. */
+export const lockedPayPeriodSchema = payPeriodSchema
+  .extend({ open_records: openRecords })
+  .meta({ id: 'LockedPayPeriod', description: 'A pay period just locked, with its records left without a punch-out' });
 
 const totalsSchema = z.strictObject({
   worked_hours: hours,
@@ -173,9 +184,9 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     security,
     summary: 'Lock a pay period (admins): its numbers are frozen and writes into its dates refused',
     description:
-      '409 codes: `period_not_ended` (its end is today or later, UTC), `period_locked` (already locked, or overlapping a locked period), `unapproved_timesheets` with `require_approved=true` (the employees are listed in `errors`).',
+      "409 codes: `period_not_ended` (until the day after its end has begun on every employee's wall clock, in their time zones), `period_locked` (already locked, or overlapping a locked period), `open_records` (a record counted in the period has no punch-out; they are listed in the problem's `open_records`; `allow_open_records=true` locks anyway and makes them missed punch-outs), `unapproved_timesheets` with `require_approved=true` (the employees are listed in `errors`).",
     request: { params: startParam, query: lockQuery, headers: idempotencyKeyHeader },
-    responses: { 200: jsonResponse('The period, locked', payPeriodSchema), ...writeProblems },
+    responses: { 200: jsonResponse('The period, locked', lockedPayPeriodSchema), ...writeProblems },
   });
   registry.registerPath({
     method: 'post',
@@ -195,7 +206,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     security,
     summary: 'The payroll export of a period in an export profile (admins), streamed',
     description:
-      "CSV (RFC 4180) in the profile `profile` names (GET /export-profiles; default `default`: `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code); its file name from the profile's pattern. JSON keeps the default rows whatever the profile. Per employee and code the rows add up to the timesheet's total (largest-remainder rounding); no row has zero hours unless the profile has `include_zero`. A profile that does not exist: 400 naming `profile`. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe.",
+      "CSV (RFC 4180) in the profile `profile` names (GET /export-profiles; default `default`: `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code); its file name from the profile's pattern. JSON keeps the default rows whatever the profile. Per employee and code the rows add up to the timesheet's total (largest-remainder rounding); no row has zero hours unless the profile has `include_zero`. A profile that does not exist: 400 naming `profile`. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe. JSON: `{period, rows}`, and `open_records` when records counted in the period have no out_time (missed punch-outs once locked).",
     request: {
       params: startParam,
       query: exportQuery,
@@ -214,7 +225,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
           },
           'application/json': {
             schema: z
-              .strictObject({ period: payPeriodSchema, rows: z.array(exportRowSchema).max(10_000_000) })
+              .strictObject({ period: payPeriodSchema, rows: z.array(exportRowSchema).max(10_000_000), open_records: openRecords })
               .meta({ id: 'PayPeriodExport' }),
           },
         },

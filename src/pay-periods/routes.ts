@@ -106,17 +106,16 @@ export function payPeriodRoutes({
       post: async (req, res) => {
         assertAdmin(callerOf(req), 'lock pay periods');
         const query = parseQuery(lockQuery, req.query);
-        const context = writeContext(req);
+        const instance = instanceOf(req);
+        const context = { ...writeContext(req), defaultTimezone: (await instance.settings.get()).defaultTimezone };
+        const options = { requireApproved: query.require_approved === true, allowOpenRecords: query.allow_open_records === true };
         const start = String(req.params.start);
-        await lockInTwoSteps(instanceOf(req).db, start, context, () =>
+        await lockInTwoSteps(instance.db, start, { ...context, ...options }, () =>
           sendWrite(
             req,
             res,
             context.now,
-            async (trx) => ({
-              status: 200,
-              body: await lockPayPeriod(trx, start, { ...context, requireApproved: query.require_approved === true }),
-            }),
+            async (trx) => ({ status: 200, body: await lockPayPeriod(trx, start, { ...context, ...options }) }),
             forgetTotals(req),
           ),
         );

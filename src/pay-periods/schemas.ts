@@ -46,6 +46,10 @@ export const lockQuery = z.strictObject({
   require_approved: booleanQuery()
     .optional()
     .meta({ description: 'true: 409 `unapproved_timesheets` while a timesheet with hours is not approved' }),
+  allow_open_records: booleanQuery().optional().meta({
+    description:
+      'true: lock even while records of the period have no punch-out; each becomes `missed_punch_out` (no hours, no longer open) and is listed in `open_records`. Otherwise such records are 409 `open_records`',
+  }),
 });
 
 /** GET /pay-periods/{start}/export */

@@ -60,6 +60,7 @@ export function columnsOf(slot: Times, employee: AttendanceEmployee, stamp: Writ
     out_latitude: null,
     out_longitude: null,
     in_ip: stamp.ip,
+    missed_punch_out: false,
     created_at: now,
     updated_at: now,
     out_time_utc: outInstant ? toSqlDateTimeSeconds(outInstant) : null,

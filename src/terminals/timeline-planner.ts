@@ -146,20 +146,31 @@ export function planTimeline(input: TimelineInput): TimelinePlan {
   return { employee: input.employee, slots, replayed, deleted };
 }
 
-/** The stored records as slots of a timeline, sorted by start: fresh for every plan. */
+/**
+ * The stored records as slots of a timeline, sorted by start: fresh for every plan. A missed
+ * punch-out (docs/pay-periods.md, "Period end, step by step") is not an open record: its slot
+ * ends where it begins, so no punch closes it, an `auto` punch after it is an `in`, and it holds
+ * only its own second against the records around it.
+ */
 function slotsOf(records: readonly BatchAttendanceRow[]): Slot[] {
   return records
-    .map((row): Slot => ({
-      stored: row,
-      id: row.id,
-      inMs: Date.parse(utcIso(row.in_time_utc)),
-      outMs: row.out_time_utc === null ? null : Date.parse(utcIso(row.out_time_utc)),
-      opener: undefined,
-      closer: undefined,
-      closeBy: undefined,
-    }))
+    .map((row): Slot => {
+      const inMs = Date.parse(utcIso(row.in_time_utc));
+      return {
+        stored: row,
+        id: row.id,
+        inMs,
+        outMs: row.out_time_utc !== null ? Date.parse(utcIso(row.out_time_utc)) : row.missed_punch_out ? inMs : null,
+        opener: undefined,
+        closer: undefined,
+        closeBy: undefined,
+      };
+    })
     .sort((a, b) => a.inMs - b.inMs);
 }
+
+/** A record the log may derive again: one it made, unless a pay-period lock passed it over as a missed punch-out. */
+const derivable = (slot: Slot) => slot.stored?.derived_from_log === true && !slot.stored.missed_punch_out;
 
 /**
  * Where a derivation starts and the log's records it derives again: from the earliest punch, or
@@ -174,11 +185,9 @@ function windowOf(
   if (punches.length === 0) return undefined;
   const earliest = Math.min(...punches.map((punch) => punch.ms));
   if (latestLogged === undefined || latestLogged <= earliest) return undefined;
-  const holding = slots.find(
-    (slot) => slot.stored?.derived_from_log && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest),
-  );
+  const holding = slots.find((slot) => derivable(slot) && slot.inMs < earliest && (slot.outMs === null || slot.outMs >= earliest));
   const start = holding ? holding.inMs : earliest;
-  return { start, records: slots.filter((slot) => slot.stored?.derived_from_log && slot.inMs >= start) };
+  return { start, records: slots.filter((slot) => derivable(slot) && slot.inMs >= start) };
 }
 
 /** Whether a derivation applies a stored entry again: one that made a record of the window, or whose result may change. */

@@ -98,7 +98,7 @@ const DESCRIPTION_URL =
  */
 export function describeWebhooks(
   registry: OpenAPIRegistry,
-  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType; lockedPayPeriod: z.ZodType },
 ): void {
   const tags = ['Webhooks'];
   const security = [{ bearer: [] }];
@@ -219,7 +219,7 @@ export function describeWebhooks(
 /** What receivers get: OpenAPI 3.1's `webhooks`, one entry per event type. */
 function describeDeliveries(
   registry: OpenAPIRegistry,
-  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType },
+  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType; lockedPayPeriod: z.ZodType },
 ): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
   const headers = z.object({
@@ -257,7 +257,7 @@ function describeDeliveries(
     'attendance.deleted': envelope('attendance.deleted', deleted, 'never'),
     'timesheet.approved': envelope('timesheet.approved', payloads.timesheet, 'never'),
     'timesheet.reopened': envelope('timesheet.reopened', payloads.timesheet, 'never'),
-    'pay_period.locked': envelope('pay_period.locked', payloads.payPeriod, 'never'),
+    'pay_period.locked': envelope('pay_period.locked', payloads.lockedPayPeriod, 'never'),
     'pay_period.unlocked': envelope('pay_period.unlocked', payloads.payPeriod, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {

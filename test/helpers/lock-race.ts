@@ -108,7 +108,14 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
     lockSentAt = Date.now();
     for (;;) {
       lockAttempts++;
-      const res = await call(options.lockBase ?? (bases[0] as string), token, 'POST', `/pay-periods/${period.start}/lock`);
+      // A punch-in that committed first and a punch-out refused by the lock leave an open record:
+      // the lock passes it over as a missed punch-out rather than refusing (409 open_records).
+      const res = await call(
+        options.lockBase ?? (bases[0] as string),
+        token,
+        'POST',
+        `/pay-periods/${period.start}/lock?allow_open_records=true`,
+      );
       lockStatus = res.status;
       if (res.status !== 503 || lockAttempts >= 20) {
         if (res.status !== 200) violations.push(`the lock answered ${res.status} ${JSON.stringify(res.body)}`);
@@ -194,12 +201,22 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
       violations.push(`employee ${employee}: a write after the lock answered ${res.status} ${String(res.body?.code)}`);
   }
 
-  // 1. Answers, and their order per writer.
+  // 1. Answers, and their order per writer. A punch-out whose punch-in committed before the lock
+  // meets no open record: the lock made that record a missed punch-out (docs/pay-periods.md,
+  // "Period end, step by step"), and the punch-out is refused as not_punched_in, writing nothing.
+  const missedRows = (await db('attendance')
+    .whereIn('employee_id', employees)
+    .where('missed_punch_out', true)
+    .select('employee_id', 'in_time_local')) as Array<{ employee_id: number; in_time_local: string }>;
+  const missed = new Set(missedRows.map((row) => `${Number(row.employee_id)} ${String(row.in_time_local).slice(0, 19)}`));
+  const outOfMissed = (result: WriteResult) =>
+    lockStatus === 200 && result.op === 'punch-out' && result.code === 'not_punched_in' && missed.has(`${result.employee} ${result.value}`);
   for (const result of results) {
     const fine =
       result.status === 200 ||
       result.status === 201 ||
-      (result.status === 409 && (result.code === 'period_locked' || (result.op === 'batch' && result.code === 'nothing_applied')));
+      (result.status === 409 &&
+        (result.code === 'period_locked' || (result.op === 'batch' && result.code === 'nothing_applied') || outOfMissed(result)));
     if (!fine) violations.push(`employee ${result.employee} step ${result.step} ${result.op}: ${result.status} ${result.code ?? ''}`);
   }
   for (const employee of employees) {

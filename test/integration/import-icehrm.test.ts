@@ -447,6 +447,49 @@ describeOnMysql('hrm import icehrm', () => {
     });
   });
 
+  describe.each(testDialects())('on %s, re-run after a lock made a record a missed punch-out', (dialect) => {
+    const t = useTestApp(dialect);
+    let source: IcehrmDatabase;
+    beforeAll(async () => {
+      source = await createIcehrmFixture(serverUrl!);
+    }, 60_000);
+    afterAll(() => source.drop());
+    const record = (id: number) => t.db('attendance').where({ id }).first('note', 'out_time_local', 'open_employee_id', 'missed_punch_out');
+
+    it('keeps it missed when IceHrm changes it, and imports later records beside it rather than against an open record', async () => {
+      expect((await runHrm(t, ['import', 'icehrm', '--from', source.url])).code).toBe(0);
+      expect(await record(1003)).toEqual({ note: null, out_time_local: null, open_employee_id: 3, missed_punch_out: 0 });
+      expect((await runHrm(t, ['pay-period', 'lock', '--start', '2026-07-01', '--allow-open-records'])).code).toBe(0);
+      expect((await runHrm(t, ['pay-period', 'unlock', '--start', '2026-07-01'])).code).toBe(0);
+      await source.connection.query("UPDATE Attendance SET note = 'Forgot to punch out' WHERE id = 1003");
+
+      const changed = await runHrm(t, ['import', 'icehrm', '--from', source.url, '--since', '2026-07-01']);
+
+      expect(changed.code).toBe(0);
+      expect(await record(1003)).toEqual({
+        note: 'Forgot to punch out',
+        out_time_local: null,
+        open_employee_id: null,
+        missed_punch_out: 1,
+      });
+
+      await source.connection.query(
+        "INSERT INTO Attendance (id, employee, in_time, out_time) VALUES (1105, 3, '2026-07-21 09:00:00', '2026-07-21 17:00:00')",
+      );
+      const later = await runHrm(t, ['import', 'icehrm', '--from', source.url, '--since', '2026-07-20']);
+
+      expect(later.code).toBe(0);
+      expect(section(later, 'Left out').filter((line) => line.startsWith('attendance 1105 '))).toEqual([]);
+      expect(await record(1105)).toEqual({
+        note: null,
+        out_time_local: '2026-07-21 17:00:00',
+        open_employee_id: null,
+        missed_punch_out: 0,
+      });
+      expect(await record(1003)).toMatchObject({ open_employee_id: null, missed_punch_out: 1 });
+    });
+  });
+
   describe.each(testDialects())('into a database with a locked pay period, on %s', (dialect) => {
     const t = useTestApp(dialect);
     let source: IcehrmDatabase;

@@ -38,6 +38,7 @@ function record(id: number, from: string, to: string | null, manual = false): Ba
     out_longitude: null,
     in_ip: null,
     out_ip: null,
+    missed_punch_out: false,
     created_at: '2026-11-01 00:00:00.000',
     updated_at: '2026-11-01 00:00:00.000',
     derived_from_log: !manual,
@@ -261,6 +262,37 @@ describe('planTimeline', () => {
     expect(said(late.outcome)).toBe('rejected overlap');
     expect(records(plan)).toEqual([['2026-11-02T13:00:00', '2026-11-02T17:00:00', 2]]);
     expect(plan.deleted).toEqual([]);
+  });
+
+  it('neither closes a missed punch-out nor counts it open: an auto punch after it opens, an out is not_punched_in', () => {
+    const missed = { ...record(7, '2026-11-30T22:00:00', null), missed_punch_out: true };
+    const out = punch('2026-12-01T06:00:00', 'out');
+    const auto = punch('2026-12-02T08:00:00');
+    const closing = punch('2026-12-02T16:00:00');
+
+    const plan = planTimeline(input([out, auto, closing], { records: [missed] }));
+
+    expect([said(out.outcome), said(auto.outcome), said(closing.outcome)]).toEqual(['rejected not_punched_in', 'opened', 'closed']);
+    expect(records(plan)).toEqual([
+      ['2026-11-30T22:00:00', '2026-11-30T22:00:00', 7],
+      ['2026-12-02T08:00:00', '2026-12-02T16:00:00', undefined],
+    ]);
+    expect(plan.slots[0]?.closer).toBeUndefined();
+  });
+
+  it('keeps a missed punch-out out of a derivation: the log never opens it again, and a record may not span it', () => {
+    const missed = { ...record(7, '2026-11-30T22:00:00', null), missed_punch_out: true };
+    const log = [logged(1, '2026-11-30T22:00:00', 'in', { result: 'created', action: 'opened', attendance_id: 7 })];
+    const late = punch('2026-11-30T21:00:00', 'in');
+    const lateOut = punch('2026-11-30T23:00:00', 'out');
+    const timeline = input([late, lateOut], { records: [missed], latestLogged: Date.parse('2026-11-30T22:00:00Z'), logged: log });
+
+    const plan = planTimeline(timeline);
+
+    expect(plan.replayed).toEqual([]);
+    expect(plan.deleted).toEqual([]);
+    expect([said(late.outcome), said(lateOut.outcome)]).toEqual(['rejected overlap', 'rejected not_punched_in']);
+    expect(records(plan)).toEqual([['2026-11-30T22:00:00', '2026-11-30T22:00:00', 7]]);
   });
 
   it('derives nothing again when the log holds no later punch, and plans afresh every time', () => {
