@@ -36,7 +36,7 @@ describe.each(testDialects())('migration 0026_missed_punch_out on %s', (dialect)
     );
 
   it('makes the open records of locked periods missed punch-outs, and leaves every other record as it was', async () => {
-    await migrateThrough(db, '0023_deletions');
+    await migrateThrough(db, '0025_export_profiles');
     const [locked, unlocked, locking] = [await insertEmployee('M1'), await insertEmployee('M2'), await insertEmployee('M3')];
     const closed = await insertRecord(locked, '2026-10-05 08:00:00', '2026-10-05 16:00:00');
     const stuck = await insertRecord(locked, '2026-10-31 22:00:00', null);
