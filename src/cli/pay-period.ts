@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { retryConflicts } from '../db/retry-conflicts';
 import { AppError } from '../errors';
 import { findExportProfile } from '../export-profiles/repository';
-import { type ExportFormat, writeExport } from '../pay-periods/export';
+import { type ExportFormat, type ExportSink, writeExport } from '../pay-periods/export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
 import { listPeriods, periodListRange, resolvePeriod } from '../pay-periods/periods';
 import { readPayPeriodSettings } from '../pay-periods/settings';
@@ -118,40 +118,28 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
       const profile = await findExportProfile(db, options.profile);
       if (!profile) throw new CliError(`--profile names no export profile: ${options.profile}`);
       if (options.out === undefined) {
-        const stdout = context.io.stdout;
-        await writeExport(
-          db,
-          period,
-          settings,
-          format,
-          {
-            // Standard output is a stream when run for real: wait for a pipe's reader to catch up.
-            write: async (chunk) => {
-              if (stdout.write(chunk) === false && stdout instanceof EventEmitter) await once(stdout, 'drain');
-            },
-          },
-          profile,
-        );
+        await writeExport(db, period, settings, format, streamSink(context.io.stdout), profile);
         return;
       }
       const file = createWriteStream(options.out);
       await once(file, 'open').catch((error: Error) => {
         throw new CliError(`--out cannot be written: ${error.message}`);
       });
-      await writeExport(
-        db,
-        period,
-        settings,
-        format,
-        {
-          write: async (chunk) => {
-            if (!file.write(chunk)) await once(file, 'drain');
-          },
-        },
-        profile,
-      );
+      await writeExport(db, period, settings, format, streamSink(file), profile);
       file.end();
       await once(file, 'finish');
       context.print(`Wrote the pay period ${period.start} to ${period.end} to ${options.out}.`);
     });
+}
+
+/**
+ * The export's sink on standard output or a file: each chunk waits for the stream to drain when
+ * it asks to (a pipe's slow reader); a test's stand-in for standard output never asks.
+ */
+function streamSink(stream: { write(chunk: string): unknown }): ExportSink {
+  return {
+    write: async (chunk) => {
+      if (stream.write(chunk) === false && stream instanceof EventEmitter) await once(stream, 'drain');
+    },
+  };
 }
