@@ -89,3 +89,22 @@ export async function migrateThrough(db: Db, last: string): Promise<void> {
     },
   });
 }
+
+/**
+ * For each test of the enclosing describe, a new database with no migration applied and a
+ * connection to it (the migration tests take it step by step), dropped after the test. Read
+ * `db` in hooks and tests: it is set when the test's own beforeEach hooks run.
+ */
+export function useEmptyDatabase(dialect: TestDialect): { readonly db: Db } {
+  let database: TestDatabase | undefined;
+  const current = { db: undefined as unknown as Db };
+  beforeEach(async () => {
+    database = await createTestDatabase(dialect, { empty: true });
+    current.db = database.open();
+  });
+  afterEach(async () => {
+    await current.db.destroy();
+    await database?.drop();
+  });
+  return current;
+}

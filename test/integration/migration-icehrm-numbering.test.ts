@@ -5,7 +5,7 @@ import { NATIONALITIES } from '../../migrations/data/nationalities';
 import { PROVINCES } from '../../migrations/data/provinces';
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
+import { migrateThrough, testDialects, useEmptyDatabase } from '../helpers/databases';
 import { employeeColumnsBefore0017 } from '../helpers/factories';
 
 const BEFORE = '2026-01-05 09:00:00.000';
@@ -30,15 +30,10 @@ async function referencesOf(db: Db, ids: number[]) {
 }
 
 describe.each(testDialects())('migration 0012_icehrm_numbering on %s', (dialect) => {
-  let database: TestDatabase;
+  const empty = useEmptyDatabase(dialect);
   let db: Db;
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect, { empty: true });
-    db = database.open();
-  });
-  afterEach(async () => {
-    await db.destroy();
-    await database.drop();
+  beforeEach(() => {
+    db = empty.db;
   });
 
   const employee = async (columns: Record<string, unknown>) =>

@@ -2,18 +2,13 @@ import { CONTROL_MIGRATIONS } from '../../migrations/control';
 import type { Db } from '../../src/db/connect';
 import { CONTROL_DATABASE_MIGRATIONS, migrateToLatest } from '../../src/db/migrate';
 import { listRegisteredInstances } from '../../src/instances/registry';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import { testDialects, useEmptyDatabase } from '../helpers/databases';
 
 describe.each(testDialects())('control migration 0002_instance_servers on %s', (dialect) => {
-  let database: TestDatabase;
+  const empty = useEmptyDatabase(dialect);
   let db: Db;
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect, { empty: true });
-    db = database.open();
-  });
-  afterEach(async () => {
-    await db.destroy();
-    await database.drop();
+  beforeEach(() => {
+    db = empty.db;
   });
 
   it("puts the instances registered before it on the control database's own server, not moving", async () => {

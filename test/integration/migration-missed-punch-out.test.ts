@@ -1,18 +1,13 @@
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
+import { migrateThrough, testDialects, useEmptyDatabase } from '../helpers/databases';
 import { employeeColumns } from '../helpers/factories';
 
 describe.each(testDialects())('migration 0026_missed_punch_out on %s', (dialect) => {
-  let database: TestDatabase;
+  const empty = useEmptyDatabase(dialect);
   let db: Db;
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect, { empty: true });
-    db = database.open();
-  });
-  afterEach(async () => {
-    await db.destroy();
-    await database.drop();
+  beforeEach(() => {
+    db = empty.db;
   });
 
   const STAMP = '2026-11-01 09:00:00.000';

@@ -1,22 +1,17 @@
 import type { Db } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
-import { createTestDatabase, migrateThrough, type TestDatabase, testDialects } from '../helpers/databases';
+import { migrateThrough, testDialects, useEmptyDatabase } from '../helpers/databases';
 import { employeeColumnsBefore0017 } from '../helpers/factories';
 
 describe.each(testDialects())('migration 0013_unique_department_names on %s', (dialect) => {
-  let database: TestDatabase;
+  const empty = useEmptyDatabase(dialect);
   let db: Db;
   let warn: jest.SpyInstance;
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect, { empty: true });
-    db = database.open();
+  beforeEach(() => {
+    db = empty.db;
     warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
   });
-  afterEach(async () => {
-    warn.mockRestore();
-    await db.destroy();
-    await database.drop();
-  });
+  afterEach(() => warn.mockRestore());
 
   it('renames later duplicates (in any case) to "<name> (<id>)", keeps the first, and nobody changes department', async () => {
     await migrateThrough(db, '0012_icehrm_numbering');
