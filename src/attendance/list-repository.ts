@@ -7,7 +7,7 @@ import { asListRead } from '../db/statement-time';
 import { whereVisible } from '../employees/access';
 import { offsetOf } from '../http/pagination';
 import { lastReadingOn } from '../time';
-import { ATTENDANCE_COLUMNS, type AttendanceRecord, toAttendanceRow } from './repository';
+import { ATTENDANCE_COLUMNS, type AttendanceRecord, employeeDisplayOf, toAttendanceRow } from './repository';
 
 // The list and summary reads of attendance: pages of records and their totals.
 
@@ -98,9 +98,7 @@ export async function listAttendance(
       ])
     : ((await asListRead(pageQuery(db, criteria, page.limit, offset, start, bindValue))) as Array<Record<string, unknown>>);
   const startOf = (row: Record<string, unknown> | undefined) => row && { inTimeUtc: String(row.in_time_utc), id: Number(row.id) };
-  const records = rows
-    .slice(0, page.limit)
-    .map((row) => ({ ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` }));
+  const records = rows.slice(0, page.limit).map((row) => ({ ...toAttendanceRow(row), employeeDisplay: employeeDisplayOf(row) }));
   const found = { records, first: startOf(rows[0]), next: startOf(rows[page.limit]) };
   // A page that is not empty and has no next one is the last: its rows tell the total without counting.
   if (rows.length > 0 && rows.length <= page.limit) return { ...found, total: offset + rows.length };

@@ -4,7 +4,7 @@ import type { Db } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { recordEvents } from '../webhooks/outbox';
 import { attendanceEvent } from './events';
-import { ATTENDANCE_COLUMNS, toAttendanceRow } from './repository';
+import { ATTENDANCE_COLUMNS, employeeDisplayOf, toAttendanceRow } from './repository';
 import { attendanceChanges } from './writes';
 
 /** Records per statement: far below either database's limit on bound values. */
@@ -34,7 +34,7 @@ export async function markMissedPunchOuts(
       .select([...ATTENDANCE_COLUMNS, 'e.first_name', 'e.last_name'])) as Array<Record<string, unknown>>;
     const audits: AuditEntry[] = [];
     const events = rows.map((row) => {
-      const record = { ...toAttendanceRow(row), employeeDisplay: `${String(row.first_name)} ${String(row.last_name)}` };
+      const record = { ...toAttendanceRow(row), employeeDisplay: employeeDisplayOf(row) };
       const { fields, changes } = attendanceChanges({ missed_punch_out: false }, { missed_punch_out: true });
       audits.push({
         action: 'missed_punch_out',

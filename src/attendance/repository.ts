@@ -48,12 +48,17 @@ export interface AttendanceEmployee {
 
 const EMPLOYEE_COLUMNS = ['id', 'supervisor_id', 'timezone', 'first_name', 'last_name', 'termination_date'];
 
+/** An employee reference's `display` ("First Last") from a row holding first_name and last_name. */
+export function employeeDisplayOf(row: Record<string, unknown>): string {
+  return `${String(row.first_name)} ${String(row.last_name)}`;
+}
+
 function toAttendanceEmployee(row: Record<string, unknown>): AttendanceEmployee {
   return {
     id: Number(row.id),
     supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
     timezone: String(row.timezone),
-    display: `${String(row.first_name)} ${String(row.last_name)}`,
+    display: employeeDisplayOf(row),
     termination_date: row.termination_date == null ? null : String(row.termination_date).slice(0, 10),
   };
 }

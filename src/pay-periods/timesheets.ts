@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { employeeDisplayOf } from '../attendance/repository';
 import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
@@ -168,7 +169,7 @@ function sheetEmployeeOf(row: Record<string, unknown>): SheetEmployee {
   return {
     id: Number(row.id),
     code: String(row.frozen_code ?? row.code),
-    display: `${String(row.first_name)} ${String(row.last_name)}`,
+    display: employeeDisplayOf(row),
     supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
   };
 }
