@@ -158,16 +158,24 @@ async function isComplete(connection: mysql.Connection, name: string): Promise<b
   }
 }
 
+/** Another migrations' template younger than this may be in use by a run of another checkout. */
+const STALE_AFTER_HOURS = 24;
+
 /**
- * Drops the template schemas of other migrations (another branch's, an older one). One another run
- * is making right now (its lock is held) is left alone; one another run copies from is made again
- * by that run when it finds it gone (cloneMysqlTemplate).
+ * Drops the template schemas of other migrations (another branch's, an older one) made more than
+ * a day ago: runs of other checkouts on the same server (worktrees, CI beside a developer's run)
+ * copy from theirs for the whole run, and one dropped under them costs a remake at best. One
+ * another run is making right now (its lock is held) is left alone.
  */
 export async function dropStaleMysqlTemplates(serverUrl: string): Promise<void> {
   await withConnection(serverUrl, async (connection) => {
-    const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE ?', [
-      `${PREFIX.replace(/_/g, '\\_')}%`,
-    ]);
+    const [rows] = await connection.query(
+      `SELECT s.SCHEMA_NAME AS name FROM information_schema.SCHEMATA s
+       LEFT JOIN information_schema.TABLES t ON t.TABLE_SCHEMA = s.SCHEMA_NAME
+       WHERE s.SCHEMA_NAME LIKE ? GROUP BY s.SCHEMA_NAME
+       HAVING MIN(t.CREATE_TIME) IS NULL OR MIN(t.CREATE_TIME) < NOW() - INTERVAL ${STALE_AFTER_HOURS} HOUR`,
+      [`${PREFIX.replace(/_/g, '\\_')}%`],
+    );
     for (const { name } of rows as Array<{ name: string }>) {
       if (name === templateName()) continue;
       const [[lock]] = (await connection.query('SELECT GET_LOCK(?, 0) AS got', [name])) as [Array<{ got: number | null }>, unknown];
@@ -193,34 +201,49 @@ let templateTables: Promise<TemplateTable[]> | undefined;
 
 async function readTemplateTables(serverUrl: string, template: string): Promise<TemplateTable[]> {
   return withConnection(serverUrl, async (connection) => {
-    // Copying knows tables only; a migration that adds a view, trigger, routine or event must teach it more.
-    const [others] = await connection.query(
-      `SELECT 'view' AS kind FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ?
-       UNION ALL SELECT 'trigger' FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?
-       UNION ALL SELECT 'routine' FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ?
-       UNION ALL SELECT 'event' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?`,
-      [template, template, template, template],
-    );
-    const kinds = [...new Set((others as Array<{ kind: string }>).map((row) => row.kind))];
-    if (kinds.length > 0)
-      throw new Error(`The template schema ${template} has a ${kinds.join(', ')}: test/helpers/template-databases.ts copies tables only`);
-
-    const [tables] = await connection.query(
-      "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
-      [template],
-    );
-    const result: TemplateTable[] = [];
-    for (const { name } of tables as Array<{ name: string }>) {
-      const [[created]] = (await connection.query(`SHOW CREATE TABLE \`${template}\`.\`${name}\``)) as [
-        Array<Record<string, string>>,
-        unknown,
-      ];
-      const [rows] = await connection.query(`SELECT 1 FROM \`${template}\`.\`${name}\` LIMIT 1`);
-      result.push({ name, createSql: created!['Create Table']!, hasRows: (rows as unknown[]).length > 0 });
+    // Under the template's lock: a run making it again (ensureMysqlTemplate) holds it until done.
+    const [[lock]] = (await connection.query('SELECT GET_LOCK(?, ?) AS got', [template, TEMPLATE_LOCK_SECONDS])) as [
+      Array<{ got: number | null }>,
+      unknown,
+    ];
+    if (lock?.got !== 1) throw new Error(`Waited ${TEMPLATE_LOCK_SECONDS} s for another run to make the template schema ${template}`);
+    try {
+      return await readTablesOf(connection, template);
+    } finally {
+      await connection.query('SELECT RELEASE_LOCK(?)', [template]);
     }
-    if (result.length === 0) throw new Error(`The template schema ${template} has no tables`);
-    return result;
   });
+}
+
+async function readTablesOf(connection: mysql.Connection, template: string): Promise<TemplateTable[]> {
+  // Copying knows tables only; a migration that adds a view, trigger, routine or event must teach it more.
+  const [others] = await connection.query(
+    `SELECT 'view' AS kind FROM information_schema.VIEWS WHERE TABLE_SCHEMA = ?
+     UNION ALL SELECT 'trigger' FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = ?
+     UNION ALL SELECT 'routine' FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = ?
+     UNION ALL SELECT 'event' FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ?`,
+    [template, template, template, template],
+  );
+  const kinds = [...new Set((others as Array<{ kind: string }>).map((row) => row.kind))];
+  if (kinds.length > 0)
+    throw new Error(`The template schema ${template} has a ${kinds.join(', ')}: test/helpers/template-databases.ts copies tables only`);
+
+  const [tables] = await connection.query(
+    "SELECT TABLE_NAME AS name FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_TYPE = 'BASE TABLE' ORDER BY TABLE_NAME",
+    [template],
+  );
+  const result: TemplateTable[] = [];
+  for (const { name } of tables as Array<{ name: string }>) {
+    const [[created]] = (await connection.query(`SHOW CREATE TABLE \`${template}\`.\`${name}\``)) as [
+      Array<Record<string, string>>,
+      unknown,
+    ];
+    const [rows] = await connection.query(`SELECT 1 FROM \`${template}\`.\`${name}\` LIMIT 1`);
+    result.push({ name, createSql: created!['Create Table']!, hasRows: (rows as unknown[]).length > 0 });
+  }
+  // Dropped by a run of another checkout between the lock and the read: made again by the caller.
+  if (result.length === 0) throw Object.assign(new Error(`The template schema ${template} has no tables`), { code: 'ER_BAD_DB_ERROR' });
+  return result;
 }
 
 /**

@@ -1,13 +1,45 @@
 import { type Db, dialectOf } from '../../src/db/connect';
 import { migrateToLatest } from '../../src/db/migrate';
 import { MIGRATIONS } from '../../migrations';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
+import mysql from 'mysql2/promise';
+import { createTestDatabase, describeOnMysql, type TestDatabase, testDialects } from '../helpers/databases';
+import { dropStaleMysqlTemplates, templateName } from '../helpers/template-databases';
 
 /**
  * The columns that record when the migrations ran: a template made earlier holds its own time
  * there. Nothing reads them but people.
  */
 const MIGRATION_TIME_COLUMNS: Record<string, string[]> = { knex_migrations: ['migration_time'], settings: ['updated_at'] };
+
+describeOnMysql('the templates of other migrations on MySQL', () => {
+  const serverUrl = process.env.HRM_TEST_MYSQL_URL!;
+  // Names another checkout's templates would have; the run's own template is never touched.
+  const recent = `${templateName()}_recent_${process.pid}`;
+  const empty = `${templateName()}_empty_${process.pid}`;
+  let connection: mysql.Connection;
+  beforeAll(async () => {
+    connection = await mysql.createConnection({ uri: serverUrl });
+    await connection.query(`CREATE DATABASE \`${recent}\``);
+    await connection.query(`CREATE TABLE \`${recent}\`.knex_migrations (id INT PRIMARY KEY)`);
+    await connection.query(`CREATE DATABASE \`${empty}\``);
+  });
+  afterAll(async () => {
+    await connection.query(`DROP DATABASE IF EXISTS \`${recent}\``);
+    await connection.query(`DROP DATABASE IF EXISTS \`${empty}\``);
+    await connection.end();
+  });
+
+  it('keeps one made within the day (another checkout may be copying from it) and drops one left empty', async () => {
+    await dropStaleMysqlTemplates(serverUrl);
+
+    const [rows] = await connection.query('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME IN (?, ?, ?)', [
+      recent,
+      empty,
+      templateName(),
+    ]);
+    expect((rows as Array<{ name: string }>).map((row) => row.name).sort()).toEqual([templateName(), recent].sort());
+  });
+});
 
 describe.each(testDialects())('a test database copied from the migrated template on %s', (dialect) => {
   let fresh: TestDatabase;
