@@ -1,7 +1,7 @@
 // Two projects (STYLE.md, "A suite that answers in minutes"): isolated files run side by side on
 // every core; the machine-heavy suites (their own server processes, database servers, Galera
-// cluster, web servers, a browser) and the timing-sensitive races run one at a time after them,
-// so they neither starve nor are starved. `npm test` runs the two in turn.
+// cluster, web servers, a browser) and the timing-sensitive races run one at a time, so they
+// never compete with each other. `npm test` runs the two projects side by side (support/run-tests.mjs).
 
 /** Suites that start processes or servers of their own, or race on timing: run serially. */
 const SERIAL = [
