@@ -6,6 +6,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { canSeeEmployee, isDirectReport, isSelf } from '../employees/access';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { lastReadingOn } from '../time';
+import { approvedNumbersJson, type ReopenReason } from '../period-guard/approved-numbers';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
@@ -65,6 +66,8 @@ export async function approveTimesheet(
     });
   const before = await approvalStatusOf(trx, employeeId, period.start);
   if (before !== 'approved') {
+    // The numbers approved (CONTRACT 6.5, "Approval is of numbers"): the timesheet stays approved while its numbers equal them.
+    const approvedDays = approvedNumbersJson((await findSheet(trx, employee, period, settings)).days);
     const now = toSqlDateTime(context.now);
     await trx('timesheet_approvals')
       .insert({
@@ -76,10 +79,22 @@ export async function approveTimesheet(
         approved_by: caller.userId,
         approved_by_employee: caller.employeeId,
         approved_by_name: caller.username,
+        approved_days: approvedDays,
+        reopened_reason: null,
         updated_at: now,
       })
       .onConflict(['employee_id', 'period_start'])
-      .merge(['period_end', 'status', 'approved_at', 'approved_by', 'approved_by_employee', 'approved_by_name', 'updated_at']);
+      .merge([
+        'period_end',
+        'status',
+        'approved_at',
+        'approved_by',
+        'approved_by_employee',
+        'approved_by_name',
+        'approved_days',
+        'reopened_reason',
+        'updated_at',
+      ]);
   }
   const sheet = await findSheet(trx, employee, period, settings);
   if (before !== 'approved') await recordChange(trx, sheet, period, 'approved', context);
@@ -110,7 +125,7 @@ export async function reopenTimesheet(
   if (approved) {
     await trx('timesheet_approvals')
       .where({ employee_id: employeeId, period_start: period.start })
-      .update({ status: 'open', updated_at: toSqlDateTime(context.now) });
+      .update({ status: 'open', reopened_reason: 'reopened' satisfies ReopenReason, updated_at: toSqlDateTime(context.now) });
   }
   const sheet = await findSheet(trx, employee, period, settings);
   if (approved) await recordChange(trx, sheet, period, 'open', context);

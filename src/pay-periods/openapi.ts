@@ -67,6 +67,10 @@ const timesheetFields = {
   status: z.enum(['open', 'approved']),
   approved_at: instant.nullable().meta({ description: 'null unless approved' }),
   approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
+  reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed']).nullable().meta({
+    description:
+      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings changed them); null while approved or never approved',
+  }),
   totals: totalsSchema.meta({ description: 'Rounded from the exact sums of seconds' }),
   open_records: int32(0, 1_000_000).meta({ description: 'Records begun in the period and not closed: they count nothing' }),
 };
@@ -104,9 +108,12 @@ export const timesheetEventSchema = z
     approved_at: instant.nullable().optional(),
     approved_by: z.string().max(100).nullable().optional(),
     reason: z
-      .enum(['reopened', 'attendance_changed'])
+      .enum(['reopened', 'attendance_changed', 'rules_changed'])
       .optional()
-      .meta({ description: 'timesheet.reopened: by hand (POST .../reopen), or because a write changed its hours' }),
+      .meta({
+        description:
+          'timesheet.reopened: by hand (POST .../reopen), because a write changed its numbers, or because a change of the rules did',
+      }),
   })
   .meta({ id: 'TimesheetEvent' });
 

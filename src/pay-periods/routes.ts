@@ -12,6 +12,7 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
+import { reopenForRules } from '../period-guard/guard';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { exportEtag, exportProfileOf, sendExportHeaders, writeExport } from './export';
 import { ExportBudget } from './export-budget';
@@ -77,6 +78,8 @@ export function payPeriodRoutes({
             const before = await readPayPeriodSettings(trx);
             const after = applySettingsBody(before, body);
             await savePayPeriodSettings(trx, before, after, context);
+            // At the write, as for attendance: approvals whose numbers the new rules change reopen.
+            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context);
             return { status: 200, body: payPeriodSettingsResponse(after) };
           },
           forgetTotals(req),
