@@ -322,8 +322,8 @@ export async function reopenTimesheets(
  * meets whose numbers the new rules change go back to open (`rules_changed`). The numbers are
  * computed over the approval's dates, whatever periods the new layout draws.
  */
-export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, groupId = 1): Promise<void> {
-  void groupId; // Pay groups (CONTRACT 6.5) will name the group whose rules changed; all approvals are group 1's until then.
+export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, _groupId = 1): Promise<void> {
+  // _groupId: the group whose rules changed, once pay groups exist (CONTRACT 6.5); every approval is group 1's until then.
   const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
