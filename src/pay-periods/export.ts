@@ -54,7 +54,8 @@ export function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: stri
 /**
  * A strong ETag of the export, computed before anything is sent. A locked period's export depends
  * only on its lock (its snapshots are written once, with the lock row, the employees' names and
- * ids with them): the lock's start and time name it. An open period's depends on the settings,
+ * ids with them): the lock's start, time and version name it (an adjustment's also the version it
+ * is compared with). An open period's depends on the settings,
  * the records counted in it (and its first workweek), the employees (codes, names, payroll ids)
  * and the approvals: for the records, the change marks of the months they count in (a row per
  * employee and month, src/period-guard/change-marks.ts, not a read of every record); for the
@@ -79,9 +80,10 @@ export async function exportEtag(
     format === 'csv' ? [EXPORT_RENDERING, format, profile.id, profile.template, profile.version] : [EXPORT_RENDERING, format];
   let parts: unknown[];
   if (period.status === 'locked') {
-    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by];
+    // The lock version too: a re-lock within the same millisecond by the same user is another lock.
+    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by, period.lock_version];
     // An adjustment: the difference between a kept version (written once) and the current lock.
-    if (sinceVersion !== undefined) parts.push('since', sinceVersion, period.lock_version);
+    if (sinceVersion !== undefined) parts.push('since', sinceVersion);
   } else {
     const first = addDays(period.start, -6);
     const [stored, records, employees, approvals, names] = await Promise.all([

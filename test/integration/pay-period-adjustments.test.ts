@@ -160,7 +160,16 @@ describe.each(testDialects())('pay-period lock versions and adjustments on %s', 
   });
 
   it('keeps the full export of the current lock as it is, with its own ETag per version', async () => {
+    await insertAttendanceRow(t, staff.c, { in: '2026-11-06T08:00:00Z', out: '2026-11-06T09:00:00Z' });
+    await admin().post('/pay-periods/2026-11-01/lock');
+    const firstLock = String((await csv('/pay-periods/2026-11-01/export')).headers.etag);
+    await admin().post('/pay-periods/2026-11-01/unlock');
+    await t.db('attendance').delete();
+    await t.db('pay_period_version_snapshots').delete();
+    await t.db('pay_period_lock_versions').delete();
     await lockTwice();
+    // The same instant, the same admin, another lock: not the same file, so not the same tag.
+    expect((await csv('/pay-periods/2026-11-01/export', firstLock)).status).toBe(200);
     const { a, c } = staff;
     const full = await csv('/pay-periods/2026-11-01/export');
     expect(full.body).toBe(
