@@ -64,7 +64,13 @@ export async function approveTimesheet(
       code: 'open_records',
       detail: `The employee has an open record in the period (attendance ${String(open.id)}); punch out or correct it first`,
     });
-  const before = await approvalStatusOf(trx, employeeId, period.start);
+  const { status: before, numbered } = await approvalStatusOf(trx, employeeId, period.start);
+  if (before === 'approved' && !numbered) {
+    // Approved before approvals kept numbers (migration 0028): approving again keeps today's, nothing else changes.
+    await trx('timesheet_approvals')
+      .where({ employee_id: employeeId, period_start: period.start })
+      .update({ approved_days: approvedNumbersJson((await findSheet(trx, employee, period, settings)).days) });
+  }
   if (before !== 'approved') {
     // The numbers approved (CONTRACT 6.5, "Approval is of numbers"): the timesheet stays approved while its numbers equal them.
     const approvedDays = approvedNumbersJson((await findSheet(trx, employee, period, settings)).days);
@@ -162,10 +168,11 @@ async function refuseOverlappingLock(trx: Db, period: PayPeriod): Promise<void> 
   if (row) refuseLocked(toLockedPeriod(row));
 }
 
-async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<string | undefined> {
-  const row = (await trx('timesheet_approvals').where({ employee_id: employeeId, period_start: start }).first('status')) as
-    { status: string } | undefined;
-  return row?.status;
+async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<{ status?: string; numbered: boolean }> {
+  const row = (await trx('timesheet_approvals')
+    .where({ employee_id: employeeId, period_start: start })
+    .first('status', 'approved_days')) as { status: string; approved_days: string | null } | undefined;
+  return { status: row?.status, numbered: row?.approved_days != null };
 }
 
 /** The audit row and the event of an approval or a reopening. */

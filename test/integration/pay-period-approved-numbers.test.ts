@@ -146,6 +146,46 @@ describe.each(testDialects())('approval of numbers on %s', (dialect) => {
     expect(await reopenedEvents(employee)).toEqual([]);
   });
 
+  it('reopens an approval from before approvals kept numbers at any write; approving it again keeps its numbers from then on', async () => {
+    const employee = await createEmployee(t);
+    const record = await insertAttendanceRow(t, employee, { in: '2026-11-10T09:00:00Z', out: '2026-11-10T17:00:00Z' });
+    // As migration 0028 leaves an approval given before it: no numbers.
+    const legacy = {
+      employee_id: employee,
+      period_start: '2026-11-01',
+      period_end: '2026-11-30',
+      status: 'approved',
+      approved_at: '2026-12-01 12:00:00.000',
+      updated_at: '2026-12-01 12:00:00.000',
+    };
+    await t.db('timesheet_approvals').insert(legacy);
+    // A rule change leaves it alone; a write reopens it, even one that keeps the numbers.
+    expect((await admin().put('/pay-periods/settings', { overtime: { daily_after_hours: 6 } })).status).toBe(200);
+    expect(await sheet(employee)).toMatchObject({ status: 'approved' });
+    await admin().put('/pay-periods/settings', { overtime: { daily_after_hours: null } });
+    expect((await admin().put(`/attendance/${record}`, { in_time: '2026-11-10T10:00:00Z', out_time: '2026-11-10T18:00:00Z' })).status).toBe(
+      200,
+    );
+    expect(await sheet(employee)).toMatchObject({ status: 'open', reopened_reason: 'attendance_changed' });
+
+    // Approved again while approved (the legacy row back): the numbers are stored, no event.
+    await t
+      .db('timesheet_approvals')
+      .where({ employee_id: employee })
+      .update({ status: 'approved', approved_days: null, reopened_reason: null });
+    const events = (await reopenedEvents(employee)).length;
+    expect((await admin().post(`/employees/${employee}/timesheets/2026-11-01/approve`)).status).toBe(200);
+    expect(
+      JSON.parse(String((await t.db('timesheet_approvals').where({ employee_id: employee }).first('approved_days')).approved_days)),
+    ).toEqual([['2026-11-10', 28800, 28800, 0, 0]]);
+    expect(await t.db('webhook_events').where({ type: 'timesheet.approved', resource_key: `timesheet:${employee}` })).toEqual([]);
+    expect((await admin().put(`/attendance/${record}`, { in_time: '2026-11-10T09:00:00Z', out_time: '2026-11-10T17:00:00Z' })).status).toBe(
+      200,
+    );
+    expect(await sheet(employee)).toMatchObject({ status: 'approved' });
+    expect(await reopenedEvents(employee)).toHaveLength(events);
+  });
+
   it('names a reopening by hand `reopened`; approving again clears it', async () => {
     const employee = await createEmployee(t);
     await insertAttendanceRow(t, employee, { in: '2026-11-10T08:00:00Z', out: '2026-11-10T12:00:00Z' });
