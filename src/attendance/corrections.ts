@@ -75,9 +75,10 @@ export async function createAttendance(
     created_at: now,
     updated_at: now,
   };
-  await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
+  const settleApprovals = await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await insertAttendance(trx, columns);
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
+  await settleApprovals();
   await auditAttendance(trx, { action: 'create', id, employeeId: employee.id, before: {}, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };
   await recordAttendanceEvent(trx, 'attendance.corrected', record, context.now);
@@ -154,14 +155,21 @@ export async function correctAttendance(
   // Refused in a locked period even when it changes nothing: the period is closed to writes.
   // Only a change of times changes hours, and sends an approved timesheet back to open.
   const timesChanged = columns.in_time_utc !== before.in_time_utc || columns.out_time_utc !== before.out_time_utc;
-  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local), dateOf(columns.in_time_local)], context, {
-    reopen: timesChanged,
-  });
+  const settleApprovals = await guardAttendanceWrite(
+    trx,
+    employee.id,
+    [dateOf(before.in_time_local), dateOf(columns.in_time_local)],
+    context,
+    {
+      reopen: timesChanged,
+    },
+  );
   if (attendanceChanges(before, columns).fields.length === 0) return { ...existing, employeeDisplay: employee.display };
 
   columns.updated_at = toSqlDateTime(context.now);
   await guardOneOpenRecord(() => updateAttendance(trx, id, columns));
   await assertNoOverlap(trx, { id, employeeId: employee.id, inTime, outTime });
+  await settleApprovals();
   await auditAttendance(trx, { action: 'update', id, employeeId: employee.id, before, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };
   await recordAttendanceEvent(trx, 'attendance.corrected', record, context.now, attendanceChanges(before, columns).fields);
@@ -186,9 +194,10 @@ export async function deleteAttendanceRecord(
   assertAttendanceAccess(context.caller, employee, 'delete', NO_SUCH_RECORD);
   assertIfMatch(ifMatch, () => attendanceJson({ ...existing, employeeDisplay: employee.display }));
   const { id: _id, ...before } = existing;
-  await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
+  const settleApprovals = await guardAttendanceWrite(trx, employee.id, [dateOf(before.in_time_local)], context);
   await recordAttendanceDeletions(trx, [id], context.now);
   await deleteAttendance(trx, id);
+  await settleApprovals();
   await auditAttendance(trx, { action: 'delete', id, employeeId: employee.id, before, after: {} }, context);
   await recordAttendanceDeleted(trx, id, context.now);
 }

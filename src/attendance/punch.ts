@@ -74,8 +74,9 @@ export async function punchIn(
   // already_punched_in, as it would with a check after the insert. A missed punch-out is not
   // open: the employee punches in past it (docs/pay-periods.md, "Period end, step by step").
   if (latest && (latest.out_time_utc !== null || latest.missed_punch_out)) assertNotOverlapping(latest, inTime);
-  await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
+  const settleApprovals = await guardAttendanceWrite(trx, employee.id, [dateOf(columns.in_time_local)], context);
   const id = await guardOneOpenRecord(() => insertAttendance(trx, columns));
+  await settleApprovals();
   await auditAttendance(trx, { action: 'punch_in', id, employeeId: employee.id, before: {}, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };
   await recordAttendanceEvent(trx, 'attendance.punched_in', record, context.now);
@@ -123,8 +124,9 @@ export async function punchOut(
   // No overlap check: an open record counts as lasting until further notice and overlaps
   // nothing, so closing it (shortening it) cannot make it overlap anything (rule 3 holds).
   // The record counts on the date it began, however late it closes (docs/pay-periods.md).
-  await guardAttendanceWrite(trx, employee.id, [dateOf(open.in_time_local)], context);
+  const settleApprovals = await guardAttendanceWrite(trx, employee.id, [dateOf(open.in_time_local)], context);
   await updateAttendance(trx, id, columns);
+  await settleApprovals();
   await auditAttendance(trx, { action: 'punch_out', id, employeeId: employee.id, before, after: columns }, context);
   const record = { id, ...columns, employeeDisplay: employee.display };
   await recordAttendanceEvent(trx, 'attendance.punched_out', record, context.now);

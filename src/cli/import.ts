@@ -106,6 +106,10 @@ function printReport(context: CliContext, report: ImportReport, run: { dryRun: b
     context.print(`Imported differently from IceHrm (${report.notes.length}):`);
     for (const line of report.notes) context.print(`  ${line}`);
   }
+  if (report.differences.length > 0) {
+    context.print(`Counted differently from IceHrm (${report.differences.length}), check these in the first payroll:`);
+    for (const line of report.differences) context.print(`  ${line}`);
+  }
   const users = report.tables.get('users');
   if (users && users.added + users.updated + users.unchanged > 0) {
     context.print('Users come without a password: each signs in after `hrm user set-password --username <name>`,');

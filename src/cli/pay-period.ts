@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { retryConflicts } from '../db/retry-conflicts';
 import { AppError } from '../errors';
 import { findExportProfile } from '../export-profiles/repository';
+import { adjustmentVersions, writeAdjustment } from '../pay-periods/adjustments';
 import { type ExportFormat, type ExportSink, writeExport } from '../pay-periods/export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
 import { listPeriods, periodListRange, resolvePeriod } from '../pay-periods/periods';
@@ -108,7 +109,8 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .option('--format <format>', 'csv or json', 'csv')
     .option('--out <file>', 'write it to this file (created or replaced) instead of standard output')
     .option('--profile <id>', 'the export profile of a CSV (GET /export-profiles lists them)', 'default')
-    .action(async (options: { start: string; format: string; out?: string; profile: string }) => {
+    .option('--since-version <n>', 'only the difference between this lock version of the period and its current lock (signed hours)')
+    .action(async (options: { start: string; format: string; out?: string; profile: string; sinceVersion?: string }) => {
       const start = dateOption(options.start, '--start') as string;
       if (options.format !== 'csv' && options.format !== 'json') throw new CliError('--format must be csv or json');
       const format: ExportFormat = options.format;
@@ -117,15 +119,20 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
       const period = await asCliErrors(() => resolvePeriod(db, settings, start));
       const profile = await findExportProfile(db, options.profile);
       if (!profile) throw new CliError(`--profile names no export profile: ${options.profile}`);
+      const since = options.sinceVersion;
+      if (since !== undefined && !/^[1-9][0-9]{0,8}$/.test(since)) throw new CliError('--since-version must be a whole number from 1');
+      const versions = since === undefined ? undefined : await asCliErrors(() => adjustmentVersions(db, period, Number(since)));
+      const write = (sink: ExportSink) =>
+        versions ? writeAdjustment(db, period, versions, format, sink, profile) : writeExport(db, period, settings, format, sink, profile);
       if (options.out === undefined) {
-        await writeExport(db, period, settings, format, streamSink(context.io.stdout), profile);
+        await write(streamSink(context.io.stdout));
         return;
       }
       const file = createWriteStream(options.out);
       await once(file, 'open').catch((error: Error) => {
         throw new CliError(`--out cannot be written: ${error.message}`);
       });
-      await writeExport(db, period, settings, format, streamSink(file), profile);
+      await write(streamSink(file));
       file.end();
       await once(file, 'finish');
       context.print(`Wrote the pay period ${period.start} to ${period.end} to ${options.out}.`);

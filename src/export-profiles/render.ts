@@ -86,6 +86,8 @@ export function allocateUnits(seconds: readonly number[], perHour: number): numb
 
 /** Units written as the profile says: "8.50" (2 decimals), "8" (0), "8:30" (hh:mm). */
 export function formatUnits(units: number, definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>): string {
+  // An adjustment's hours may be negative: "-6.00", "-0:30".
+  if (units < 0) return `-${formatUnits(-units, definition)}`;
   if (definition.hours_format === 'hh:mm') return `${Math.floor(units / 60)}:${String(units % 60).padStart(2, '0')}`;
   if (definition.decimals === 0) return String(units);
   const scale = 10 ** definition.decimals;
@@ -144,10 +146,49 @@ export function wideRow(
   return byCode;
 }
 
+/**
+ * The rows of a long layout's adjustment (docs/pay-periods.md, "Adjustments after a re-lock"): each
+ * date and code whose units differ between the files of `before` and `after`, with the signed
+ * difference, so that the rows of `before`'s file plus these are the rows of `after`'s.
+ */
+export function adjustmentRows(
+  before: readonly DaySeconds[],
+  after: readonly DaySeconds[],
+  definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>,
+): Array<{ date: string; code: Code; units: number }> {
+  const shown = { ...definition, include_zero: false };
+  const key = (row: { date: string; code: Code }) => `${row.date} ${row.code}`;
+  const rows = new Map<string, { date: string; code: Code; units: number }>();
+  for (const row of longRows(before, shown)) rows.set(key(row), { ...row, units: -row.units });
+  for (const row of longRows(after, shown)) {
+    const was = rows.get(key(row));
+    rows.set(key(row), { ...row, units: row.units + (was?.units ?? 0) });
+  }
+  return [...rows.values()]
+    .filter((row) => row.units !== 0)
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : CODES.indexOf(a.code) - CODES.indexOf(b.code)));
+}
+
+/** A wide layout's adjustment: each code's signed difference of the period's units; undefined when none differs. */
+export function wideAdjustment(
+  before: readonly DaySeconds[],
+  after: readonly DaySeconds[],
+  definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>,
+): Record<Code, number> | undefined {
+  const none = { REG: 0, OT: 0, DT: 0 };
+  const shown = { ...definition, include_zero: true };
+  const [was, now] = [wideRow(before, shown) ?? none, wideRow(after, shown) ?? none];
+  const byCode = {} as Record<Code, number>;
+  for (const code of CODES) byCode[code] = now[code] - was[code];
+  return CODES.some((code) => byCode[code] !== 0) ? byCode : undefined;
+}
+
 /** A compiled profile: its header line and a writer of one employee's lines. */
 export interface ProfileWriter {
   header: string;
   employeeLines(employee: EmployeeFields, status: string, days: readonly DaySeconds[]): string;
+  /** The lines of an adjustment: what changed between two locks' days, hours signed. */
+  adjustmentLines(employee: EmployeeFields, status: string, before: readonly DaySeconds[], after: readonly DaySeconds[]): string;
 }
 
 type Cell = (employee: EmployeeFields, status: string, row: Row) => string;
@@ -231,6 +272,15 @@ export function profileWriter(definition: ProfileDefinition, period: PeriodConte
       }
       let text = '';
       for (const row of longRows(days, definition)) text += line(employee, status, row);
+      return text;
+    },
+    adjustmentLines(employee, status, before, after) {
+      if (definition.layout === 'wide') {
+        const byCode = wideAdjustment(before, after, definition);
+        return byCode ? line(employee, status, { byCode }) : '';
+      }
+      let text = '';
+      for (const row of adjustmentRows(before, after, definition)) text += line(employee, status, row);
       return text;
     },
   };

@@ -209,8 +209,6 @@ export async function importAttendance(
             );
           }
         }
-        const reopened = [...touched].map(([employeeId, dates]) => ({ employeeId, periods: now.approvedHolding(employeeId, dates) }));
-        await reopenTimesheets(trx, reopened, { caller: undefined, now: context.now, requestId: undefined });
         await markAttendanceChanges(
           trx,
           [...touched].map(([employeeId, dates]) => ({ employeeId, dates })),
@@ -249,6 +247,9 @@ export async function importAttendance(
           fingerprint: record.fingerprint,
         }));
         await writeLedger(trx, ledgerRows, context.nowSql);
+        // After the writes: the approved timesheets whose numbers they changed go back to open.
+        const reopened = [...touched].map(([employeeId, dates]) => ({ employeeId, periods: now.approvedHolding(employeeId, dates) }));
+        await reopenTimesheets(trx, reopened, { caller: undefined, now: context.now, requestId: undefined });
       });
     }
     done += rows.length;

@@ -2,6 +2,7 @@ import type { AttendanceSettings } from '../attendance/rules';
 import { type Db, dialectOf } from '../db/connect';
 import { toSqlDateTime } from '../db/sql-time';
 import { importAttendance } from './attendance';
+import { reportDifferences } from './differences';
 import { countForeignEmployees, importEmployees } from './employees';
 import type { IcehrmSource } from './icehrm-source';
 import { checkNationalities, importProvinces } from './numbering';
@@ -85,6 +86,8 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
   );
   await importUsers(context, await source.rows('Users'), employees);
   await importAttendance(context, source, employees, { since: options.since, settings: options.attendance });
-  await importOvertimeSettings(context, await source.settings(Object.values(ICEHRM_OVERTIME_SETTINGS)));
+  const icehrmSettings = await source.settings(Object.values(ICEHRM_OVERTIME_SETTINGS));
+  await importOvertimeSettings(context, icehrmSettings);
+  await reportDifferences(context, icehrmSettings);
   return report;
 }

@@ -21,6 +21,11 @@ export class ImportReport {
   readonly rejects: string[] = [];
   /** One line per value imported differently from IceHrm's (left empty, renamed, replaced). */
   readonly notes: string[] = [];
+  /**
+   * One line per difference a moving customer will see in the numbers (differences.ts): records
+   * over a daylight-saving change, night shifts over a period's end, IceHrm's weekly overtime.
+   */
+  readonly differences: string[] = [];
 
   counts(table: string): TableCounts {
     let counts = this.tables.get(table);

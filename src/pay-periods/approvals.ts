@@ -6,6 +6,7 @@ import { toSqlDateTime } from '../db/sql-time';
 import { canSeeEmployee, isDirectReport, isSelf } from '../employees/access';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { lastReadingOn } from '../time';
+import { approvedNumbersJson, type ReopenReason } from '../period-guard/approved-numbers';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
@@ -63,8 +64,16 @@ export async function approveTimesheet(
       code: 'open_records',
       detail: `The employee has an open record in the period (attendance ${String(open.id)}); punch out or correct it first`,
     });
-  const before = await approvalStatusOf(trx, employeeId, period.start);
+  const { status: before, numbered } = await approvalStatusOf(trx, employeeId, period.start);
+  if (before === 'approved' && !numbered) {
+    // Approved before approvals kept numbers (migration 0028): approving again keeps today's, nothing else changes.
+    await trx('timesheet_approvals')
+      .where({ employee_id: employeeId, period_start: period.start })
+      .update({ approved_days: approvedNumbersJson((await findSheet(trx, employee, period, settings)).days) });
+  }
   if (before !== 'approved') {
+    // The numbers approved (CONTRACT 6.5, "Approval is of numbers"): the timesheet stays approved while its numbers equal them.
+    const approvedDays = approvedNumbersJson((await findSheet(trx, employee, period, settings)).days);
     const now = toSqlDateTime(context.now);
     await trx('timesheet_approvals')
       .insert({
@@ -76,10 +85,22 @@ export async function approveTimesheet(
         approved_by: caller.userId,
         approved_by_employee: caller.employeeId,
         approved_by_name: caller.username,
+        approved_days: approvedDays,
+        reopened_reason: null,
         updated_at: now,
       })
       .onConflict(['employee_id', 'period_start'])
-      .merge(['period_end', 'status', 'approved_at', 'approved_by', 'approved_by_employee', 'approved_by_name', 'updated_at']);
+      .merge([
+        'period_end',
+        'status',
+        'approved_at',
+        'approved_by',
+        'approved_by_employee',
+        'approved_by_name',
+        'approved_days',
+        'reopened_reason',
+        'updated_at',
+      ]);
   }
   const sheet = await findSheet(trx, employee, period, settings);
   if (before !== 'approved') await recordChange(trx, sheet, period, 'approved', context);
@@ -110,7 +131,7 @@ export async function reopenTimesheet(
   if (approved) {
     await trx('timesheet_approvals')
       .where({ employee_id: employeeId, period_start: period.start })
-      .update({ status: 'open', updated_at: toSqlDateTime(context.now) });
+      .update({ status: 'open', reopened_reason: 'reopened' satisfies ReopenReason, updated_at: toSqlDateTime(context.now) });
   }
   const sheet = await findSheet(trx, employee, period, settings);
   if (approved) await recordChange(trx, sheet, period, 'open', context);
@@ -147,10 +168,11 @@ async function refuseOverlappingLock(trx: Db, period: PayPeriod): Promise<void> 
   if (row) refuseLocked(toLockedPeriod(row));
 }
 
-async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<string | undefined> {
-  const row = (await trx('timesheet_approvals').where({ employee_id: employeeId, period_start: start }).first('status')) as
-    { status: string } | undefined;
-  return row?.status;
+async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<{ status?: string; numbered: boolean }> {
+  const row = (await trx('timesheet_approvals')
+    .where({ employee_id: employeeId, period_start: start })
+    .first('status', 'approved_days')) as { status: string; approved_days: string | null } | undefined;
+  return { status: row?.status, numbered: row?.approved_days != null };
 }
 
 /** The audit row and the event of an approval or a reopening. */

@@ -31,14 +31,14 @@ const EXPORT_RENDERING = 4;
 export const DEFAULT_PROFILE: ExportProfile = templateProfile(findTemplate('default')!);
 
 /** The pay group of every export until pay groups exist (CONTRACT 6.4): group 1, `Default`. */
-const GROUP = { id: '1', name: 'Default' };
+export const GROUP = { id: '1', name: 'Default' };
 
 /**
  * Employees per batch of the export. Small enough that a batch's rows are gone before the young
  * generation is collected: larger batches kept more alive across their query and the server's
  * heap grew with the export (docs/performance.md, "Pay periods").
  */
-const EXPORT_BATCH = 100;
+export const EXPORT_BATCH = 100;
 
 /** An employee of the export and their place in its order. */
 interface ExportEmployee {
@@ -47,14 +47,15 @@ interface ExportEmployee {
 }
 
 /** By the code's UTF-8 bytes, as the export is ordered (JavaScript's < compares UTF-16 units). */
-function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; bytes?: Buffer }): number {
+export function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: string; bytes?: Buffer }): number {
   return Buffer.compare(Buffer.from(a.code, 'utf8'), Buffer.from(b.code, 'utf8'));
 }
 
 /**
  * A strong ETag of the export, computed before anything is sent. A locked period's export depends
  * only on its lock (its snapshots are written once, with the lock row, the employees' names and
- * ids with them): the lock's start and time name it. An open period's depends on the settings,
+ * ids with them): the lock's start, time and version name it (an adjustment's also the version it
+ * is compared with). An open period's depends on the settings,
  * the records counted in it (and its first workweek), the employees (codes, names, payroll ids)
  * and the approvals: for the records, the change marks of the months they count in (a row per
  * employee and month, src/period-guard/change-marks.ts, not a read of every record); for the
@@ -73,12 +74,16 @@ export async function exportEtag(
   settings: PayPeriodSettings,
   format: ExportFormat,
   profile: ExportProfile = DEFAULT_PROFILE,
+  sinceVersion?: number,
 ): Promise<string> {
   const rendering =
     format === 'csv' ? [EXPORT_RENDERING, format, profile.id, profile.template, profile.version] : [EXPORT_RENDERING, format];
   let parts: unknown[];
   if (period.status === 'locked') {
-    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by];
+    // The lock version too: a re-lock within the same millisecond by the same user is another lock.
+    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by, period.lock_version];
+    // An adjustment: the difference between a kept version (written once) and the current lock.
+    if (sinceVersion !== undefined) parts.push('since', sinceVersion);
   } else {
     const first = addDays(period.start, -6);
     const [stored, records, employees, approvals, names] = await Promise.all([
@@ -124,10 +129,14 @@ export function sendExportHeaders(
   period: PayPeriod,
   format: ExportFormat,
   profile: ExportProfile = DEFAULT_PROFILE,
+  sinceVersion?: number,
 ): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
-  const filename = format === 'csv' ? exportFilename(profile.filename, period, GROUP.id) : `pay-period-${period.start}.json`;
+  const full = format === 'csv' ? exportFilename(profile.filename, period, GROUP.id) : `pay-period-${period.start}.json`;
+  // An adjustment's file says so: pay-period-2026-11-01-since-v1.csv.
+  const filename =
+    sinceVersion === undefined ? full : full.replace(/(\.[A-Za-z0-9]{1,8})?$/, (extension) => `-since-v${sinceVersion}${extension}`);
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
 }
 
@@ -177,7 +186,7 @@ export async function writeExport(
     );
   let first = true;
   if (format === 'csv') await sink.write(writer.header);
-  else await sink.write(`{"period":${JSON.stringify(period)},"rows":[`);
+  else await sink.write(`{"period":${JSON.stringify(exportedPeriod(period))},"rows":[`);
 
   const withFields = format === 'csv' && usesEmployeeFields(profile);
   const employees = await exportEmployeesOf(db, period);
@@ -198,6 +207,15 @@ export async function writeExport(
     if (text) await sink.write(text);
   }
   if (format === 'json') await sink.write(`]${await openRecordsMember(db, period)}}`);
+}
+
+/**
+ * The period as the JSON export has always shown it: without `lock_version`, so that a locked
+ * period's export stays the bytes it was (the adjustment export names its versions).
+ */
+export function exportedPeriod(period: PayPeriod): Omit<PayPeriod, 'lock_version'> {
+  const { lock_version: _version, ...shown } = period;
+  return shown;
 }
 
 /**
@@ -241,7 +259,7 @@ interface ExportSheet {
 }
 
 /** Fields for a profile that writes only codes and ids (the default): no read of names. */
-function codeOnly(id: number, code: string): EmployeeFields {
+export function codeOnly(id: number, code: string): EmployeeFields {
   return { id, code, payroll_id: null, first_name: '', last_name: '', department: null, job_title: null, pay_grade: null };
 }
 

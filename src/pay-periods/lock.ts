@@ -93,7 +93,7 @@ const MAX_LISTED_UNAPPROVED = 100;
  *    a timesheet with hours is not approved (the transaction then rolls back whole).
  * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
  */
-export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions): Promise<LockedPayPeriod> {
+export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions, groupId = 1): Promise<LockedPayPeriod> {
   await trx('employees').update({ attendance_version: trx.raw('attendance_version + 1') });
 
   if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
@@ -127,6 +127,16 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
 
   const lockedAt = toSqlDateTime(context.now);
   const lockedByName = context.caller?.username ?? 'cli';
+  // Versions keep counting across unlocks: the period's earlier locks stay in pay_period_lock_versions.
+  const lockVersion = await nextLockVersion(trx, dates.start, groupId);
+  await trx('pay_period_lock_versions').insert({
+    group_id: groupId,
+    period_start: dates.start,
+    lock_version: lockVersion,
+    period_end: dates.end,
+    locked_at: lockedAt,
+    locked_by_name: lockedByName,
+  });
   const lockRow = {
     period_start: dates.start,
     period_end: dates.end,
@@ -134,6 +144,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     locked_by: context.caller?.userId ?? null,
     locked_by_name: lockedByName,
     state: 'locked',
+    lock_version: lockVersion,
   };
   // The row of the first step (claimPayPeriodLock), when it ran; else this is the only step.
   const claimed = await trx('pay_period_locks').where({ period_start: dates.start, state: 'locking' }).update(lockRow);
@@ -212,6 +223,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     status: 'locked',
     locked_at: `${lockedAt.replace(' ', 'T')}Z`,
     locked_by: lockedByName,
+    lock_version: lockVersion,
     // Only when there are some: a lock without them answers the period exactly as before.
     ...(unclosed.length > 0 && { open_records: unclosed.map((record) => record.json) }),
   };
@@ -293,18 +305,29 @@ async function claimPayPeriodLock(trx: Db, start: string, context: LockingContex
  * period starts there, 409 `period_not_locked` when it is open. Answers the period as it was
  * locked (its stored dates), now open.
  */
-export async function unlockPayPeriod(trx: Db, start: string, context: LockContext): Promise<PayPeriod> {
+export async function unlockPayPeriod(trx: Db, start: string, context: LockContext, groupId = 1): Promise<PayPeriod> {
   if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
-  const locked = (await trx('pay_period_locks').where('period_start', start).forUpdate().first('period_start', 'period_end')) as
-    { period_start: string; period_end: string } | undefined;
+  const locked = (await trx('pay_period_locks')
+    .where('period_start', start)
+    .forUpdate()
+    .first('period_start', 'period_end', 'lock_version')) as
+    { period_start: string; period_end: string; lock_version: number | string } | undefined;
   if (!locked) {
     const settings = await readPayPeriodSettings(trx);
     if (!periodStartingOn(settings, start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
     throw new ConflictError({ code: 'period_not_locked', detail: 'The pay period is not locked' });
   }
+  await keepSnapshots(trx, start, Number(locked.lock_version), groupId);
   await trx('pay_period_snapshots').where('period_start', start).delete();
   await trx('pay_period_locks').where('period_start', start).delete();
-  const period: PayPeriod = { start, end: String(locked.period_end).slice(0, 10), status: 'open', locked_at: null, locked_by: null };
+  const period: PayPeriod = {
+    start,
+    end: String(locked.period_end).slice(0, 10),
+    status: 'open',
+    locked_at: null,
+    locked_by: null,
+    lock_version: null,
+  };
   await writeAudit(
     trx,
     {
@@ -320,4 +343,45 @@ export async function unlockPayPeriod(trx: Db, start: string, context: LockConte
     { type: 'pay_period.unlocked', resourceId: periodEntityId(start), occurredAt: context.now, data: () => ({ ...period }) },
   ]);
   return period;
+}
+
+/** The version the next lock of the period gets: one more than its latest, 1 for its first. */
+async function nextLockVersion(trx: Db, start: string, groupId = 1): Promise<number> {
+  const row = (await trx('pay_period_lock_versions')
+    .where({ group_id: groupId, period_start: start })
+    .max({ latest: 'lock_version' })
+    .first()) as { latest: number | string | null } | undefined;
+  return Number(row?.latest ?? 0) + 1;
+}
+
+/**
+ * The snapshots of a lock being undone, kept as its version's (pay_period_version_snapshots), so
+ * that an export after the next lock can answer the difference (docs/pay-periods.md,
+ * "Adjustments after a re-lock"). One INSERT … SELECT, whatever the number of employees.
+ */
+async function keepSnapshots(trx: Db, start: string, lockVersion: number, groupId: number): Promise<void> {
+  const columns = [
+    'group_id',
+    'period_start',
+    'lock_version',
+    'employee_id',
+    'employee_code',
+    'timesheet_status',
+    'days',
+    'employee_fields',
+  ];
+  await trx.into(trx.raw(`?? (${columns.map(() => '??').join(', ')})`, ['pay_period_version_snapshots', ...columns])).insert(
+    trx('pay_period_snapshots')
+      .where('period_start', start)
+      .select(
+        trx.raw('? as group_id', [groupId]),
+        'period_start',
+        trx.raw('? as lock_version', [lockVersion]),
+        'employee_id',
+        'employee_code',
+        'timesheet_status',
+        'days',
+        'employee_fields',
+      ),
+  );
 }

@@ -41,6 +41,9 @@ export const payPeriodSchema = z
       .max(100)
       .nullable()
       .meta({ description: 'The username that locked it (`cli`: hrm pay-period lock); null while open' }),
+    lock_version: int32(1, 2_147_483_647)
+      .nullable()
+      .meta({ description: 'Which lock of the period this is: 1, then 2 after an unlock and a new lock, …; null while open' }),
   })
   .meta({ id: 'PayPeriod', description: 'A pay period (docs/pay-periods.md)' });
 
@@ -67,6 +70,10 @@ const timesheetFields = {
   status: z.enum(['open', 'approved']),
   approved_at: instant.nullable().meta({ description: 'null unless approved' }),
   approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
+  reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed']).nullable().meta({
+    description:
+      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings changed them); null while approved or never approved',
+  }),
   totals: totalsSchema.meta({ description: 'Rounded from the exact sums of seconds' }),
   open_records: int32(0, 1_000_000).meta({ description: 'Records begun in the period and not closed: they count nothing' }),
 };
@@ -103,10 +110,10 @@ export const timesheetEventSchema = z
     status: z.enum(['open', 'approved']),
     approved_at: instant.nullable().optional(),
     approved_by: z.string().max(100).nullable().optional(),
-    reason: z
-      .enum(['reopened', 'attendance_changed'])
-      .optional()
-      .meta({ description: 'timesheet.reopened: by hand (POST .../reopen), or because a write changed its hours' }),
+    reason: z.enum(['reopened', 'attendance_changed', 'rules_changed']).optional().meta({
+      description:
+        'timesheet.reopened: by hand (POST .../reopen), because a write changed its numbers, or because a change of the rules did',
+    }),
   })
   .meta({ id: 'TimesheetEvent' });
 
@@ -120,6 +127,16 @@ const exportRowSchema = z.strictObject({
   code: z.enum(['REG', 'OT', 'DT']),
   hours: z.number().gt(0).meta({ description: 'Hours with 2 decimals', example: 8 }),
   timesheet_status: z.enum(['open', 'approved']),
+});
+
+/** The export's `period`: as it always was, without lock_version (the bytes of a locked period's export never change). */
+const exportedPeriodSchema = payPeriodSchema.omit({ lock_version: true }).meta({ id: 'ExportedPayPeriod' });
+
+const adjustmentRowSchema = exportRowSchema.extend({
+  hours: z
+    .number()
+    .refine((value) => value !== 0)
+    .meta({ description: 'The change of hours since the version, signed, 2 decimals (never 0)', example: -6 }),
 });
 
 const etagHeader = { ETag: z.string().max(64).meta({ description: 'A strong ETag of the export; send it back in If-None-Match' }) };
@@ -206,7 +223,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     security,
     summary: 'The payroll export of a period in an export profile (admins), streamed',
     description:
-      "CSV (RFC 4180) in the profile `profile` names (GET /export-profiles; default `default`: `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code); its file name from the profile's pattern. JSON keeps the default rows whatever the profile. Per employee and code the rows add up to the timesheet's total (largest-remainder rounding); no row has zero hours unless the profile has `include_zero`. A profile that does not exist: 400 naming `profile`. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe. JSON: `{period, rows}`, and `open_records` when records counted in the period have no out_time (missed punch-outs once locked).",
+      "CSV (RFC 4180) in the profile `profile` names (GET /export-profiles; default `default`: `employee_id,employee,date,code,hours,timesheet_status`, one row per employee, date and code (`REG`, `OT`, `DT`) with hours, ordered by the employee code (bytes), date, code); its file name from the profile's pattern. JSON keeps the default rows whatever the profile. Per employee and code the rows add up to the timesheet's total (largest-remainder rounding); no row has zero hours unless the profile has `include_zero`. A profile that does not exist: 400 naming `profile`. A locked period answers the same bytes on every call. Send the ETag back in If-None-Match: 304 while unchanged. At most `EXPORT_CONCURRENCY` exports (default 2) are streamed at once per instance, and `EXPORT_PROCESS_CONCURRENCY` (default 4) per server process across instances; one more is refused at once with 429 `too_many_exports` and `Retry-After` (a 304 takes no turn). CSV text cells beginning with `=`, `+`, `-`, `@`, tab or CR get a leading apostrophe. JSON: `{period, rows}`, and `open_records` when records counted in the period have no out_time (missed punch-outs once locked). With `since_version=N` (docs/pay-periods.md, \"Adjustments after a re-lock\"): only the difference between lock version N and the current lock, one row per employee, date and code whose hours changed (a wide profile: per employee, each code's change), hours signed (`-6.00`, `6.00`), same layout and profile, file name ending `-since-vN`; JSON `{period, since_version, lock_version, rows}`. N the current version: no rows. The period open: 409 `period_not_locked`; N no lock of the period: 404; N not a whole number from 1: 400 naming `since_version`. Its own ETag per version.",
     request: {
       params: startParam,
       query: exportQuery,
@@ -224,14 +241,24 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
               .meta({ example: 'employee_id,employee,date,code,hours,timesheet_status\r\nE001,7,2026-11-02,REG,8.00,approved\r\n' }),
           },
           'application/json': {
-            schema: z
-              .strictObject({ period: payPeriodSchema, rows: z.array(exportRowSchema).max(10_000_000), open_records: openRecords })
-              .meta({ id: 'PayPeriodExport' }),
+            schema: z.union([
+              z
+                .strictObject({ period: exportedPeriodSchema, rows: z.array(exportRowSchema).max(10_000_000), open_records: openRecords })
+                .meta({ id: 'PayPeriodExport' }),
+              z
+                .strictObject({
+                  period: exportedPeriodSchema,
+                  since_version: int32(1, 2_147_483_647).meta({ description: 'The lock version compared with' }),
+                  lock_version: int32(1, 2_147_483_647).meta({ description: 'The current lock version' }),
+                  rows: z.array(adjustmentRowSchema).max(10_000_000),
+                })
+                .meta({ id: 'PayPeriodAdjustment', description: 'With since_version: the rows whose hours changed, signed' }),
+            ]),
           },
         },
       },
       304: { description: 'Not modified: If-None-Match named the current ETag', headers: z.object(etagHeader) },
-      ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+      ...problems(400, 401, 404, 409, ...COMMON_PROBLEMS),
     },
   });
 

@@ -17,6 +17,8 @@ export interface PayPeriod {
   locked_at: string | null;
   /** The username of who locked it (`cli` for `hrm pay-period lock`); null while open. */
   locked_by: string | null;
+  /** Which lock of the period this is (1, 2, … after unlocks); null while open (docs/pay-periods.md, "Adjustments"). */
+  lock_version: number | null;
 }
 
 interface LockRow {
@@ -24,6 +26,7 @@ interface LockRow {
   period_end: string;
   locked_at: string;
   locked_by_name: string | null;
+  lock_version?: number | string | null;
 }
 
 /** A lock row as its period; `locking` rows too, for a refusal's message. */
@@ -34,6 +37,7 @@ export function toLockedPeriod(row: LockRow): PayPeriod {
     status: 'locked',
     locked_at: sqlDateTimeToIso(String(row.locked_at)),
     locked_by: row.locked_by_name ?? null,
+    lock_version: Number(row.lock_version ?? 1),
   };
 }
 
@@ -44,7 +48,7 @@ export function toLockedPeriod(row: LockRow): PayPeriod {
 export async function findLockedPeriod(db: Db, start: string): Promise<PayPeriod | undefined> {
   const row = (await db('pay_period_locks')
     .where({ period_start: start, state: 'locked' })
-    .first('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow | undefined;
+    .first('period_start', 'period_end', 'locked_at', 'locked_by_name', 'lock_version')) as LockRow | undefined;
   return row && toLockedPeriod(row);
 }
 
@@ -54,7 +58,7 @@ async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPe
     .where('state', 'locked')
     .andWhere('period_start', '<=', to)
     .andWhere('period_end', '>=', from)
-    .select('period_start', 'period_end', 'locked_at', 'locked_by_name')) as LockRow[];
+    .select('period_start', 'period_end', 'locked_at', 'locked_by_name', 'lock_version')) as LockRow[];
   return rows.map(toLockedPeriod);
 }
 
@@ -73,7 +77,7 @@ export function periodOf(locked: PayPeriod | undefined, settings: PayPeriodSetti
   if (locked) return locked;
   const period = periodStartingOn(settings, start);
   if (!period) throw new NotFoundError({ detail: 'No pay period starts on that date' });
-  return { ...period, status: 'open', locked_at: null, locked_by: null };
+  return { ...period, status: 'open', locked_at: null, locked_by: null, lock_version: null };
 }
 
 /** The settings and the period starting on `start`, read at once (two queries, one round trip). */
@@ -114,7 +118,7 @@ export function periodListRange(query: { from?: string; to?: string }, today: st
 export async function listPeriods(db: Db, settings: PayPeriodSettings, { from, to }: DateRange): Promise<PayPeriod[]> {
   const locks = new Map((await locksOverlapping(db, from, to)).map((lock) => [lock.start, lock]));
   const periods: PayPeriod[] = periodsOverlapping(settings, from, to).map(
-    (period) => locks.get(period.start) ?? { ...period, status: 'open', locked_at: null, locked_by: null },
+    (period) => locks.get(period.start) ?? { ...period, status: 'open', locked_at: null, locked_by: null, lock_version: null },
   );
   const listed = new Set(periods.map((period) => period.start));
   for (const lock of locks.values()) if (!listed.has(lock.start)) periods.push(lock);

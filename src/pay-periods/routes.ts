@@ -12,6 +12,8 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
+import { reopenForRules } from '../period-guard/guard';
+import { adjustmentVersions, writeAdjustment } from './adjustments';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { exportEtag, exportProfileOf, sendExportHeaders, writeExport } from './export';
 import { ExportBudget } from './export-budget';
@@ -77,6 +79,8 @@ export function payPeriodRoutes({
             const before = await readPayPeriodSettings(trx);
             const after = applySettingsBody(before, body);
             await savePayPeriodSettings(trx, before, after, context);
+            // At the write, as for attendance: approvals whose numbers the new rules change reopen.
+            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context);
             return { status: 200, body: payPeriodSettingsResponse(after) };
           },
           forgetTotals(req),
@@ -149,12 +153,18 @@ export function payPeriodRoutes({
             settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start),
             exportProfileOf(instance.db, query.profile),
           ]);
-          if (answeredNotModified(req, res, await exportEtag(instance.db, instance.entityTagKey, period, settings, format, profile)))
-            return;
+          const since = query.since_version;
+          // An adjustment (?since_version=N): 409 while open, 404 for a version the period never had.
+          const versions = since === undefined ? undefined : await adjustmentVersions(instance.db, period, since);
+          const etag = await exportEtag(instance.db, instance.entityTagKey, period, settings, format, profile, since);
+          if (answeredNotModified(req, res, etag)) return;
           const giveBack = exports.take(instance);
           try {
-            sendExportHeaders(res, period, format, profile);
-            if (req.method !== 'HEAD') await writeExport(instance.db, period, settings, format, responseSink(res), profile);
+            sendExportHeaders(res, period, format, profile, since);
+            if (req.method !== 'HEAD') {
+              if (versions) await writeAdjustment(instance.db, period, versions, format, responseSink(res), profile);
+              else await writeExport(instance.db, period, settings, format, responseSink(res), profile);
+            }
             res.end();
           } finally {
             giveBack();

@@ -52,6 +52,8 @@ export const lockQuery = z.strictObject({
   }),
 });
 
+const SINCE_VERSION_MESSAGE = 'must be a whole number from 1 (a lock version of the period)';
+
 /** GET /pay-periods/{start}/export */
 export const exportQuery = z.strictObject({
   format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('csv'),
@@ -61,6 +63,21 @@ export const exportQuery = z.strictObject({
     .regex(/^[a-z0-9-]{1,40}$/, { error: 'must be an export profile id' })
     .optional()
     .meta({ description: 'The export profile of a CSV (GET /export-profiles); default `default`, the CSV of CONTRACT 6.3' }),
+  since_version: z
+    .preprocess(
+      (value) => (typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value),
+      z
+        .number({ error: SINCE_VERSION_MESSAGE })
+        .int({ error: SINCE_VERSION_MESSAGE })
+        .min(1, { error: SINCE_VERSION_MESSAGE })
+        .max(2_147_483_647, { error: SINCE_VERSION_MESSAGE }),
+    )
+    .optional()
+    .meta({
+      format: 'int32',
+      description:
+        'A lock version of the period: answer only the difference between it and the current lock (signed hours; docs/pay-periods.md, "Adjustments after a re-lock")',
+    }),
 });
 
 const HOURS_MESSAGE = `must be null or a number of hours above 0, at most ${MAX_THRESHOLD_HOURS}, with at most 2 decimals`;

@@ -27,6 +27,8 @@ export interface Approval {
   status: 'open' | 'approved';
   approvedAt: string | null;
   approvedBy: string | null;
+  /** Why an approved timesheet is open again (approved-numbers.ts, ReopenReason); null otherwise. */
+  reopenedReason?: string | null;
 }
 
 export interface Sheet {
@@ -118,7 +120,7 @@ export interface SheetCriteria {
 }
 
 const EMPLOYEE_COLUMNS = ['e.id', 'e.employee_id as code', 'e.first_name', 'e.last_name', 'e.supervisor_id'];
-const APPROVAL_COLUMNS = ['t.status as approval_status', 't.approved_at', 't.approved_by_name'];
+const APPROVAL_COLUMNS = ['t.status as approval_status', 't.approved_at', 't.approved_by_name', 't.reopened_reason'];
 
 /**
  * The employees a period's timesheets are listed for: every Active one, and any other with a
@@ -157,7 +159,8 @@ function sheetEmployeesQuery(db: Db, period: PayPeriod, criteria: SheetCriteria)
 
 function approvalOf(row: Record<string, unknown>, frozenStatus?: unknown): Approval {
   const status = frozenStatus !== undefined ? String(frozenStatus) : row.approval_status == null ? 'open' : String(row.approval_status);
-  if (status !== 'approved') return NOT_APPROVED;
+  if (status !== 'approved')
+    return row.reopened_reason == null ? NOT_APPROVED : { ...NOT_APPROVED, reopenedReason: String(row.reopened_reason) };
   return {
     status: 'approved',
     approvedAt: row.approved_at == null ? null : sqlDateTimeToIso(String(row.approved_at)),
@@ -273,6 +276,7 @@ export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean
     status: sheet.approval.status,
     approved_at: sheet.approval.approvedAt,
     approved_by: sheet.approval.approvedBy,
+    reopened_reason: sheet.approval.reopenedReason ?? null,
     ...(withDays && {
       days: sheet.days.map((day) => ({
         date: day.date,

@@ -6,8 +6,9 @@ import { toSqlDateTime } from '../db/sql-time';
 import { lastReadingOn } from '../time';
 import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
+import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
+import { parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { readSetting, SETTING } from '../settings/repository';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -193,10 +194,12 @@ async function recordedInFirstWeeks(trx: Db, employeeIds: readonly number[], loc
  * docs/pay-periods.md) before and after the write:
  * - a date whose records a locked period's numbers depend on (lockedPeriodOf): 409
  *   period_locked, and the caller writes nothing;
- * - else, with `reopen` (the write changes hours: every write but a change of notes or
- *   positions alone), the employee's approved timesheets holding one of the dates, or that a
- *   workweek of one of them continues into, go back to open, audited, with the event
- *   timesheet.reopened, and the months of the dates are marked changed (change-marks.ts).
+ * - else, with `reopen` (the write may change hours: every write but a change of notes or
+ *   positions alone), the months of the dates are marked changed (change-marks.ts), and the
+ *   function answered, called by the caller AFTER its write, sends the employee's approved
+ *   timesheets holding one of the dates, or that a workweek of one of them continues into, back
+ *   to open when the write changed their numbers (reopenTimesheets), audited, with the event
+ *   timesheet.reopened.
  */
 export async function guardAttendanceWrite(
   trx: Db,
@@ -204,13 +207,15 @@ export async function guardAttendanceWrite(
   dates: readonly string[],
   context: GuardContext,
   options: { reopen?: boolean } = {},
-): Promise<void> {
+): Promise<() => Promise<void>> {
   const state = await readPeriodStateOf(trx, employeeId, dates);
   const locked = firstLockedDate(state, dates);
   if (locked) throw periodLockedError(locked);
-  if (options.reopen === false) return;
-  await reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
+  if (options.reopen === false) return async () => {};
   await markAttendanceChanges(trx, [{ employeeId, dates }]);
+  // After the write: the approved timesheets whose numbers it changed go back to open.
+  return () =>
+    state.approved.length === 0 ? Promise.resolve() : reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
 }
 
 /**
@@ -281,44 +286,113 @@ export class PeriodStates {
 }
 
 /**
- * Sets these approved timesheets back to open (updated_at now), with an audit row each (action
- * timesheet.reopen) and the event timesheet.reopened, in the write's transaction.
+ * Sets these approved timesheets back to open (updated_at now, `reopened_reason` `reason`), with
+ * an audit row each (action timesheet.reopen) and the event timesheet.reopened, in the write's
+ * transaction: those whose numbers now differ from the approved ones (approved-numbers.ts). Call
+ * it after the write, so that the numbers compared are the written ones; a change that leaves the
+ * numbers as approved (a record moved within its day, its length kept) leaves the approval.
  */
 export async function reopenTimesheets(
   trx: Db,
   reopened: ReadonlyArray<{ employeeId: number; periods: readonly Period[] }>,
   context: GuardContext,
+  reason: ReopenReason = 'attendance_changed',
+): Promise<void> {
+  let settings: PayPeriodSettings | undefined;
+  const changed: Array<{ employeeId: number; period: Period }> = [];
+  for (const { employeeId, periods } of reopened) {
+    for (const period of periods) {
+      const row = (await trx('timesheet_approvals')
+        .where({ employee_id: employeeId, period_start: period.start, status: 'approved' })
+        .first('approved_days')) as { approved_days: string | null } | undefined;
+      if (!row) continue;
+      if (row.approved_days != null) {
+        settings ??= parseStoredPayPeriodSettings(await readSetting(trx, SETTING.payPeriods));
+        const days = (await currentNumbersOf(trx, [employeeId], period, settings)).get(employeeId) ?? [];
+        if (sameNumbers(String(row.approved_days), days)) continue;
+      }
+      changed.push({ employeeId, period });
+    }
+  }
+  await reopenApproved(trx, changed, context, reason);
+}
+
+/**
+ * After PUT /pay-periods/settings, in its transaction: the approved timesheets of periods no lock
+ * meets whose numbers the new rules change go back to open (`rules_changed`). The numbers are
+ * computed over the approval's dates, whatever periods the new layout draws.
+ */
+export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, _groupId = 1): Promise<void> {
+  // _groupId: the group whose rules changed, once pay groups exist (CONTRACT 6.5); every approval is group 1's until then.
+  const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
+    start: String(row.period_start).slice(0, 10),
+    end: String(row.period_end).slice(0, 10),
+  }));
+  const rows = (await trx('timesheet_approvals')
+    .where('status', 'approved')
+    .orderBy(['period_start', 'employee_id'])
+    .select('employee_id', 'period_start', 'period_end', 'approved_days')) as Array<Record<string, unknown>>;
+  const byPeriod = new Map<string, { period: Period; approvals: Array<{ employeeId: number; days: string }> }>();
+  for (const row of rows) {
+    const period = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
+    // An approval from before approvals kept numbers (approved_days null) is left as rule changes left it then.
+    if (row.approved_days == null || locks.some((lock) => lock.start <= period.end && lock.end >= period.start)) continue;
+    const key = `${period.start}/${period.end}`;
+    if (!byPeriod.has(key)) byPeriod.set(key, { period, approvals: [] });
+    byPeriod.get(key)!.approvals.push({ employeeId: Number(row.employee_id), days: String(row.approved_days) });
+  }
+  const changed: Array<{ employeeId: number; period: Period }> = [];
+  for (const { period, approvals } of byPeriod.values()) {
+    for (let at = 0; at < approvals.length; at += 500) {
+      const batch = approvals.slice(at, at + 500);
+      const current = await currentNumbersOf(
+        trx,
+        batch.map((approval) => approval.employeeId),
+        period,
+        settings,
+      );
+      for (const approval of batch)
+        if (!sameNumbers(approval.days, current.get(approval.employeeId) ?? [])) changed.push({ employeeId: approval.employeeId, period });
+    }
+  }
+  await reopenApproved(trx, changed, context, 'rules_changed');
+}
+
+/** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */
+async function reopenApproved(
+  trx: Db,
+  reopened: ReadonlyArray<{ employeeId: number; period: Period }>,
+  context: GuardContext,
+  why: ReopenReason,
 ): Promise<void> {
   const audits: AuditEntry[] = [];
   const events: OutboxEvent[] = [];
   const now = toSqlDateTime(context.now);
-  for (const { employeeId, periods } of reopened) {
-    for (const period of periods) {
-      const changed = await trx('timesheet_approvals')
-        .where({ employee_id: employeeId, period_start: period.start, status: 'approved' })
-        .update({ status: 'open', updated_at: now });
-      if (Number(changed) === 0) continue;
-      audits.push({
-        action: 'timesheet.reopen',
-        entityType: 'timesheet',
-        entityId: employeeId,
-        employeeId,
-        fields: ['status'],
-        changes: {
-          status: { from: 'approved', to: 'open' },
-          // The timesheet is the employee's (entity_id) for this period: unchanged, named here.
-          period_start: { from: period.start, to: period.start },
-        },
-      });
-      events.push(timesheetReopenedEvent(employeeId, period, context.now));
-    }
+  for (const { employeeId, period } of reopened) {
+    const changed = await trx('timesheet_approvals')
+      .where({ employee_id: employeeId, period_start: period.start, status: 'approved' })
+      .update({ status: 'open', reopened_reason: why, updated_at: now });
+    if (Number(changed) === 0) continue;
+    audits.push({
+      action: 'timesheet.reopen',
+      entityType: 'timesheet',
+      entityId: employeeId,
+      employeeId,
+      fields: ['status'],
+      changes: {
+        status: { from: 'approved', to: 'open' },
+        // The timesheet is the employee's (entity_id) for this period: unchanged, named here.
+        period_start: { from: period.start, to: period.start },
+      },
+    });
+    events.push(timesheetReopenedEvent(employeeId, period, context.now, why));
   }
   if (audits.length === 0) return;
   await writeAudits(trx, audits, context);
   await recordEvents(trx, events);
 }
 
-function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: Date): OutboxEvent {
+function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: Date, why: ReopenReason): OutboxEvent {
   return {
     type: 'timesheet.reopened',
     resourceId: employeeId,
@@ -328,7 +402,7 @@ function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: 
       period_start: period.start,
       period_end: period.end,
       status: 'open',
-      reason: 'attendance_changed',
+      reason: why,
     }),
   };
 }

@@ -55,7 +55,14 @@ describe.each(testDialects())('migration 0025_export_profiles on %s', (dialect) 
       let text = '';
       await writeExport(
         db,
-        { start: '2026-10-01', end: '2026-10-31', status: 'locked', locked_at: '2026-11-05T09:00:00.000Z', locked_by: null },
+        {
+          start: '2026-10-01',
+          end: '2026-10-31',
+          status: 'locked',
+          locked_at: '2026-11-05T09:00:00.000Z',
+          locked_by: null,
+          lock_version: 1,
+        },
         DEFAULT_PAY_PERIOD_SETTINGS,
         'csv',
         { write: async (chunk) => void (text += chunk) },

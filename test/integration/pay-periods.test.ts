@@ -134,9 +134,9 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       expect(res.status).toBe(200);
       expect(res.body).toEqual({
         data: [
-          { start: '2026-12-01', end: '2026-12-31', status: 'open', locked_at: null, locked_by: null },
-          { start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null },
-          { start: '2026-10-01', end: '2026-10-31', status: 'open', locked_at: null, locked_by: null },
+          { start: '2026-12-01', end: '2026-12-31', status: 'open', locked_at: null, locked_by: null, lock_version: null },
+          { start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null, lock_version: null },
+          { start: '2026-10-01', end: '2026-10-31', status: 'open', locked_at: null, locked_by: null, lock_version: null },
         ],
         total: 13,
         nextPage: 2,
@@ -167,6 +167,7 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
         status: 'open',
         locked_at: null,
         locked_by: null,
+        lock_version: null,
       });
       expect((await asUser(t, org.manager).get('/pay-periods/2026-11-01')).status).toBe(200);
       expectProblem(await asUser(t, org.report).get('/pay-periods/2026-11-01'), 403, 'forbidden');
@@ -201,6 +202,7 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
         status: 'locked',
         locked_at: '2026-12-05T12:00:00.000Z',
         locked_by: org.admin.username,
+        lock_version: expect.any(Number),
       });
       expect(Number(await versions())).toBe(before + employees);
       const snapshot = await t.db('pay_period_snapshots').where({ employee_id: employee }).first();
@@ -290,7 +292,14 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
       const res = await asUser(t, org.admin).post('/pay-periods/2026-11-01/unlock');
 
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null });
+      expect(res.body).toEqual({
+        start: '2026-11-01',
+        end: '2026-11-30',
+        status: 'open',
+        locked_at: null,
+        locked_by: null,
+        lock_version: null,
+      });
       expect(await t.db('pay_period_snapshots').where({ period_start: '2026-11-01' }).count({ n: '*' })).toEqual([{ n: 0 }]);
       expect(
         await t.db('audit_log').where({ entity_type: 'pay_period', entity_id: 20261101, action: 'pay_period.unlock' }).count({ n: '*' }),

@@ -97,6 +97,7 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
         status: 'open',
         approved_at: null,
         approved_by: null,
+        reopened_reason: null,
         days: days(WORKED_DAYS),
         totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2 },
         open_records: 0,
@@ -140,6 +141,7 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
         status: 'open',
         approved_at: null,
         approved_by: null,
+        reopened_reason: null,
         totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2 },
         open_records: 0,
       });
@@ -373,7 +375,10 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
       const settingsChanged = await exportOf('/pay-periods/2026-11-01/export', before);
       expect(settingsChanged.status).toBe(200);
       expect(settingsChanged.body).toContain(`A-100,${week.worker},2026-11-06,OT,3.00`);
+      // The new rule changed the approved numbers: Ana's timesheet is open again (CONTRACT 6.5).
+      expect(settingsChanged.body).toContain(`A-100,${week.worker},2026-11-06,OT,3.00,open`);
       await asUser(t, org.admin).put('/pay-periods/settings', { overtime: OVERTIME });
+      expect((await asUser(t, org.admin).post(`/employees/${week.worker}/timesheets/2026-11-01/approve`)).status).toBe(200);
     });
 
     it('answers HEAD with the headers and no body', async () => {
@@ -446,12 +451,13 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
             status: 'locked',
             locked_at: '2026-12-05T12:00:00.000Z',
             locked_by: org.admin.username,
+            lock_version: expect.any(Number),
           },
         },
         {
           type: 'pay_period.unlocked',
           key: 'pay_period:20261101',
-          data: { start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null },
+          data: { start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null, lock_version: null },
         },
       ]);
     });

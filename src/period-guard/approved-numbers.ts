@@ -1,0 +1,55 @@
+import type { Db } from '../db/connect';
+import { type DayHours, sheetClassifier, type StoredRecordTimes } from '../pay-rules/classify';
+import { type Period, workweekStartOf } from '../pay-rules/periods';
+import type { PayPeriodSettings } from '../pay-rules/settings';
+import { lastReadingOn } from '../time';
+
+// Approval is of numbers (docs/pay-periods.md, "Approving"; CONTRACT 6.5): an approval keeps the
+// numbers it approved, and a timesheet stays approved only while its numbers equal them.
+
+/**
+ * Why an approved timesheet is open again (the timesheet's `reopened_reason`, the event's
+ * `reason`): `reopened` by POST .../reopen, `attendance_changed` by a write that changed its
+ * numbers, `rules_changed` by PUT /pay-periods/settings changing them.
+ */
+export type ReopenReason = 'reopened' | 'attendance_changed' | 'rules_changed';
+
+/** An approved day: `[date, worked, regular, overtime, double_time]` in exact seconds. */
+type ApprovedDay = [string, number, number, number, number];
+
+/** The numbers an approval keeps: each date with hours, in exact seconds (not the records: moving one changes no number). */
+export function approvedNumbersJson(days: readonly DayHours[]): string {
+  const kept: ApprovedDay[] = days
+    .filter((day) => day.worked > 0)
+    .map((day) => [day.date, day.worked, day.regular, day.overtime, day.double_time]);
+  return JSON.stringify(kept);
+}
+
+/** Whether `days` are the numbers approved; an approval given before approvals kept numbers (null) never is. */
+export function sameNumbers(approved: string | null, days: readonly DayHours[]): boolean {
+  return approved !== null && approved === approvedNumbersJson(days);
+}
+
+/**
+ * The employees' current days of a period, in the transaction: their records of the period and of
+ * its first workweek through sheetClassifier, as every reader classifies them.
+ */
+export async function currentNumbersOf(
+  trx: Db,
+  employeeIds: readonly number[],
+  period: Period,
+  settings: PayPeriodSettings,
+): Promise<Map<number, DayHours[]>> {
+  const result = new Map<number, DayHours[]>();
+  if (employeeIds.length === 0) return result;
+  const rows = (await trx('attendance')
+    .whereIn('employee_id', employeeIds)
+    .where('in_time_local', '>=', `${workweekStartOf(period.start, settings.workweek_start)} 00:00:00`)
+    .where('in_time_local', '<=', lastReadingOn(period.end))
+    .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone')) as Array<StoredRecordTimes & { employee_id: number | string }>;
+  const byEmployee = new Map<number, StoredRecordTimes[]>(employeeIds.map((id) => [id, []]));
+  for (const row of rows) byEmployee.get(Number(row.employee_id))?.push(row);
+  const classify = sheetClassifier(settings.overtime, settings.workweek_start, { from: period.start, to: period.end });
+  for (const [id, records] of byEmployee) result.set(id, classify(records).days);
+  return result;
+}
