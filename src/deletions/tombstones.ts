@@ -75,7 +75,7 @@ function whereVisibleTombstone(query: Knex.QueryBuilder, caller: Caller): Knex.Q
 /** One page of a feed, oldest first, as JSON text ({data, total, nextPage}). */
 async function feedPage(
   db: Db,
-  table: 'deleted_employees' | 'deleted_attendance',
+  table: 'deleted_employees' | 'deleted_attendance' | 'deleted_leaves',
   columns: string[],
   toJson: (row: Record<string, unknown>) => string,
   caller: Caller,
@@ -125,6 +125,18 @@ export function deletedAttendancePage(db: Db, caller: Caller, query: DeletionFee
     'deleted_attendance',
     ['id', 'attendance_id', 'deleted_at'],
     (row) => JSON.stringify({ id: String(row.attendance_id), deleted_at: sqlDateTimeToIso(String(row.deleted_at)) }),
+    caller,
+    query,
+  );
+}
+
+/** GET /leaves/deleted: `{"id", "deleted_at"}` per deleted leave (src/leave/). */
+export function deletedLeavesPage(db: Db, caller: Caller, query: DeletionFeedQuery): Promise<string> {
+  return feedPage(
+    db,
+    'deleted_leaves',
+    ['id', 'leave_id', 'deleted_at'],
+    (row) => JSON.stringify({ id: String(row.leave_id), deleted_at: sqlDateTimeToIso(String(row.deleted_at)) }),
     caller,
     query,
   );
