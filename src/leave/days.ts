@@ -3,6 +3,8 @@ import { type DayLeaveHours, leaveHoursOf, type PlannedHoursByDate, type Portion
 import { holidaysOfCountries } from './holidays-repository';
 import { readLeaveSettings } from './settings';
 
+export type { DayLeaveHours };
+
 // What other features read of leave and holidays (payroll, work schedules, calendar feeds): the
 // one adapter from stored rows to the pure rules of src/leave-rules/.
 
