@@ -7,6 +7,7 @@ import {
   ETAG_HEADER,
   idempotencyKeyHeader,
   idString,
+  int32,
   ifMatchHeader,
   ifNoneMatchHeader,
   jsonBody,
@@ -266,9 +267,7 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     responses: {
       200: jsonResponse(
         'How many were added and how many were there already',
-        z
-          .strictObject({ imported: z.number().int().min(0).max(1000), skipped: z.number().int().min(0).max(1000) })
-          .meta({ id: 'HolidayImportResult' }),
+        z.strictObject({ imported: int32(0, 1000), skipped: int32(0, 1000) }).meta({ id: 'HolidayImportResult' }),
       ),
       ...writeProblems,
     },

@@ -31,7 +31,7 @@ export const leaveTypeCreate = z.strictObject(leaveTypeFields).meta({ id: 'Leave
 export const leaveTypeReplace = z
   .strictObject({
     ...leaveTypeFields,
-    id: z.union([z.string(), z.number()]).optional().meta({ description: 'Read-only: must match the path' }),
+    id: idSchema('this leave type').optional().meta({ description: 'Read-only: must match the path' }),
   })
   .meta({ id: 'LeaveTypeReplace' });
 
@@ -94,12 +94,14 @@ export const holidayImport = z
     country: z
       .string({ error: 'must be a two-letter ISO 3166-1 country code' })
       .regex(/^[A-Za-z]{2}$/, { error: 'must be a two-letter ISO 3166-1 country code' })
+      .meta({ maxLength: 2 })
       .transform((code) => code.toUpperCase()),
     region: z
       .string({ error: 'must be a region code of the country' })
       .regex(/^[A-Za-z0-9]{1,10}$/, { error: 'must be a region code of the country' })
+      .meta({ maxLength: 10 })
       .optional(),
-    year: z.number({ error: 'must be a year from 1970 to 2100' }).int().min(1970).max(2100),
+    year: z.number({ error: 'must be a year from 1970 to 2100' }).int().min(1970).max(2100).meta({ format: 'int32' }),
   })
   .meta({ id: 'HolidayImport' });
 
@@ -109,6 +111,7 @@ export const holidayListQuery = z.strictObject({
   country: z
     .string()
     .regex(/^([A-Za-z]{2}|none)$/, { error: 'must be a two-letter country code, or none for the holidays of everyone' })
+    .meta({ maxLength: 4 })
     .optional()
     .meta({ description: "One country's holidays; `none`: those of everyone (country null)" }),
   ...paginationFields({ defaultLimit: 100, maxLimit: 500 }),
