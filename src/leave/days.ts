@@ -148,3 +148,52 @@ export async function readLeaveHours(
   }
   return hours;
 }
+
+/**
+ * The employees who may have paid leave or holiday hours in [from, to]: those with approved leave
+ * of a paid type there, and, when a paid holiday falls there, the Active employees it applies to.
+ * A superset: readLeaveHours decides the hours (a holiday on a day off pays none).
+ */
+export async function employeesWithPaidHours(db: Db, from: string, to: string): Promise<number[]> {
+  const onLeave = (await db('leave_days as d')
+    .join('leaves as l', 'l.id', 'd.leave_id')
+    .join('leave_types as t', 't.id', 'l.leave_type_id')
+    .where('l.status', 'approved')
+    .where('t.paid', true)
+    .whereNotNull('d.live_employee_id')
+    .where('d.date', '>=', from)
+    .where('d.date', '<=', to)
+    .distinct('d.live_employee_id as id')) as Array<{ id: number }>;
+  const holidays = (await db('holidays')
+    .where('paid', true)
+    .where('date', '>=', from)
+    .where('date', '<=', to)
+    .distinct('country')) as Array<{
+    country: string | null;
+  }>;
+  let holidayEmployees: Array<{ id: number }> = [];
+  if (holidays.length > 0) {
+    const everyone = holidays.some((holiday) => holiday.country === null);
+    const countries = holidays.filter((holiday) => holiday.country !== null).map((holiday) => String(holiday.country));
+    let query = db('employees').where('status', 'Active');
+    if (!everyone) query = query.whereIn('country_code', countries);
+    holidayEmployees = (await query.select('id')) as Array<{ id: number }>;
+  }
+  return [...new Set([...onLeave, ...holidayEmployees].map((row) => Number(row.id)))];
+}
+
+/**
+ * What the paid hours of [from, to] depend on besides the leave days' own dates: a fingerprint
+ * of the leaves, leave types, holidays and leave settings, for the payroll export's ETag.
+ */
+export async function leaveFingerprint(db: Db, from: string, to: string): Promise<unknown> {
+  return Promise.all([
+    db('leaves')
+      .where('start_date', '<=', to)
+      .where('end_date', '>=', from)
+      .first(db.raw('count(*) as n'), db.raw('sum(id) as ids'), db.raw('sum(version) as versions'), db.raw('max(updated_at) as changed')),
+    db('leave_types').first(db.raw('count(*) as n'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
+    db('holidays').where('date', '>=', from).where('date', '<=', to).first(db.raw('count(*) as n'), db.raw('sum(id) as ids')),
+    readLeaveSettings(db),
+  ]);
+}

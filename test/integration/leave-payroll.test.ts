@@ -87,4 +87,54 @@ describe.each(testDialects())('leave in payroll on %s', (dialect) => {
     const list = await asUser(t, admin).get(`/timesheets?period=2026-12-01&employee=${ben}`);
     expect(list.body.data[0].totals).toMatchObject({ leave_hours: 0, holiday_hours: 4 });
   });
+
+  it('the export writes paid leave under its code and holidays as HOL in every profile, outside overtime', async () => {
+    const csv = await asUser(t, admin).get('/pay-periods/2026-12-01/export');
+    expect(csv.status).toBe(200);
+    const code = (id: number) => t.db('employees').where({ id }).first('employee_id');
+    const [anaCode, benCode] = [(await code(ana)).employee_id, (await code(ben)).employee_id];
+    expect(
+      csv.text
+        .split('\r\n')
+        .filter((line: string) => line.startsWith(`${anaCode},`) || line.startsWith(`${benCode},`))
+        .sort(),
+    ).toEqual(
+      [
+        `${anaCode},${ana},2026-12-07,VAC,8.00,open`,
+        `${anaCode},${ana},2026-12-08,VAC,8.00,open`,
+        `${anaCode},${ana},2026-12-09,REG,8.00,open`,
+        `${anaCode},${ana},2026-12-09,OT,2.00,open`,
+        `${anaCode},${ana},2026-12-09,VAC,2.00,open`,
+        `${anaCode},${ana},2026-12-24,HOL,4.00,open`,
+        `${anaCode},${ana},2026-12-25,HOL,8.00,open`,
+        `${benCode},${ben},2026-12-24,HOL,4.00,open`,
+      ].sort(),
+    );
+    const wide = await asUser(t, admin).post('/export-profiles', {
+      name: 'Wide with leave',
+      layout: 'wide',
+      columns: [
+        { header: 'Code', value: 'employee_id' },
+        { header: 'Regular', value: 'hours:REG' },
+        { header: 'Overtime', value: 'hours:OT' },
+        { header: 'Vacation', value: 'hours:VAC' },
+        { header: 'Holiday', value: 'hours:HOL' },
+        { header: 'Total', value: 'total_hours' },
+      ],
+      codes: { HOL: 'Holiday pay' },
+    });
+    expect(wide.status).toBe(201);
+    const file = await asUser(t, admin).get(`/pay-periods/2026-12-01/export?profile=${wide.body.id}`);
+    expect(file.text).toContain(`${anaCode},8.00,2.00,18.00,12.00,40.00\r\n`);
+    expect(file.text).toContain(`${benCode},0.00,0.00,0.00,4.00,4.00\r\n`);
+    const unknown = await asUser(t, admin).post('/export-profiles', {
+      ...wide.body,
+      id: undefined,
+      template: undefined,
+      name: 'Bad',
+      codes: { SICK: 'x' },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual([{ field: 'codes.SICK', message: 'is not a code (REG, OT, DT, PTO, HOL, VAC)' }]);
+  });
 });
