@@ -25,9 +25,10 @@ import {
   LIVE_STATUSES,
   lockLeaveEmployee,
   type StoredLeaveDay,
+  replaceLeaveDays,
   updateLeaveStatus,
 } from './repository';
-import { leaveCreate, type LeaveCreate } from './schemas';
+import { leaveCreate, type LeaveCreate, leaveReplace } from './schemas';
 import { readLeaveSettings } from './settings';
 
 // The writes of /leaves (CONTRACT 6.8, docs/leave.md): each locks the employee's row first, checks
@@ -54,7 +55,7 @@ async function recordLeaveEvent(trx: Knex.Transaction, type: LeaveEventType, lea
 /** The days a leave takes: those the body lists, checked, or full on each workday of the range. */
 async function leaveDaysOf(
   trx: Knex.Transaction,
-  values: LeaveCreate,
+  values: Pick<LeaveCreate, 'start_date' | 'end_date' | 'days'>,
   employee: LeaveEmployee,
   includeHolidays: boolean,
   errors: FieldError[],
@@ -94,6 +95,22 @@ async function leaveDaysOf(
     .map((day): StoredLeaveDay => ({ date: day.date, portion: day.portion, hours: day.portion === 'hours' ? (day.hours ?? null) : null }));
 }
 
+/** The type, range and days of a leave body, every problem added to `errors`; the days to store. */
+async function checkedDays(
+  trx: Knex.Transaction,
+  values: Pick<LeaveCreate, 'leave_type' | 'start_date' | 'end_date' | 'days'>,
+  employee: LeaveEmployee,
+  errors: FieldError[],
+): Promise<StoredLeaveDay[]> {
+  const type = await findLeaveType(trx, values.leave_type);
+  if (!type) errors.push({ field: 'leave_type', message: 'must be the id of a leave type' });
+  if (values.end_date < values.start_date) errors.push({ field: 'end_date', message: 'must not be before start_date' });
+  else if (daysBetween(values.start_date, values.end_date) >= MAX_RANGE_DAYS)
+    errors.push({ field: 'end_date', message: `must be less than ${MAX_RANGE_DAYS} days after start_date` });
+  const rangeValid = !errors.some((error) => error.field === 'end_date');
+  return rangeValid ? leaveDaysOf(trx, values, employee, type?.include_holidays ?? false, errors) : [];
+}
+
 /**
  * POST /leaves. Refusals in order: 422 for the body's fields (every one at once; an employee the
  * caller may not request for reads as unknown), 403 for `status: approved` from a non-admin,
@@ -116,13 +133,7 @@ export async function createLeave(trx: Knex.Transaction, body: unknown, context:
   }
   if (values.status === 'approved' && context.caller.role !== 'admin')
     throw new ForbiddenError({ detail: 'Only admins may create a leave approved; others request it (pending)' });
-  const type = await findLeaveType(trx, values.leave_type);
-  if (!type) errors.push({ field: 'leave_type', message: 'must be the id of a leave type' });
-  if (values.end_date < values.start_date) errors.push({ field: 'end_date', message: 'must not be before start_date' });
-  else if (daysBetween(values.start_date, values.end_date) >= MAX_RANGE_DAYS)
-    errors.push({ field: 'end_date', message: `must be less than ${MAX_RANGE_DAYS} days after start_date` });
-  const rangeValid = !errors.some((error) => error.field === 'end_date');
-  const days = rangeValid ? await leaveDaysOf(trx, values, employee, type?.include_holidays ?? false, errors) : [];
+  const days = await checkedDays(trx, values, employee, errors);
   if (errors.length > 0) throw new ValidationError(errors);
 
   const status: LeaveStatus = values.status ?? 'pending';
@@ -252,6 +263,57 @@ export async function cancelLeave(trx: Knex.Transaction, id: number, context: Wr
   const cancelled = (await findLeave(trx, id))!;
   await recordLeaveEvent(trx, 'leave.cancelled', cancelled, context.now);
   return cancelled;
+}
+
+/**
+ * PUT /leaves/{id}: the type, range, days and note again (as POST; omitted days default to the
+ * workdays), the status kept. The employee while pending; approvers and admins at any time. The
+ * old and the new dates both pass the period guard; the new ones the database's date rule.
+ */
+export async function replaceLeave(
+  trx: Knex.Transaction,
+  id: number,
+  body: unknown,
+  context: WriteContext,
+  ifMatch: IfMatch | undefined,
+): Promise<Leave> {
+  const { leave, employee } = await lockedLeave(trx, id, context);
+  if (!LIVE_STATUSES.includes(leave.status)) throw notLive(leave, 'changed');
+  assertLeaveAccess(context.caller, employee, 'cancel', 'No such leave', leave.status === 'pending');
+  assertIfMatch(ifMatch, () => leaveJson(leave));
+  const values = parseBody(leaveReplace, body);
+  const errors: FieldError[] = [];
+  if (values.id !== undefined && values.id !== id) errors.push({ field: 'id', message: 'must match the id in the path' });
+  const days = await checkedDays(trx, values, employee, errors);
+  if (errors.length > 0) throw new ValidationError(errors);
+  await guardAttendanceWrite(trx, employee.id, [...new Set([...leave.days, ...days].map((day) => day.date))].sort(), context, {
+    reopen: leave.status === 'approved',
+  });
+  try {
+    await replaceLeaveDays(
+      trx,
+      id,
+      { leave_type_id: values.leave_type, start_date: values.start_date, end_date: values.end_date, note: values.note ?? null },
+      days,
+      leave.employee_id,
+      context.now,
+    );
+  } catch (error) {
+    if (asUniqueViolation(error)?.key.includes('live_employee')) throw overlapError();
+    throw error;
+  }
+  await writeAudit(
+    trx,
+    {
+      action: 'update',
+      entityType: 'leave',
+      entityId: id,
+      employeeId: employee.id,
+      fields: ['leave_type', 'start_date', 'end_date', 'days', 'note'],
+    },
+    context,
+  );
+  return (await findLeave(trx, id))!;
 }
 
 /** DELETE /leaves/{id} (admins): gone, with a tombstone for GET /leaves/deleted. */

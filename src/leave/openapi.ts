@@ -27,6 +27,7 @@ import {
   leaveCode,
   leaveCreate,
   leaveListQuery,
+  leaveReplace,
   leaveTypeCreate,
   leaveTypeListQuery,
   leaveTypeReplace,
@@ -182,6 +183,20 @@ export function describeLeave(registry: OpenAPIRegistry): void {
       200: jsonResponse('The leave', leaveSchema, ETAG_HEADER),
       304: NOT_MODIFIED,
       ...problems(400, 401, 404, ...COMMON_PROBLEMS),
+    },
+  });
+  path({
+    method: 'put',
+    path: '/leaves/{id}',
+    operationId: 'replaceLeave',
+    summary:
+      'Change a pending or approved leave: its type, range, days and note (the employee while pending; approvers and admins any time)',
+    description:
+      'The fields as POST /leaves takes them (omitted `days`: full on each workday); the read shape may be sent back, its read-only members are ignored. The status stays. 422 as POST; a rejected or cancelled leave: 409 `leave_not_pending`; a date another live leave holds: 409 `leave_overlap`; an old or new date of a locked pay period: 409 `period_locked`. With `If-Match` only if it is still as read (else 412).',
+    request: { params: idParam, headers: conditionalWriteHeaders, body: jsonBody(leaveReplace) },
+    responses: {
+      200: jsonResponse('The leave', leaveSchema, ETAG_HEADER),
+      ...problems(400, 401, 404, 409, 412, 413, 415, 422, ...COMMON_PROBLEMS),
     },
   });
   path({

@@ -294,6 +294,26 @@ export async function updateLeaveStatus(
   if (!LIVE_STATUSES.includes(change.status)) await trx('leave_days').where({ leave_id: id }).update({ live_employee_id: null });
 }
 
+/** A leave's type, range and note, and its days anew (the employee in live_employee_id while live). */
+export async function replaceLeaveDays(
+  trx: Db,
+  id: number,
+  columns: { leave_type_id: number; start_date: string; end_date: string; note: string | null },
+  days: readonly StoredLeaveDay[],
+  liveEmployeeId: number,
+  now: Date,
+): Promise<void> {
+  await trx('leaves')
+    .where({ id })
+    .update({ ...columns, version: trx.raw('version + 1'), updated_at: toSqlDateTime(now) });
+  await trx('leave_days').where({ leave_id: id }).delete();
+  for (let start = 0; start < days.length; start += 200) {
+    await trx('leave_days').insert(
+      days.slice(start, start + 200).map((day) => ({ leave_id: id, ...day, live_employee_id: liveEmployeeId })),
+    );
+  }
+}
+
 /** Deletes a leave (its days go with it) and keeps its tombstone for GET /leaves/deleted. */
 export async function deleteLeave(trx: Db, leave: Pick<Leave, 'id' | 'employee_id' | 'supervisor_id'>, now: Date): Promise<void> {
   await trx('deleted_leaves').insert({

@@ -12,7 +12,7 @@ import { Routes } from '../http/routes';
 import { sendJson, sendJsonText } from '../http/send';
 import { sendWrite } from '../http/write';
 import { assertLeaveAccess } from './access';
-import { cancelLeave, createLeave, decideLeave, removeLeave } from './flows';
+import { cancelLeave, createLeave, decideLeave, removeLeave, replaceLeave } from './flows';
 import { listHolidays } from './holidays-repository';
 import { createHoliday, importHolidays, removeHoliday } from './holidays';
 import { createLeaveType, removeLeaveType, replaceLeaveType, type WriteContext } from './leave-types';
@@ -132,6 +132,14 @@ export function leaveRoutes({ clock }: { clock: Clock }): Routes[] {
         assertLeaveAccess(callerOf(req), { id: leave.employee_id, supervisor_id: leave.supervisor_id }, 'read', 'No such leave');
         const json = leaveJson(leave);
         sendJsonWithEntityTag(req, res, json, entityTag(instanceOf(req).entityTagKey, json));
+      },
+      put: async (req, res) => {
+        const id = pathId(req.params.id, 'leave');
+        const body = requireJsonObject(req);
+        const write = context(req);
+        await sendWrite(req, res, write.now, async (trx) =>
+          leaveAnswer(req, leaveJson(await replaceLeave(trx, id, body, write, ifMatchOf(req)))),
+        );
       },
       delete: async (req, res) => {
         const id = pathId(req.params.id, 'leave');

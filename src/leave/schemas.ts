@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CALENDAR_DATE_PATTERN, countryCode, idSchema, optionalText, requiredText } from '../http/field-schemas';
+import { CALENDAR_DATE_PATTERN, countryCode, idSchema, isPlainObject, optionalText, requiredText } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { isCalendarDate } from '../time';
 
@@ -37,6 +37,9 @@ export const leaveTypeReplace = z
 
 export const PORTIONS = ['full', 'am', 'pm', 'hours'] as const;
 
+/** An id, or a read reference {"type", "id", "display"} as a GET answered it (CONTRACT 5.1). */
+const referenceId = (what: string) => z.preprocess((value) => (isPlainObject(value) ? value.id : value), idSchema(what));
+
 export const leaveDayInput = z.strictObject({
   date: calendarDate,
   portion: z.enum(PORTIONS, { error: 'must be full, am, pm or hours' }),
@@ -50,8 +53,8 @@ export const leaveDayInput = z.strictObject({
 
 export const leaveCreate = z
   .strictObject({
-    employee: idSchema('an employee').optional().meta({ description: "The employee (default: the caller's own)" }),
-    leave_type: idSchema('a leave type'),
+    employee: referenceId('an employee').optional().meta({ description: "The employee (default: the caller's own)" }),
+    leave_type: referenceId('a leave type'),
     start_date: calendarDate,
     end_date: calendarDate,
     days: z
@@ -64,6 +67,30 @@ export const leaveCreate = z
   })
   .meta({ id: 'LeaveCreate' });
 export type LeaveCreate = z.output<typeof leaveCreate>;
+
+const readOnly = (description: string) =>
+  z
+    .unknown()
+    .optional()
+    .meta({ description: `Read-only: ${description}` });
+
+/** PUT /leaves/{id}: the read shape may be sent back; its read-only members are ignored. */
+export const leaveReplace = z
+  .strictObject({
+    id: idSchema('this leave').optional().meta({ description: 'Read-only: must match the path' }),
+    leave_type: referenceId('a leave type'),
+    start_date: calendarDate,
+    end_date: calendarDate,
+    days: leaveCreate.shape.days,
+    note: optionalText(1000).optional(),
+    employee: readOnly('ignored (a leave keeps its employee)'),
+    status: readOnly('ignored (approve, reject and cancel change it)'),
+    decided_by: readOnly('ignored'),
+    decided_at: readOnly('ignored'),
+    created_at: readOnly('ignored'),
+    updated_at: readOnly('ignored'),
+  })
+  .meta({ id: 'LeaveReplace' });
 
 export const LEAVE_STATUS_VALUES = ['pending', 'approved', 'rejected', 'cancelled'] as const;
 

@@ -425,6 +425,66 @@ describe.each(testDialects())('leave on %s', (dialect) => {
     });
   });
 
+  describe('PUT /leaves/{id}', () => {
+    it('changes the range, days and note of a pending leave, status kept; the read shape may be sent back', async () => {
+      const employee = await createEmployee(t, { supervisor_id: org.manager.employeeId });
+      const leave = (
+        await asUser(t, org.admin).post('/leaves', { employee, leave_type: vacation, start_date: '2027-10-04', end_date: '2027-10-05' })
+      ).body;
+      const tag = (await asUser(t, org.manager).get(`/leaves/${leave.id}`)).headers.etag!;
+      const changed = await asUser(t, org.manager)
+        .put(`/leaves/${leave.id}`, { ...leave, end_date: '2027-10-06', days: undefined, note: 'Longer' })
+        .set('If-Match', tag);
+      expect(changed.status).toBe(200);
+      expect(changed.body).toMatchObject({
+        status: 'pending',
+        end_date: '2027-10-06',
+        note: 'Longer',
+        days: ['2027-10-04', '2027-10-05', '2027-10-06'].map((date) => ({ date, portion: 'full' })),
+      });
+      expectProblem(await asUser(t, org.manager).put(`/leaves/${leave.id}`, leave).set('If-Match', tag), 412, 'precondition_failed');
+      const held = await t.db('leave_days').where({ live_employee_id: employee }).orderBy('date');
+      expect(held.map((day) => String(day.date).slice(0, 10))).toEqual(['2027-10-04', '2027-10-05', '2027-10-06']);
+    });
+
+    it('refuses overlap, bad fields, a locked date, a decided leave and an employee on approved leave; nothing changes', async () => {
+      const employee = await createEmployee(t);
+      const first = (
+        await asUser(t, org.admin).post('/leaves', { employee, leave_type: vacation, start_date: '2027-11-01', end_date: '2027-11-02' })
+      ).body;
+      const second = (
+        await asUser(t, org.admin).post('/leaves', { employee, leave_type: vacation, start_date: '2027-11-08', end_date: '2027-11-08' })
+      ).body;
+      const body = { leave_type: vacation, start_date: '2027-11-02', end_date: '2027-11-08' };
+      expectProblem(await asUser(t, org.admin).put(`/leaves/${second.id}`, body), 409, 'leave_overlap');
+      const bad = expectProblem(
+        await asUser(t, org.admin).put(`/leaves/${second.id}`, { ...body, start_date: '2027-11-09', id: '1', leave_type: '999999' }),
+        422,
+        'validation_failed',
+      );
+      expect(bad.errors.map((error: { field: string }) => error.field).sort()).toEqual(['end_date', 'id', 'leave_type']);
+      await lockPeriod(t, '2027-11-01', '2027-11-05');
+      expectProblem(
+        await asUser(t, org.admin).put(`/leaves/${first.id}`, { leave_type: vacation, start_date: '2027-11-15', end_date: '2027-11-15' }),
+        409,
+        'period_locked',
+      );
+      expect((await asUser(t, org.admin).get(`/leaves/${second.id}`)).body).toEqual(second);
+      expect((await asUser(t, org.admin).get(`/leaves/${first.id}`)).body).toEqual(first);
+      expect((await asUser(t, org.admin).post(`/leaves/${second.id}/reject`)).status).toBe(200);
+      expectProblem(await asUser(t, org.admin).put(`/leaves/${second.id}`, body), 409, 'leave_not_pending');
+
+      const mine = (await asUser(t, org.report).post('/leaves', { leave_type: vacation, start_date: '2027-12-06', end_date: '2027-12-06' }))
+        .body;
+      expect((await asUser(t, org.manager).post(`/leaves/${mine.id}/approve`)).status).toBe(200);
+      expectProblem(
+        await asUser(t, org.report).put(`/leaves/${mine.id}`, { leave_type: vacation, start_date: '2027-12-07', end_date: '2027-12-07' }),
+        403,
+        'forbidden',
+      );
+    });
+  });
+
   describe('reading and deleting', () => {
     const leaves = useFixture(async () => {
       const a = (
