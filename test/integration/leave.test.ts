@@ -549,6 +549,18 @@ describe.each(testDialects())('leave on %s', (dialect) => {
       expect((await asUser(t, org.outsider).get('/leaves/deleted?since=2026-11-28T10:30:00Z')).body.data).toEqual([]);
       expectProblem(await asUser(t, org.admin).get(`/leaves/${leave.id}`), 404, 'not_found');
     });
+
+    it('deleting an employee deletes their leaves, each with a tombstone their manager sees', async () => {
+      const employee = await createEmployee(t, { supervisor_id: org.manager.employeeId });
+      const leave = (
+        await asUser(t, org.admin).post('/leaves', { employee, leave_type: vacation, start_date: '2028-03-06', end_date: '2028-03-06' })
+      ).body;
+      setClock(t, '2026-11-28T12:00:00Z');
+      expect((await asUser(t, org.admin).delete(`/employees/${employee}`)).status).toBe(200);
+      expect(await leaveRows(employee)).toEqual([]);
+      const feed = await asUser(t, org.manager).get('/leaves/deleted?since=2026-11-28T11:30:00Z');
+      expect(feed.body.data).toEqual([{ id: leave.id, deleted_at: '2026-11-28T12:00:00.000Z' }]);
+    });
   });
 
   it('answers without a token 401', async () => {
