@@ -26,6 +26,7 @@ import * as attendanceMarks from './0024_attendance_marks';
 import * as exportProfiles from './0025_export_profiles';
 import * as missedPunchOut from './0026_missed_punch_out';
 import * as lockVersions from './0028_lock_versions';
+import * as leave from './0029_leave';
 
 export interface Migration {
   name: string;
@@ -65,4 +66,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0025_export_profiles', ...exportProfiles },
   { name: '0026_missed_punch_out', ...missedPunchOut },
   { name: '0028_lock_versions', ...lockVersions },
+  { name: '0029_leave', ...leave },
 ];

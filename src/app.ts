@@ -21,6 +21,7 @@ import { securityHeaders } from './http/security-headers';
 import { resolveInstance } from './instances/resolve-instance';
 import type { InstanceSource } from './instances/source';
 import { type Logger, requestLogging } from './logger';
+import { leaveRoutes } from './leave/routes';
 import { lookupRoutes } from './lookups/routes';
 import { payPeriodRoutes } from './pay-periods/routes';
 import type { Metrics } from './metrics/metrics';
@@ -127,6 +128,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
       exportProcessConcurrency: config.exportProcessConcurrency,
     }),
     exportProfileRoutes({ clock }),
+    ...leaveRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

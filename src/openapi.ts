@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
 import { describeExportProfiles } from './export-profiles/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
+import { describeLeave, leaveSchema } from './leave/openapi';
 import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
@@ -70,12 +71,14 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeTerminals(registry);
   describePayPeriods(registry);
   describeExportProfiles(registry);
+  describeLeave(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,
     timesheet: timesheetEventSchema,
     payPeriod: payPeriodSchema,
     lockedPayPeriod: lockedPayPeriodSchema,
+    leave: leaveSchema,
   });
   describeDocs(registry);
 
@@ -107,6 +110,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Pay periods', description: 'Pay periods, their lock and payroll export (docs/pay-periods.md)' },
       { name: 'Timesheets', description: 'Hours per employee and period, classified and approved (docs/pay-periods.md)' },
+      { name: 'Leave', description: 'Leave types, leaves, holidays and the work week (docs/leave.md)' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation', description: 'This document and its page' },
     ],

@@ -5,7 +5,8 @@ import mysql from 'mysql2/promise';
  * The IceHrm tables `hrm import icehrm` reads, with the columns, types, defaults and keys of
  * IceHrm's published schema (core/scripts/icehrmdb.sql, and the v26 migrations that added the
  * attendance positions and addresses), written for the tests and the bench. Settings holds the
- * overtime settings the import carries into the pay-period settings. Country and
+ * overtime settings the import carries into the pay-period settings; the leave tables are those of
+ * its schema (core/scripts/icehrmdb.sql: LeaveTypes, LeavePeriods, WorkDays, HoliDays, EmployeeLeaves, EmployeeLeaveDays). Country and
  * CurrencyTypes are here because Province, Employees and PayGrades point at them.
  */
 const TABLES = [
@@ -171,6 +172,73 @@ const TABLES = [
     KEY \`out_time\` (\`out_time\`),
     KEY \`employee_in_time\` (\`employee\`,\`in_time\`),
     KEY \`employee_out_time\` (\`employee\`,\`out_time\`),
+    primary key (\`id\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`LeaveTypes\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`name\` varchar(100) NOT NULL,
+    \`supervisor_leave_assign\` enum('Yes','No') default 'Yes',
+    \`employee_can_apply\` enum('Yes','No') default 'Yes',
+    \`apply_beyond_current\` enum('Yes','No') default 'Yes',
+    \`leave_accrue\` enum('No','Yes') default 'No',
+    \`carried_forward\` enum('No','Yes') default 'No',
+    \`default_per_year\` decimal(10,3) NOT NULL,
+    \`carried_forward_percentage\` int(11) NULL default 0,
+    \`carried_forward_leave_availability\` int(11) NULL default 365,
+    \`propotionate_on_joined_date\` enum('No','Yes') default 'No',
+    \`send_notification_emails\` enum('Yes','No') default 'Yes',
+    \`leave_group\` bigint(20) NULL,
+    \`leave_color\` varchar(10) NULL,
+    \`max_carried_forward_amount\` int(11) NULL default 0,
+    primary key (\`id\`),
+    unique key (\`name\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`LeavePeriods\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`name\` varchar(100) NOT NULL,
+    \`date_start\` date default NULL,
+    \`date_end\` date default NULL,
+    \`status\` enum('Active','Inactive') default 'Inactive',
+    primary key (\`id\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`WorkDays\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`name\` varchar(100) NOT NULL,
+    \`status\` enum('Full Day','Half Day','Non-working Day') default 'Full Day',
+    \`country\` bigint(20) DEFAULT NULL,
+    primary key (\`id\`),
+    unique key \`workdays_name_country\` (\`name\`,\`country\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`HoliDays\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`name\` varchar(100) NOT NULL,
+    \`dateh\` date default NULL,
+    \`status\` enum('Full Day','Half Day') default 'Full Day',
+    \`country\` bigint(20) DEFAULT NULL,
+    primary key (\`id\`),
+    unique key \`holidays_dateh_country\` (\`dateh\`,\`country\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`EmployeeLeaves\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`employee\` bigint(20) NOT NULL,
+    \`leave_type\` bigint(20) NOT NULL,
+    \`leave_period\` bigint(20) NOT NULL,
+    \`date_start\` date default NULL,
+    \`date_end\` date default NULL,
+    \`details\` text default null,
+    \`status\` enum('Approved','Pending','Rejected','Cancellation Requested','Cancelled','Processing') default 'Pending',
+    \`attachment\` varchar(100) NULL,
+    CONSTRAINT \`Fk_EmployeeLeaves_Employee\` FOREIGN KEY (\`employee\`) REFERENCES \`Employees\` (\`id\`) ON DELETE CASCADE ON UPDATE CASCADE,
+    CONSTRAINT \`Fk_EmployeeLeaves_LeaveTypes\` FOREIGN KEY (\`leave_type\`) REFERENCES \`LeaveTypes\` (\`id\`),
+    CONSTRAINT \`Fk_EmployeeLeaves_LeavePeriods\` FOREIGN KEY (\`leave_period\`) REFERENCES \`LeavePeriods\` (\`id\`),
+    primary key (\`id\`)
+  ) engine=innodb default charset=utf8`,
+  `create table \`EmployeeLeaveDays\` (
+    \`id\` bigint(20) NOT NULL AUTO_INCREMENT,
+    \`employee_leave\` bigint(20) NOT NULL,
+    \`leave_date\` date default NULL,
+    \`leave_type\` enum('Full Day','Half Day - Morning','Half Day - Afternoon','1 Hour - Morning','2 Hours - Morning','3 Hours - Morning','1 Hour - Afternoon','2 Hours - Afternoon','3 Hours - Afternoon') NOT NULL,
+    CONSTRAINT \`Fk_EmployeeLeaveDays_EmployeeLeaves\` FOREIGN KEY (\`employee_leave\`) REFERENCES \`EmployeeLeaves\` (\`id\`) ON DELETE CASCADE ON UPDATE CASCADE,
     primary key (\`id\`)
   ) engine=innodb default charset=utf8`,
   `create table \`Settings\` (

@@ -44,7 +44,7 @@ export async function recordAttendanceDeletions(trx: Db, ids: readonly number[],
 }
 
 /**
- * Tombstones for an employee about to be deleted and for every attendance record of theirs the
+ * Tombstones for an employee about to be deleted and for every attendance record and leave of theirs the
  * deletion takes with it (the foreign key cascades, and no other statement sees those records go).
  */
 export async function recordEmployeeDeletion(
@@ -53,6 +53,12 @@ export async function recordEmployeeDeletion(
   now: Date,
 ): Promise<void> {
   await recordAttendanceDeletionsWhere(trx, (records) => records.where('a.employee_id', employee.id), now);
+  // Their leaves go with them too (the foreign key cascades): GET /leaves/deleted lists them.
+  const { sql, bindings } = trx('leaves')
+    .where('employee_id', employee.id)
+    .select('id', 'employee_id', trx.raw('? as supervisor_id', [employee.supervisor_id]), trx.raw('? as deleted_at', [toSqlDateTime(now)]))
+    .toSQL();
+  await trx.raw(`insert into deleted_leaves (leave_id, employee_id, supervisor_id, deleted_at) ${sql}`, bindings);
   await trx('deleted_employees').insert({
     employee_id: employee.id,
     employee_code: employee.employee_id,
@@ -75,7 +81,7 @@ function whereVisibleTombstone(query: Knex.QueryBuilder, caller: Caller): Knex.Q
 /** One page of a feed, oldest first, as JSON text ({data, total, nextPage}). */
 async function feedPage(
   db: Db,
-  table: 'deleted_employees' | 'deleted_attendance',
+  table: 'deleted_employees' | 'deleted_attendance' | 'deleted_leaves',
   columns: string[],
   toJson: (row: Record<string, unknown>) => string,
   caller: Caller,
@@ -125,6 +131,18 @@ export function deletedAttendancePage(db: Db, caller: Caller, query: DeletionFee
     'deleted_attendance',
     ['id', 'attendance_id', 'deleted_at'],
     (row) => JSON.stringify({ id: String(row.attendance_id), deleted_at: sqlDateTimeToIso(String(row.deleted_at)) }),
+    caller,
+    query,
+  );
+}
+
+/** GET /leaves/deleted: `{"id", "deleted_at"}` per deleted leave (src/leave/). */
+export function deletedLeavesPage(db: Db, caller: Caller, query: DeletionFeedQuery): Promise<string> {
+  return feedPage(
+    db,
+    'deleted_leaves',
+    ['id', 'leave_id', 'deleted_at'],
+    (row) => JSON.stringify({ id: String(row.leave_id), deleted_at: sqlDateTimeToIso(String(row.deleted_at)) }),
     caller,
     query,
   );

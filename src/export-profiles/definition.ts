@@ -9,6 +9,12 @@ import type { FieldError } from '../errors';
 export const CODES = ['REG', 'OT', 'DT'] as const;
 export type Code = (typeof CODES)[number];
 
+/**
+ * The codes of paid leave and holidays (CONTRACT 6.8, docs/leave.md): PTO (a paid leave type's
+ * default) and HOL always; a leave type's own code once a type has it.
+ */
+export const LEAVE_CODES = ['PTO', 'HOL'] as const;
+
 /** Sources any column may have. */
 export const COMMON_SOURCES = [
   'payroll_id',
@@ -43,7 +49,7 @@ export interface ProfileColumn {
 export interface ProfileDefinition {
   layout: Layout;
   columns: ProfileColumn[];
-  codes: Partial<Record<Code, string>>;
+  codes: Partial<Record<string, string>>;
   hours_format: HoursFormat;
   decimals: number;
   delimiter: Delimiter;
@@ -281,15 +287,15 @@ export function templateProfile({ needs: _needs, source: _source, ...profile }: 
  * exist, belongs to the other layout, names a code or constant the profile lacks; a code that is
  * not one; a constant's name; a file name pattern.
  */
-export function definitionErrors(definition: ProfileDefinition): FieldError[] {
+export function definitionErrors(definition: ProfileDefinition, leaveTypeCodes: readonly string[] = []): FieldError[] {
   const errors: FieldError[] = [];
+  const known = [...new Set<string>([...CODES, ...LEAVE_CODES, ...leaveTypeCodes])];
   definition.columns.forEach((column, index) => {
-    const problem = sourceProblem(column.value, definition);
+    const problem = sourceProblem(column.value, definition, known);
     if (problem) errors.push({ field: `columns.${index}.value`, message: problem });
   });
   for (const code of Object.keys(definition.codes)) {
-    if (!(CODES as readonly string[]).includes(code))
-      errors.push({ field: `codes.${code}`, message: `is not a code (${CODES.join(', ')})` });
+    if (!known.includes(code)) errors.push({ field: `codes.${code}`, message: `is not a code (${known.join(', ')})` });
   }
   const constants = Object.keys(definition.constants);
   if (constants.length > MAX_CONSTANTS) errors.push({ field: 'constants', message: `must hold at most ${MAX_CONSTANTS} constants` });
@@ -305,7 +311,7 @@ export function definitionErrors(definition: ProfileDefinition): FieldError[] {
   return errors;
 }
 
-function sourceProblem(value: string, definition: ProfileDefinition): string | undefined {
+function sourceProblem(value: string, definition: ProfileDefinition, known: readonly string[]): string | undefined {
   if ((COMMON_SOURCES as readonly string[]).includes(value)) return undefined;
   if (value.startsWith('constant:')) {
     const name = value.slice('constant:'.length);
@@ -317,7 +323,7 @@ function sourceProblem(value: string, definition: ProfileDefinition): string | u
     if (definition.layout !== 'wide') return `${value} is a source of the wide layout, not of long`;
     if (value === 'total_hours') return undefined;
     const code = value.slice('hours:'.length);
-    return (CODES as readonly string[]).includes(code) ? undefined : `names the code ${code}, which is not defined (${CODES.join(', ')})`;
+    return known.includes(code) ? undefined : `names the code ${code}, which is not defined (${known.join(', ')})`;
   }
   return `is not a column source`;
 }

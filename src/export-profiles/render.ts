@@ -22,6 +22,13 @@ export interface DaySeconds {
   regular: number;
   overtime: number;
   double_time: number;
+  /** Paid leave (under its code) and paid holiday (HOL) seconds of the date (docs/leave.md). */
+  paid?: ReadonlyArray<{ code: string; seconds: number }>;
+}
+
+/** A date's seconds per code: REG, OT and DT, then its paid leave and holiday codes. */
+function secondsByCode(day: DaySeconds): Array<{ code: string; seconds: number }> {
+  return [...CODES.map((code) => ({ code, seconds: SECONDS_OF[code](day) })), ...(day.paid ?? [])];
 }
 
 export interface PeriodContext {
@@ -97,9 +104,9 @@ export function formatUnits(units: number, definition: Pick<ProfileDefinition, '
 /** One row of an employee's hours: a date and code (long) or the period (wide). */
 interface Row {
   date?: string;
-  code?: Code;
+  code?: string;
   units?: number;
-  byCode?: Record<Code, number>;
+  byCode?: Record<string, number>;
 }
 
 /**
@@ -109,16 +116,15 @@ interface Row {
 export function longRows(
   days: readonly DaySeconds[],
   definition: Pick<ProfileDefinition, 'hours_format' | 'decimals' | 'include_zero'>,
-): Array<{ date: string; code: Code; units: number }> {
+): Array<{ date: string; code: string; units: number }> {
   const perHour = unitsPerHour(definition);
-  const parts: Array<{ date: string; code: Code; seconds: number; units: number }> = [];
+  const parts: Array<{ date: string; code: string; seconds: number; units: number }> = [];
   for (const day of days) {
-    for (const code of CODES) {
-      const seconds = SECONDS_OF[code](day);
+    for (const { code, seconds } of secondsByCode(day)) {
       if (seconds > 0) parts.push({ date: day.date, code, seconds, units: 0 });
     }
   }
-  for (const code of CODES) {
+  for (const code of new Set(parts.map((part) => part.code))) {
     const ofCode = parts.filter((part) => part.code === code);
     allocateUnits(
       ofCode.map((part) => part.seconds),
@@ -132,17 +138,20 @@ export function longRows(
 export function wideRow(
   days: readonly DaySeconds[],
   definition: Pick<ProfileDefinition, 'hours_format' | 'decimals' | 'include_zero'>,
-): Record<Code, number> | undefined {
+): Record<string, number> | undefined {
   const perHour = unitsPerHour(definition);
   let worked = 0;
-  const byCode = {} as Record<Code, number>;
-  for (const code of CODES) {
-    const seconds = days.reduce((sum, day) => sum + SECONDS_OF[code](day), 0);
-    worked += seconds;
-    byCode[code] = roundedUnits(seconds, perHour);
+  const seconds: Record<string, number> = {};
+  for (const day of days) {
+    for (const part of secondsByCode(day)) seconds[part.code] = (seconds[part.code] ?? 0) + part.seconds;
+  }
+  const byCode: Record<string, number> = {};
+  for (const [code, sum] of Object.entries(seconds)) {
+    worked += sum;
+    byCode[code] = roundedUnits(sum, perHour);
   }
   if (worked === 0) return undefined;
-  if (!definition.include_zero && CODES.every((code) => byCode[code] === 0)) return undefined;
+  if (!definition.include_zero && Object.values(byCode).every((units) => units === 0)) return undefined;
   return byCode;
 }
 
@@ -155,10 +164,10 @@ export function adjustmentRows(
   before: readonly DaySeconds[],
   after: readonly DaySeconds[],
   definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>,
-): Array<{ date: string; code: Code; units: number }> {
+): Array<{ date: string; code: string; units: number }> {
   const shown = { ...definition, include_zero: false };
-  const key = (row: { date: string; code: Code }) => `${row.date} ${row.code}`;
-  const rows = new Map<string, { date: string; code: Code; units: number }>();
+  const key = (row: { date: string; code: string }) => `${row.date} ${row.code}`;
+  const rows = new Map<string, { date: string; code: string; units: number }>();
   for (const row of longRows(before, shown)) rows.set(key(row), { ...row, units: -row.units });
   for (const row of longRows(after, shown)) {
     const was = rows.get(key(row));
@@ -166,7 +175,14 @@ export function adjustmentRows(
   }
   return [...rows.values()]
     .filter((row) => row.units !== 0)
-    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : CODES.indexOf(a.code) - CODES.indexOf(b.code)));
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : codeOrder(a.code, b.code)));
+}
+
+/** REG, OT and DT first, in that order, then the leave and holiday codes by name. */
+function codeOrder(a: string, b: string): number {
+  const [i, j] = [CODES.indexOf(a as Code), CODES.indexOf(b as Code)];
+  if (i >= 0 || j >= 0) return (i < 0 ? CODES.length : i) - (j < 0 ? CODES.length : j);
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** A wide layout's adjustment: each code's signed difference of the period's units; undefined when none differs. */
@@ -174,13 +190,12 @@ export function wideAdjustment(
   before: readonly DaySeconds[],
   after: readonly DaySeconds[],
   definition: Pick<ProfileDefinition, 'hours_format' | 'decimals'>,
-): Record<Code, number> | undefined {
-  const none = { REG: 0, OT: 0, DT: 0 };
+): Record<string, number> | undefined {
   const shown = { ...definition, include_zero: true };
-  const [was, now] = [wideRow(before, shown) ?? none, wideRow(after, shown) ?? none];
-  const byCode = {} as Record<Code, number>;
-  for (const code of CODES) byCode[code] = now[code] - was[code];
-  return CODES.some((code) => byCode[code] !== 0) ? byCode : undefined;
+  const [was, now] = [wideRow(before, shown) ?? {}, wideRow(after, shown) ?? {}];
+  const byCode: Record<string, number> = {};
+  for (const code of [...CODES, ...Object.keys(was), ...Object.keys(now)]) byCode[code] = (now[code] ?? 0) - (was[code] ?? 0);
+  return Object.values(byCode).some((units) => units !== 0) ? byCode : undefined;
 }
 
 /** A compiled profile: its header line and a writer of one employee's lines. */
@@ -197,7 +212,7 @@ type Cell = (employee: EmployeeFields, status: string, row: Row) => string;
 export function profileWriter(definition: ProfileDefinition, period: PeriodContext): ProfileWriter {
   const { delimiter } = definition;
   const textCell = (value: string | null) => csvCell(value ?? '', delimiter);
-  const codeName = (code: Code) => definition.codes[code] ?? code;
+  const codeName = (code: string) => definition.codes[code] ?? code;
   const cells: Cell[] = definition.columns.map(({ value }) => cellOf(value));
   const eol = '\r\n';
 
@@ -207,8 +222,8 @@ export function profileWriter(definition: ProfileDefinition, period: PeriodConte
       return () => constant;
     }
     if (source.startsWith('hours:')) {
-      const code = source.slice('hours:'.length) as Code;
-      return (_e, _s, row) => formatUnits(row.byCode![code], definition);
+      const code = source.slice('hours:'.length);
+      return (_e, _s, row) => formatUnits(row.byCode![code] ?? 0, definition);
     }
     switch (source) {
       case 'payroll_id':
@@ -248,7 +263,7 @@ export function profileWriter(definition: ProfileDefinition, period: PeriodConte
       case 'total_hours':
         return (_e, _s, row) =>
           formatUnits(
-            CODES.reduce((sum, code) => sum + row.byCode![code], 0),
+            Object.values(row.byCode!).reduce((sum, units) => sum + units, 0),
             definition,
           );
       default:

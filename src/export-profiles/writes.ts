@@ -9,6 +9,7 @@ import {
   parseProfileFields,
   TEMPLATES,
 } from './definition';
+import { leaveTypeCodes } from '../leave/repository';
 import { deleteExportProfile, findExportProfile, insertExportProfile, replaceExportProfile } from './repository';
 
 // The writes of /export-profiles: every field checked and every problem named before anything
@@ -33,7 +34,7 @@ export async function createExportProfile(trx: Knex.Transaction, body: Record<st
     }
     definition = definitionFromTemplate(template, values, errors);
   } else definition = definitionOf(values, errors);
-  if (errors.length === 0) errors.push(...definitionErrors(definition));
+  if (errors.length === 0) errors.push(...definitionErrors(definition, await leaveTypeCodes(trx)));
   if (errors.length > 0) throw new ValidationError(errors);
   return insertExportProfile(trx, values.name!, definition, now);
 }
@@ -47,7 +48,7 @@ export async function replaceProfile(trx: Knex.Transaction, id: string, body: Re
     errors.push({ field: 'template', message: 'is read-only (false for a profile of your own)' });
   if (values.name === undefined && !errors.some((error) => error.field === 'name')) errors.push({ field: 'name', message: 'is required' });
   const definition = definitionOf(values, errors);
-  if (errors.length === 0) errors.push(...definitionErrors(definition));
+  if (errors.length === 0) errors.push(...definitionErrors(definition, await leaveTypeCodes(trx)));
   if (errors.length > 0) throw new ValidationError(errors);
   await replaceExportProfile(trx, Number(current.id), values.name!, definition, now);
   return (await findExportProfile(trx, current.id))!;

@@ -10,6 +10,7 @@ import { ICEHRM_OVERTIME_SETTINGS, importOvertimeSettings } from './overtime-set
 import { DEPARTMENTS, EMPLOYMENT_STATUSES, importReferenceTable, JOB_TITLES, PAY_GRADES } from './references';
 import { type ImportContext, type ImportProgress, ImportReport } from './report';
 import { importUsers } from './users';
+import { importLeave } from './leave';
 
 interface ImportOptions {
   dryRun: boolean;
@@ -32,7 +33,7 @@ export class TargetNotEmptyError extends Error {}
 
 /**
  * Copies an IceHrm database into this one, ids kept: reference tables, employees, users,
- * attendance, then the overtime settings, in that order (each step needs the ids the previous ones kept). Every step
+ * leave, attendance, then the overtime settings, in that order (each step needs the ids the previous ones kept). Every step
  * decides everything from what it read before it writes, so a dry run goes through the same
  * checks and reports the same rejects, and writes nothing.
  */
@@ -85,6 +86,7 @@ export async function importIcehrm(source: IcehrmSource, db: Db, options: Import
     options.fallbackTimezone,
   );
   await importUsers(context, await source.rows('Users'), employees);
+  await importLeave(context, source, employees);
   await importAttendance(context, source, employees, { since: options.since, settings: options.attendance });
   const icehrmSettings = await source.settings(Object.values(ICEHRM_OVERTIME_SETTINGS));
   await importOvertimeSettings(context, icehrmSettings);

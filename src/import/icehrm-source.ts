@@ -74,6 +74,13 @@ const ESSENTIAL_COLUMNS: Record<keyof typeof READ_COLUMNS, readonly string[]> = 
 
 type SourceTable = keyof typeof READ_COLUMNS;
 
+/**
+ * Tables the import carries when IceHrm has them (its leave module): a database without one is
+ * still IceHrm's, and the report says what was not there.
+ */
+export const OPTIONAL_TABLES = ['Country', 'LeaveTypes', 'EmployeeLeaves', 'EmployeeLeaveDays', 'HoliDays', 'WorkDays'] as const;
+export type OptionalTable = (typeof OPTIONAL_TABLES)[number];
+
 export type SourceRow = Record<string, unknown>;
 
 export interface IcehrmAttendanceRow {
@@ -99,6 +106,8 @@ export interface IcehrmSource {
   /** The columns the import reads that the source lacks, by table: read as empty (null). */
   missingColumns: ReadonlyMap<string, readonly string[]>;
   rows(table: SourceTable): Promise<SourceRow[]>;
+  /** The rows of a table IceHrm may lack (OPTIONAL_TABLES), by id; undefined when it has no such table. */
+  optionalRows(table: OptionalTable): Promise<SourceRow[] | undefined>;
   /** Attendance rows per employee, to plan batches. */
   attendanceCounts(since: string | undefined): Promise<Map<number, number>>;
   /** The attendance of employees with ids in [first, last], by employee, then time. */
@@ -142,7 +151,7 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
     log: { warn: () => undefined, error: () => undefined, deprecate: () => undefined, debug: () => undefined },
   });
   try {
-    const { version, missingColumns, hasSettings } = await checkSchema(db, label);
+    const { version, missingColumns, hasSettings, present } = await checkSchema(db, label);
     // A missing column is read as NULL, so every row has every key the import reads.
     const columnsOf = (table: SourceTable) => {
       const missing = missingColumns.get(table) ?? [];
@@ -158,6 +167,10 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
         return missing.length === 0
           ? rows
           : rows.map((row) => ({ ...row, ...Object.fromEntries(missing.map((column) => [column, null])) }));
+      },
+      optionalRows: async (table) => {
+        if (!present.has(`${table}.id`)) return undefined;
+        return (await db(table).orderBy('id').select('*')) as SourceRow[];
       },
       attendanceCounts: async (since) => {
         const query = db('Attendance').select('employee').count({ n: '*' }).groupBy('employee');
@@ -191,7 +204,7 @@ export async function openIcehrmSource(url: string): Promise<IcehrmSource> {
 async function checkSchema(
   db: Knex,
   label: string,
-): Promise<{ version: string; missingColumns: Map<string, string[]>; hasSettings: boolean }> {
+): Promise<{ version: string; missingColumns: Map<string, string[]>; hasSettings: boolean; present: Set<string> }> {
   let columns: Array<{ table_name: string; column_name: string }>;
   try {
     columns = (await db('information_schema.columns')
@@ -212,7 +225,7 @@ async function checkSchema(
   }
   // Optional: the import carries IceHrm's overtime settings when it has them.
   const hasSettings = present.has('Settings.name') && present.has('Settings.value');
-  return { version: await versionOf(db, present), missingColumns, hasSettings };
+  return { version: await versionOf(db, present), missingColumns, hasSettings, present };
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   claimDueJob,
   deleteOldAttendanceTombstones,
   deleteOldEmployeeTombstones,
+  deleteOldLeaveTombstones,
   deleteOldIdempotencyKeys,
   deleteOldRateLimits,
   deleteOldTokens,
@@ -70,7 +71,8 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
     rateLimits: await rateLimits(),
     tombstones:
       (await inBatches(() => deleteOldEmployeeTombstones(db, tombstonesBefore, batchSize))) +
-      (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))),
+      (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))) +
+      (await inBatches(() => deleteOldLeaveTombstones(db, tombstonesBefore, batchSize))),
   };
 }
 

@@ -4,9 +4,10 @@ import type { Db } from '../db/connect';
 import { readAttendanceMarks } from '../period-guard/change-marks';
 import { lastReadingOn } from '../time';
 import { type ExportProfile, exportFilename, findTemplate, templateProfile } from '../export-profiles/definition';
-import { type EmployeeFields, longRows, profileWriter } from '../export-profiles/render';
+import { type DaySeconds, type EmployeeFields, longRows, profileWriter } from '../export-profiles/render';
 import { findExportProfile } from '../export-profiles/repository';
 import { BadRequestError } from '../errors';
+import { employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
@@ -81,12 +82,22 @@ export async function exportEtag(
   let parts: unknown[];
   if (period.status === 'locked') {
     // The lock version too: a re-lock within the same millisecond by the same user is another lock.
-    parts = ['locked', ...rendering, period.start, period.end, period.locked_at, period.locked_by, period.lock_version];
+    // Leave and holiday hours are read live, also in a locked period (docs/leave.md, "The export").
+    parts = [
+      'locked',
+      ...rendering,
+      period.start,
+      period.end,
+      period.locked_at,
+      period.locked_by,
+      period.lock_version,
+      await leaveFingerprint(db, period.start, period.end),
+    ];
     // An adjustment: the difference between a kept version (written once) and the current lock.
     if (sinceVersion !== undefined) parts.push('since', sinceVersion);
   } else {
     const first = addDays(period.start, -6);
-    const [stored, records, employees, approvals, names] = await Promise.all([
+    const [stored, records, employees, approvals, names, leave] = await Promise.all([
       readStoredPayPeriodSettings(db),
       readAttendanceMarks(db, first, period.end),
       db('employees').first(
@@ -103,8 +114,9 @@ export async function exportEtag(
           db.raw("sum(case when status = 'approved' then employee_id else 0 end) as approved"),
         ),
       format === 'csv' ? referenceNamesFingerprint(db, profile) : Promise.resolve(null),
+      leaveFingerprint(db, period.start, period.end),
     ]);
-    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, records, employees, approvals, names];
+    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, records, employees, approvals, names, leave];
   }
   // 32 characters, the export tag's published form (an HMAC-SHA-256 as entityTag's, longer).
   const digest = createHmac('sha256', key)
@@ -249,13 +261,23 @@ async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmplo
           )
           .select('e.id', 'e.employee_id as code')
   ) as Array<{ id: number | string; code: string }>;
+  if (period.status !== 'locked') {
+    const listed = new Set(rows.map((row) => Number(row.id)));
+    const paid = (await employeesWithPaidHours(db, period.start, period.end)).filter((id) => !listed.has(id));
+    for (let at = 0; at < paid.length; at += EXPORT_BATCH)
+      rows.push(
+        ...((await db('employees')
+          .whereIn('id', paid.slice(at, at + EXPORT_BATCH))
+          .select('id', 'employee_id as code')) as typeof rows),
+      );
+  }
   return rows.map((row) => ({ id: Number(row.id), code: String(row.code) })).sort(byCodeBytes);
 }
 
 interface ExportSheet {
   fields: EmployeeFields;
   status: string;
-  days: Array<{ date: string; worked: number; regular: number; overtime: number; double_time: number }>;
+  days: DaySeconds[];
 }
 
 /** Fields for a profile that writes only codes and ids (the default): no read of names. */
@@ -263,7 +285,67 @@ export function codeOnly(id: number, code: string): EmployeeFields {
   return { id, code, payroll_id: null, first_name: '', last_name: '', department: null, job_title: null, pay_grade: null };
 }
 
+/**
+ * The batch's sheets with each date's paid leave (under its code) and paid holiday (HOL) seconds:
+ * one read of leave hours per batch (src/leave/days.ts). An employee with paid hours and no
+ * record of an open period gets a sheet of them alone.
+ */
 async function batchSheets(
+  db: Db,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+  batch: ExportEmployee[],
+  withFields: boolean,
+): Promise<Map<number, ExportSheet>> {
+  const ids = batch.map((employee) => employee.id);
+  const [sheets, leave] = await Promise.all([
+    workedSheets(db, period, settings, batch, withFields),
+    readLeaveHours(db, ids, period.start, period.end),
+  ]);
+  const missing = batch.filter((employee) => !sheets.has(employee.id) && (leave.get(employee.id) ?? []).length > 0);
+  if (missing.length > 0 && period.status !== 'locked') {
+    const fields = withFields
+      ? await employeeFieldsOf(
+          db,
+          missing.map((employee) => employee.id),
+        )
+      : new Map<number, EmployeeFields>();
+    const approvals = (await db('timesheet_approvals')
+      .where('period_start', period.start)
+      .whereIn(
+        'employee_id',
+        missing.map((employee) => employee.id),
+      )
+      .where('status', 'approved')
+      .select('employee_id')) as Array<{ employee_id: number | string }>;
+    const approved = new Set(approvals.map((row) => Number(row.employee_id)));
+    for (const employee of missing)
+      sheets.set(employee.id, {
+        fields: fields.get(employee.id) ?? codeOnly(employee.id, employee.code),
+        status: approved.has(employee.id) ? 'approved' : 'open',
+        days: [],
+      });
+  }
+  for (const [id, sheet] of sheets) {
+    const paid = new Map((leave.get(id) ?? []).map((day) => [day.date, day]));
+    if (paid.size === 0) continue;
+    const byDate = new Map(sheet.days.map((day) => [day.date, day]));
+    for (const date of paid.keys()) if (!byDate.has(date)) byDate.set(date, { date, regular: 0, overtime: 0, double_time: 0 });
+    sheet.days = [...byDate.values()]
+      .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
+      .map((day) => {
+        const hours = paid.get(day.date);
+        if (!hours) return day;
+        const parts: Array<{ code: string; seconds: number }> = [];
+        if (hours.leave_hours > 0 && hours.code !== null) parts.push({ code: hours.code, seconds: Math.round(hours.leave_hours * 3600) });
+        if (hours.holiday_hours > 0) parts.push({ code: 'HOL', seconds: Math.round(hours.holiday_hours * 3600) });
+        return { ...day, paid: parts };
+      });
+  }
+  return sheets;
+}
+
+async function workedSheets(
   db: Db,
   period: PayPeriod,
   settings: PayPeriodSettings,

@@ -62,6 +62,8 @@ const totalsSchema = z.strictObject({
   regular_hours: hours,
   overtime_hours: hours,
   double_time_hours: hours,
+  leave_hours: hours.meta({ description: 'Approved paid leave (docs/leave.md); never counts towards overtime' }),
+  holiday_hours: hours.meta({ description: 'Paid holidays (docs/leave.md); never counts towards overtime' }),
 });
 
 const timesheetFields = {
@@ -90,6 +92,9 @@ export const timesheetSchema = z
           overtime_hours: hours,
           double_time_hours: hours,
           records: int32(0, 100_000).meta({ description: 'Closed records counted on this date' }),
+          leave_hours: hours.meta({ description: 'Approved paid leave of this date' }),
+          holiday_hours: hours.meta({ description: 'A paid holiday of this date' }),
+          code: z.string().max(20).nullable().meta({ description: "The export code of this date's paid leave (PTO or its type's code)" }),
         }),
       )
       .max(31)

@@ -8,6 +8,7 @@ import { type DayHours, hoursOf, type SheetDays, sheetClassifier, type StoredRec
 import { datesOf, workweekStartOf } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
+import { type DayLeaveHours, readLeaveHours } from '../leave/days';
 import { lastReadingOn } from '../time';
 
 // Timesheets: each employee's days of a period, classified (docs/pay-periods.md, "Timesheets").
@@ -37,6 +38,8 @@ export interface Sheet {
   days: DayHours[];
   openRecords: number;
   approval: Approval;
+  /** The dates with paid leave or holiday hours (src/leave/days.ts); they count towards no overtime. */
+  leave: DayLeaveHours[];
 }
 
 /** Employees per batch of a timesheet computation: one query of records per batch. */
@@ -198,7 +201,7 @@ export async function listSheets(
   // The count runs beside the page and its records: three queries, two round trips.
   // One row more than the page says exactly whether another follows, whatever the total's age.
   let hasMore = false;
-  const [total, sheets] = await Promise.all([
+  const [total, sheetsWithoutLeave] = await Promise.all([
     totalOf(async () => {
       const counted = (await sheetEmployeesQuery(db, period, criteria).count({ total: '*' })) as Array<{ total: number | string }>;
       return Number(counted[0]?.total ?? 0);
@@ -217,6 +220,7 @@ export async function listSheets(
           days: daysFromFrozen(String(row.days), period),
           openRecords: Number(row.open_records),
           approval: approvalOf(row, row.frozen_status),
+          leave: [],
         }));
       }
       const counts = await classifiedDaysOf(
@@ -227,15 +231,35 @@ export async function listSheets(
       );
       return rows.map((row) => {
         const { days, openRecords } = counts.get(Number(row.id)) ?? { days: zeroDays(period), openRecords: 0 };
-        return { employee: sheetEmployeeOf(row), days, openRecords, approval: approvalOf(row) };
+        return { employee: sheetEmployeeOf(row), days, openRecords, approval: approvalOf(row), leave: [] };
       });
     })(),
   ]);
+  const leave = await readLeaveHours(
+    db,
+    sheetsWithoutLeave.map((sheet) => sheet.employee.id),
+    period.start,
+    period.end,
+  );
+  const sheets = sheetsWithoutLeave.map((sheet) => ({ ...sheet, leave: leave.get(sheet.employee.id) ?? [] }));
   return { sheets, total, hasMore };
 }
 
 /** One employee's timesheet of a period (any employee: the caller's access is checked before). */
 export async function findSheet(db: Db, employee: SheetEmployee, period: PayPeriod, settings: PayPeriodSettings): Promise<Sheet> {
+  const [sheet, leave] = await Promise.all([
+    findSheetWithoutLeave(db, employee, period, settings),
+    readLeaveHours(db, [employee.id], period.start, period.end),
+  ]);
+  return { ...sheet, leave: leave.get(employee.id) ?? [] };
+}
+
+async function findSheetWithoutLeave(
+  db: Db,
+  employee: SheetEmployee,
+  period: PayPeriod,
+  settings: PayPeriodSettings,
+): Promise<Omit<Sheet, 'leave'>> {
   if (period.status === 'locked') {
     const row = (await db('pay_period_snapshots as s')
       .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 's.employee_id').andOn('t.period_start', 's.period_start'))
@@ -270,6 +294,8 @@ export async function findSheetEmployee(db: Db, id: number): Promise<SheetEmploy
 /** The answer's shape (docs/pay-periods.md, "Timesheets"); without `days` in lists. */
 export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean): Record<string, unknown> {
   const totals = totalsOf(sheet.days);
+  const leaveOf = new Map(sheet.leave.map((day) => [day.date, day]));
+  const sum = (field: 'leave_hours' | 'holiday_hours') => Math.round(sheet.leave.reduce((total, day) => total + day[field], 0) * 100) / 100;
   return {
     employee: { type: 'Employee', id: String(sheet.employee.id), display: sheet.employee.display },
     period: { start: period.start, end: period.end, status: period.status },
@@ -285,6 +311,9 @@ export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean
         overtime_hours: hoursOf(day.overtime),
         double_time_hours: hoursOf(day.double_time),
         records: day.records,
+        leave_hours: leaveOf.get(day.date)?.leave_hours ?? 0,
+        holiday_hours: leaveOf.get(day.date)?.holiday_hours ?? 0,
+        code: leaveOf.get(day.date)?.code ?? null,
       })),
     }),
     totals: {
@@ -292,6 +321,8 @@ export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean
       regular_hours: hoursOf(totals.regular),
       overtime_hours: hoursOf(totals.overtime),
       double_time_hours: hoursOf(totals.double_time),
+      leave_hours: sum('leave_hours'),
+      holiday_hours: sum('holiday_hours'),
     },
     open_records: sheet.openRecords,
   };

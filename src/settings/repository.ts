@@ -10,6 +10,10 @@ export const SETTING = {
   jwtSecret: 'jwt_secret',
   /** The pay-period settings (JSON of the API shape, docs/pay-periods.md); missing = defaults. */
   payPeriods: 'pay_periods',
+  /** The working days of the week (JSON array of weekday names, docs/leave.md); missing = monday to friday. */
+  workWeek: 'work_week',
+  /** The hours of a full day of leave or holiday (docs/leave.md); missing = 8. */
+  standardDayHours: 'standard_day_hours',
 } as const;
 
 export async function readSettingValues(db: Db): Promise<Map<string, string>> {

@@ -180,6 +180,82 @@ export const ATTENDANCE: Row[] = [
  * IceHrm's overtime settings as an installation that chose the California calculator has them
  * (names and values as IceHrm's migrations insert them), and settings the import does not read.
  */
+/** IceHrm leaves (EmployeeLeaves) and their days (EmployeeLeaveDays). */
+export const LEAVES: Row[] = [
+  {
+    id: 1,
+    employee: 1,
+    leave_type: 1,
+    leave_period: 1,
+    date_start: '2026-05-11',
+    date_end: '2026-05-13',
+    details: 'Trip',
+    status: 'Approved',
+  },
+  {
+    id: 2,
+    employee: 2,
+    leave_type: 2,
+    leave_period: 1,
+    date_start: '2026-05-12',
+    date_end: '2026-05-12',
+    details: null,
+    status: 'Pending',
+  },
+  {
+    id: 3,
+    employee: 3,
+    leave_type: 1,
+    leave_period: 1,
+    date_start: '2026-05-14',
+    date_end: '2026-05-14',
+    details: '',
+    status: 'Cancellation Requested',
+  },
+  {
+    id: 4,
+    employee: 1,
+    leave_type: 1,
+    leave_period: 1,
+    date_start: '2026-05-12',
+    date_end: '2026-05-12',
+    details: null,
+    status: 'Pending',
+  },
+  {
+    id: 5,
+    employee: 999,
+    leave_type: 1,
+    leave_period: 1,
+    date_start: '2026-05-12',
+    date_end: '2026-05-12',
+    details: null,
+    status: 'Approved',
+  },
+  {
+    id: 6,
+    employee: 2,
+    leave_type: 1,
+    leave_period: 1,
+    date_start: '2026-05-18',
+    date_end: '2026-05-19',
+    details: null,
+    status: 'Rejected',
+  },
+];
+
+export const LEAVE_DAYS: Row[] = [
+  { id: 1, employee_leave: 1, leave_date: '2026-05-11', leave_type: 'Full Day' },
+  { id: 2, employee_leave: 1, leave_date: '2026-05-12', leave_type: 'Full Day' },
+  { id: 3, employee_leave: 1, leave_date: '2026-05-13', leave_type: 'Full Day' },
+  { id: 4, employee_leave: 2, leave_date: '2026-05-12', leave_type: 'Half Day - Morning' },
+  { id: 5, employee_leave: 3, leave_date: '2026-05-14', leave_type: '2 Hours - Afternoon' },
+  { id: 6, employee_leave: 4, leave_date: '2026-05-12', leave_type: 'Full Day' },
+  { id: 7, employee_leave: 5, leave_date: '2026-05-12', leave_type: 'Full Day' },
+  { id: 8, employee_leave: 6, leave_date: '2026-05-18', leave_type: 'Full Day' },
+  { id: 9, employee_leave: 6, leave_date: '2026-05-19', leave_type: 'Full Day' },
+];
+
 export const SETTINGS: Row[] = [
   {
     name: 'Attendance: Overtime Calculation Class',
@@ -294,6 +370,33 @@ export async function createIcehrmFixture(serverUrl: string, options: { version?
     { id: 5, username: 'ghost', email: null, password: 'x', employee: 999, user_level: 'Employee' },
     { id: 6, username: 'vic', email: null, password: 'x', employee: 10, user_level: 'Other' },
     { id: 7, username: 'una', email: null, password: 'x', employee: 7, user_level: 'Employee' },
+  ]);
+  // The leave module: a type without a name, a leave overlapping another, one of an employee
+  // IceHrm deleted, hour portions, a cancellation requested, a country's holiday and work day.
+  await db.insert('LeavePeriods', [{ id: 1, name: '2026', date_start: '2026-01-01', date_end: '2026-12-31', status: 'Active' }]);
+  await db.insert('LeaveTypes', [
+    { id: 1, name: 'Annual leave', default_per_year: '20.000' },
+    { id: 2, name: 'Sick leave', default_per_year: '10.000' },
+    { id: 3, name: ' ', default_per_year: '0.000' },
+  ]);
+  await db.insert('EmployeeLeaves', LEAVES);
+  await db.insert('EmployeeLeaveDays', LEAVE_DAYS);
+  await db.insert('HoliDays', [
+    { id: 1, name: "New Year's Day", dateh: '2026-01-01', status: 'Full Day', country: null },
+    { id: 2, name: 'Tag der Deutschen Einheit', dateh: '2026-10-03', status: 'Full Day', country: 2 },
+    { id: 3, name: 'Christmas Eve', dateh: '2026-12-24', status: 'Half Day', country: null },
+    { id: 4, name: 'Nowhere Day', dateh: '2026-06-01', status: 'Full Day', country: 77 },
+  ]);
+  await db.insert('WorkDays', [
+    ...['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'].map((name, index) => ({
+      id: index + 1,
+      name,
+      status: 'Full Day',
+      country: null,
+    })),
+    { id: 6, name: 'Saturday', status: 'Half Day', country: null },
+    { id: 7, name: 'Sunday', status: 'Non-working Day', country: null },
+    { id: 8, name: 'Saturday', status: 'Non-working Day', country: 2 },
   ]);
   const bulkAttendance: Row[] = [];
   for (let index = 0; index < BULK_EMPLOYEES; index++) {

@@ -244,12 +244,12 @@ describe.each(testDialects())('export profiles on %s', (dialect) => {
 
     it.each([
       ['an unknown column source', { columns: [{ header: 'X', value: 'salary' }] }, 'columns.0.value', 'is not a column source'],
-      ['a code not defined', { codes: { VAC: 'Vacation' } }, 'codes.VAC', 'is not a code (REG, OT, DT)'],
+      ['a code not defined', { codes: { VAC: 'Vacation' } }, 'codes.VAC', 'is not a code (REG, OT, DT, PTO, HOL)'],
       [
         'hours of a code not defined',
         { layout: 'wide', columns: [{ header: 'V', value: 'hours:VAC' }] },
         'columns.0.value',
-        'names the code VAC, which is not defined (REG, OT, DT)',
+        'names the code VAC, which is not defined (REG, OT, DT, PTO, HOL)',
       ],
       [
         'a long source in wide',

@@ -9,6 +9,7 @@ import { createEmployee, createUser, type TestUser } from '../helpers/factories'
 import { BULK_DAYS, BULK_EMPLOYEES, BULK_FIRST_ID, createIcehrmFixture } from '../helpers/icehrm-fixture';
 import { createIcehrmDatabase, type IcehrmDatabase, toBaseSchema } from '../../support/icehrm-schema';
 import { approveTimesheet } from '../helpers/pay-periods';
+import { asUser } from '../helpers/attendance';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
 // The fixture is an IceHrm database, which is MySQL: without a MySQL server there is nothing to import.
@@ -93,6 +94,10 @@ describeOnMysql('hrm import icehrm', () => {
           'employee 7 (EMP007): last_name must not be empty',
           'employee 9: employee_id is empty',
           'user 4 (bad name!): username "bad name!" is not usable here (1 to 100 of A-Z a-z 0-9 . _ @ -)',
+          'leave type 3: name "" is empty or used by another leave type here',
+          'leave 4: another pending or approved leave (1) holds 2026-05-12',
+          'leave 5: employee 999 is not an employee here',
+          "holiday 4: country 77 is not one of IceHrm's countries",
           'attendance of employee 7 (1 record): the employee is not here (deleted in IceHrm, or left out)',
           'attendance 1033 (employee 6, in 0000-00-00 00:00:00, out 2026-04-01 10:00:00): it has no in time',
           'attendance 1030 (employee 6, in 2026-02-02 08:00:00, out 2026-02-03 12:00:00): out_time must be at most 24 hours after in_time (max_shift_hours)',
@@ -120,7 +125,14 @@ describeOnMysql('hrm import icehrm', () => {
           'department 5: the name "sales" is already department 4\'s: imported as "sales (5)"',
         ]),
       );
-      expect(section(first, 'Imported differently')).toHaveLength(10 + OVERTIME_NOTES.length);
+      expect(section(first, 'Imported differently')).toEqual(
+        expect.arrayContaining([
+          'leave 3: cancellation requested in IceHrm: imported approved',
+          "work days: 1 of a country's own are not carried (the work week here is one for everyone)",
+          'work days: Saturday is a half day in IceHrm: a working day here',
+        ]),
+      );
+      expect(section(first, 'Imported differently')).toHaveLength(13 + OVERTIME_NOTES.length);
     });
 
     it("carries IceHrm's overtime settings into the pay-period settings, noting what differs", async () => {
@@ -327,6 +339,49 @@ describeOnMysql('hrm import icehrm', () => {
       ]);
       expect(me.status).toBe(200);
       expect(me.body).toMatchObject({ id: '3', user_name: 'zoe', user_level: 'Employee' });
+    });
+
+    it('carries leave types, leaves with their days, holidays and the work week, ids kept', async () => {
+      expect(countsOf(first, 'leave types')).toEqual([3, 2, 0, 0, 1]);
+      expect(countsOf(first, 'leaves')).toEqual([6, 4, 0, 0, 2]);
+      expect(countsOf(first, 'holidays')).toEqual([4, 3, 0, 0, 1]);
+      // No employee of its own: a second run refuses a database holding employees IceHrm did not give.
+      const admin = await createUser(t, 'admin', { employee: null });
+      const types = await asUser(t, admin).get('/leave-types');
+      expect(types.body.data).toEqual([
+        { id: '1', name: 'Annual leave', paid: true, code: 'PTO', private: true, include_holidays: false },
+        { id: '2', name: 'Sick leave', paid: true, code: 'PTO', private: true, include_holidays: false },
+      ]);
+      const leaves = await asUser(t, admin).get('/leaves?from=2026-05-01&to=2026-05-31');
+      expect(
+        leaves.body.data.map((leave: Record<string, any>) => [
+          leave.id,
+          leave.employee.id,
+          leave.leave_type.id,
+          leave.status,
+          leave.note,
+          leave.days,
+        ]),
+      ).toEqual([
+        ['1', '1', '1', 'approved', 'Trip', ['2026-05-11', '2026-05-12', '2026-05-13'].map((date) => ({ date, portion: 'full' }))],
+        ['2', '2', '2', 'pending', null, [{ date: '2026-05-12', portion: 'am' }]],
+        ['3', '3', '1', 'approved', null, [{ date: '2026-05-14', portion: 'hours', hours: 2 }]],
+        ['6', '2', '1', 'rejected', null, ['2026-05-18', '2026-05-19'].map((date) => ({ date, portion: 'full' }))],
+      ]);
+      const holidays = await asUser(t, admin).get('/holidays');
+      expect(holidays.body.data).toEqual([
+        { id: '1', date: '2026-01-01', name: "New Year's Day", portion: 'full', country: null, paid: true },
+        { id: '2', date: '2026-10-03', name: 'Tag der Deutschen Einheit', portion: 'full', country: 'DE', paid: true },
+        { id: '3', date: '2026-12-24', name: 'Christmas Eve', portion: 'half', country: null, paid: true },
+      ]);
+      expect((await asUser(t, admin).get('/leave-settings')).body.work_week).toEqual([
+        'monday',
+        'tuesday',
+        'wednesday',
+        'thursday',
+        'friday',
+        'saturday',
+      ]);
     });
 
     it('changes nothing on a second run', async () => {
@@ -610,7 +665,7 @@ describeOnMysql('hrm import icehrm', () => {
       expect(dry.stdout).toContain('(dry run: nothing is written)');
       expect(countsOf(dry, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
       expect(countsOf(dry, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
-      expect(section(dry, 'Left out')).toHaveLength(14);
+      expect(section(dry, 'Left out')).toHaveLength(18);
       expect(dry.stdout).toMatch(/: nothing written \(dry run\)\.\n$/);
       expect(changedTables(before, await snapshotDatabase(t.db, tables))).toEqual([]);
     });
@@ -745,7 +800,7 @@ describeOnMysql('hrm import icehrm', () => {
         expect(notes.filter((line) => line.startsWith("IceHrm's database has no"))).toEqual([
           "IceHrm's database has no Attendance map_lat, map_lng, map_out_lat, map_out_lng, in_ip, out_ip (its base schema, or a release before 26): imported empty",
         ]);
-        expect(notes).toHaveLength(11 + OVERTIME_NOTES.length);
+        expect(notes).toHaveLength(14 + OVERTIME_NOTES.length);
         expect(countsOf(result, 'employees')).toEqual([10 + BULK_EMPLOYEES, 8 + BULK_EMPLOYEES, 0, 0, 2]);
         expect(countsOf(result, 'attendance')).toEqual([14 + BULK_ATTENDANCE, 6 + BULK_ATTENDANCE, 0, 0, 8]);
         expect(

@@ -18,6 +18,10 @@ const zero = (date: string) => ({
   overtime_hours: 0,
   double_time_hours: 0,
   records: 0,
+  // Leave and holidays (docs/leave.md): none in these periods.
+  leave_hours: 0,
+  holiday_hours: 0,
+  code: null,
 });
 
 describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
@@ -99,7 +103,7 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
         approved_by: null,
         reopened_reason: null,
         days: days(WORKED_DAYS),
-        totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2 },
+        totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2, leave_hours: 0, holiday_hours: 0 },
         open_records: 0,
       });
     });
@@ -142,7 +146,7 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
         approved_at: null,
         approved_by: null,
         reopened_reason: null,
-        totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2 },
+        totals: { worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2, leave_hours: 0, holiday_hours: 0 },
         open_records: 0,
       });
 
@@ -214,7 +218,7 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
         status: 'approved',
         approved_at: '2026-12-05T12:00:00.000Z',
         approved_by: org.manager.username,
-        totals: { worked_hours: 8, regular_hours: 8, overtime_hours: 0, double_time_hours: 0 },
+        totals: { worked_hours: 8, regular_hours: 8, overtime_hours: 0, double_time_hours: 0, leave_hours: 0, holiday_hours: 0 },
       });
       expect(await t.db('timesheet_approvals').where({ employee_id: employee }).first()).toMatchObject({
         status: 'approved',
@@ -424,7 +428,14 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
       const sheet = await asUser(t, org.admin).get(`/employees/${week.worker}/timesheets/2026-11-01`);
       expect(sheet.body).toMatchObject({ period: { status: 'locked' }, status: 'approved', days: days(WORKED_DAYS) });
       const list = await asUser(t, org.admin).get(`/timesheets?period=2026-11-01&employee=${week.worker}`);
-      expect(list.body.data[0].totals).toEqual({ worked_hours: 54.33, regular_hours: 42.33, overtime_hours: 10, double_time_hours: 2 });
+      expect(list.body.data[0].totals).toEqual({
+        worked_hours: 54.33,
+        regular_hours: 42.33,
+        overtime_hours: 10,
+        double_time_hours: 2,
+        leave_hours: 0,
+        holiday_hours: 0,
+      });
 
       expectProblem(await asUser(t, org.admin).post(`/employees/${week.worker}/timesheets/2026-11-01/reopen`), 409, 'period_locked');
       expectProblem(await asUser(t, org.admin).post(`/employees/${week.lower}/timesheets/2026-11-01/approve`), 409, 'period_locked');

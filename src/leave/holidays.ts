@@ -1,0 +1,74 @@
+import Holidays from 'date-holidays';
+import type { Knex } from 'knex';
+import { writeAudit } from '../audit/repository';
+import { NotFoundError, ValidationError } from '../errors';
+import { parseBody } from '../http/parse';
+import { deleteHoliday, findHoliday, type Holiday, type HolidayColumns, insertHoliday, insertMissingHolidays } from './holidays-repository';
+import type { WriteContext } from './leave-types';
+import { holidayCreate, holidayImport } from './schemas';
+
+// The writes of /holidays (admins; the route checks the role). Imports copy public holidays from
+// the date-holidays package into rows: later releases of the package never change a stored row
+// (docs/leave.md, "Holidays"; its data licence: docs/decisions.md, "Holiday data").
+
+export async function createHoliday(trx: Knex.Transaction, body: unknown, context: WriteContext): Promise<Holiday> {
+  const values = parseBody(holidayCreate, body);
+  const columns: HolidayColumns = {
+    date: values.date,
+    name: values.name,
+    portion: values.portion ?? 'full',
+    country: values.country ?? null,
+    paid: values.paid ?? true,
+  };
+  const id = await insertHoliday(trx, columns, context.now);
+  await writeAudit(trx, { action: 'create', entityType: 'holiday', entityId: id, fields: Object.keys(columns) }, context);
+  return { id, ...columns };
+}
+
+export async function removeHoliday(trx: Knex.Transaction, id: number, context: WriteContext): Promise<{ id: string }> {
+  if (!(await findHoliday(trx, id))) throw new NotFoundError({ detail: 'No such holiday' });
+  await deleteHoliday(trx, id);
+  await writeAudit(trx, { action: 'delete', entityType: 'holiday', entityId: id, fields: [] }, context);
+  return { id: String(id) };
+}
+
+/**
+ * The public holidays of a country (and region) in a year, as the installed date-holidays
+ * release computes them, in English where it has the name. Bank holidays, observances, school
+ * and optional days are left out; a holiday of several days is stored on its first date.
+ */
+export function publicHolidaysOf(country: string, region: string | undefined, year: number): HolidayColumns[] {
+  const library = new Holidays();
+  const errors = [];
+  if (!library.getCountries()[country]) errors.push({ field: 'country', message: 'must be a country the holiday library knows' });
+  else if (region !== undefined && !Object.hasOwn(library.getStates(country) ?? {}, region.toUpperCase()))
+    errors.push({ field: 'region', message: `must be a region of ${country} the holiday library knows` });
+  if (errors.length > 0) throw new ValidationError(errors);
+  const calendar = region === undefined ? new Holidays(country) : new Holidays(country, region.toUpperCase());
+  const rows = new Map<string, HolidayColumns>();
+  for (const holiday of calendar.getHolidays(year, 'en')) {
+    if (holiday.type !== 'public') continue;
+    const date = holiday.date.slice(0, 10);
+    const name = holiday.name.slice(0, 150);
+    rows.set(`${date} ${name}`, { date, name, portion: 'full', country, paid: true });
+  }
+  return [...rows.values()];
+}
+
+/** POST /holidays/import: the rows not stored yet; a second import of the same adds nothing. */
+export async function importHolidays(
+  trx: Knex.Transaction,
+  body: unknown,
+  context: WriteContext,
+): Promise<{ imported: number; skipped: number }> {
+  const values = parseBody(holidayImport, body);
+  const rows = publicHolidaysOf(values.country, values.region, values.year);
+  const imported = await insertMissingHolidays(trx, rows, context.now);
+  if (imported > 0)
+    await writeAudit(
+      trx,
+      { action: 'import', entityType: 'holiday', entityId: 0, fields: ['country', ...(values.region ? ['region'] : []), 'year'] },
+      context,
+    );
+  return { imported, skipped: rows.length - imported };
+}
