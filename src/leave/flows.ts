@@ -138,12 +138,12 @@ export async function createLeave(trx: Knex.Transaction, body: unknown, context:
 
   const status: LeaveStatus = values.status ?? 'pending';
   const approved = status === 'approved';
-  await guardAttendanceWrite(
+  const settleApprovals = await guardAttendanceWrite(
     trx,
     employee.id,
     days.map((day) => day.date),
     context,
-    { reopen: approved },
+    { reopen: approved ? 'leave' : false },
   );
   const at = toSqlDateTime(context.now);
   let id: number;
@@ -172,6 +172,7 @@ export async function createLeave(trx: Knex.Transaction, body: unknown, context:
     { action: 'create', entityType: 'leave', entityId: id, employeeId: employee.id, fields: Object.keys(values) },
     context,
   );
+  await settleApprovals();
   const leave = (await findLeave(trx, id))!;
   await recordLeaveEvent(trx, approved ? 'leave.approved' : 'leave.requested', leave, context.now);
   return leave;
@@ -203,12 +204,12 @@ export async function decideLeave(
   assertLeaveAccess(context.caller, employee, 'decide', 'No such leave');
   assertIfMatch(ifMatch, () => leaveJson(leave));
   if (leave.status !== 'pending') throw notLive(leave, decision);
-  await guardAttendanceWrite(
+  const settleApprovals = await guardAttendanceWrite(
     trx,
     employee.id,
     leave.days.map((day) => day.date),
     context,
-    { reopen: decision === 'approved' },
+    { reopen: decision === 'approved' ? 'leave' : false },
   );
   await updateLeaveStatus(
     trx,
@@ -216,6 +217,7 @@ export async function decideLeave(
     { status: decision, decided_by: context.caller.userId, decided_at: toSqlDateTime(context.now) },
     context.now,
   );
+  await settleApprovals();
   await writeAudit(
     trx,
     {
@@ -240,14 +242,15 @@ export async function cancelLeave(trx: Knex.Transaction, id: number, context: Wr
   if (!LIVE_STATUSES.includes(leave.status)) throw notLive(leave, 'cancelled');
   assertLeaveAccess(context.caller, employee, 'cancel', 'No such leave', leave.status === 'pending');
   assertIfMatch(ifMatch, () => leaveJson(leave));
-  await guardAttendanceWrite(
+  const settleApprovals = await guardAttendanceWrite(
     trx,
     employee.id,
     leave.days.map((day) => day.date),
     context,
-    { reopen: leave.status === 'approved' },
+    { reopen: leave.status === 'approved' ? 'leave' : false },
   );
   await updateLeaveStatus(trx, id, { status: 'cancelled' }, context.now);
+  await settleApprovals();
   await writeAudit(
     trx,
     {
@@ -286,9 +289,13 @@ export async function replaceLeave(
   if (values.id !== undefined && values.id !== id) errors.push({ field: 'id', message: 'must match the id in the path' });
   const days = await checkedDays(trx, values, employee, errors);
   if (errors.length > 0) throw new ValidationError(errors);
-  await guardAttendanceWrite(trx, employee.id, [...new Set([...leave.days, ...days].map((day) => day.date))].sort(), context, {
-    reopen: leave.status === 'approved',
-  });
+  const settleApprovals = await guardAttendanceWrite(
+    trx,
+    employee.id,
+    [...new Set([...leave.days, ...days].map((day) => day.date))].sort(),
+    context,
+    { reopen: leave.status === 'approved' ? 'leave' : false },
+  );
   try {
     await replaceLeaveDays(
       trx,
@@ -302,6 +309,7 @@ export async function replaceLeave(
     if (asUniqueViolation(error)?.key.includes('live_employee')) throw overlapError();
     throw error;
   }
+  await settleApprovals();
   await writeAudit(
     trx,
     {
@@ -327,13 +335,14 @@ export async function removeLeave(
   assertLeaveAccess(context.caller, employee, 'delete', 'No such leave');
   assertIfMatch(ifMatch, () => leaveJson(leave));
   if (LIVE_STATUSES.includes(leave.status)) {
-    await guardAttendanceWrite(
+    const settleApprovals = await guardAttendanceWrite(
       trx,
       employee.id,
       leave.days.map((day) => day.date),
       context,
-      { reopen: leave.status === 'approved' },
+      { reopen: leave.status === 'approved' ? 'leave' : false },
     );
+    await settleApprovals();
   }
   await deleteLeave(trx, leave, context.now);
   await writeAudit(trx, { action: 'delete', entityType: 'leave', entityId: id, employeeId: employee.id, fields: [] }, context);

@@ -72,7 +72,7 @@ const timesheetFields = {
   status: z.enum(['open', 'approved']),
   approved_at: instant.nullable().meta({ description: 'null unless approved' }),
   approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
-  reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed']).nullable().meta({
+  reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed', 'leave_changed']).nullable().meta({
     description:
       'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings changed them); null while approved or never approved',
   }),
@@ -115,7 +115,7 @@ export const timesheetEventSchema = z
     status: z.enum(['open', 'approved']),
     approved_at: instant.nullable().optional(),
     approved_by: z.string().max(100).nullable().optional(),
-    reason: z.enum(['reopened', 'attendance_changed', 'rules_changed']).optional().meta({
+    reason: z.enum(['reopened', 'attendance_changed', 'rules_changed', 'leave_changed']).optional().meta({
       description:
         'timesheet.reopened: by hand (POST .../reopen), because a write changed its numbers, or because a change of the rules did',
     }),

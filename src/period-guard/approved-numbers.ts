@@ -10,9 +10,10 @@ import { lastReadingOn } from '../time';
 /**
  * Why an approved timesheet is open again (the timesheet's `reopened_reason`, the event's
  * `reason`): `reopened` by POST .../reopen, `attendance_changed` by a write that changed its
- * numbers, `rules_changed` by PUT /pay-periods/settings changing them.
+ * numbers, `rules_changed` by PUT /pay-periods/settings changing them, `leave_changed` by a
+ * leave approved, changed or cancelled on its dates (its leave hours).
  */
-export type ReopenReason = 'reopened' | 'attendance_changed' | 'rules_changed';
+export type ReopenReason = 'reopened' | 'attendance_changed' | 'rules_changed' | 'leave_changed';
 
 /** An approved day: `[date, worked, regular, overtime, double_time]` in exact seconds. */
 type ApprovedDay = [string, number, number, number, number];

@@ -206,13 +206,24 @@ export async function guardAttendanceWrite(
   employeeId: number,
   dates: readonly string[],
   context: GuardContext,
-  options: { reopen?: boolean } = {},
+  options: { reopen?: boolean | 'leave' } = {},
 ): Promise<() => Promise<void>> {
   const state = await readPeriodStateOf(trx, employeeId, dates);
   const locked = firstLockedDate(state, dates);
   if (locked) throw periodLockedError(locked);
   if (options.reopen === false) return async () => {};
   await markAttendanceChanges(trx, [{ employeeId, dates }]);
+  // Leave moves the leave hours of the timesheets it lies in, which the classification's numbers do not hold.
+  if (options.reopen === 'leave') {
+    const holding = state.approved.filter((period) => dates.some((date) => period.start <= date && date <= period.end));
+    return () =>
+      reopenApproved(
+        trx,
+        holding.map((period) => ({ employeeId, period })),
+        context,
+        'leave_changed',
+      );
+  }
   // After the write: the approved timesheets whose numbers it changed go back to open.
   return () =>
     state.approved.length === 0 ? Promise.resolve() : reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);

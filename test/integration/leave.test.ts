@@ -421,7 +421,9 @@ describe.each(testDialects())('leave on %s', (dialect) => {
       ).body;
       await approveTimesheet(t, employee, '2027-09-01', '2027-09-30');
       expect((await asUser(t, org.admin).post(`/leaves/${leave.id}/cancel`)).status).toBe(200);
-      expect(await t.db('timesheet_approvals').where({ employee_id: employee })).toEqual([expect.objectContaining({ status: 'open' })]);
+      expect(await t.db('timesheet_approvals').where({ employee_id: employee })).toEqual([
+        expect.objectContaining({ status: 'open', reopened_reason: 'leave_changed' }),
+      ]);
     });
   });
 
