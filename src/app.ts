@@ -18,6 +18,7 @@ import { requestTimeout } from './http/request-timeout';
 import { type Routes, routesNeeding, type ServedRoute } from './http/routes';
 import { sendJson } from './http/send';
 import { securityHeaders } from './http/security-headers';
+import { scheduleRoutes } from './shifts/routes';
 import { resolveInstance } from './instances/resolve-instance';
 import type { InstanceSource } from './instances/source';
 import { type Logger, requestLogging } from './logger';
@@ -127,6 +128,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
       exportProcessConcurrency: config.exportProcessConcurrency,
     }),
     exportProfileRoutes({ clock }),
+    ...scheduleRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

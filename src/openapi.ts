@@ -9,6 +9,7 @@ import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
+import { describeSchedules } from './shifts/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -70,6 +71,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeTerminals(registry);
   describePayPeriods(registry);
   describeExportProfiles(registry);
+  describeSchedules(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,
@@ -107,6 +109,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Reference data', description: 'The tables employee references point into' },
       { name: 'Pay periods', description: 'Pay periods, their lock and payroll export (docs/pay-periods.md)' },
       { name: 'Timesheets', description: 'Hours per employee and period, classified and approved (docs/pay-periods.md)' },
+      { name: 'Schedules', description: 'Shift types, shifts, rotations, day status and calendar feeds (docs/schedules.md)' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation', description: 'This document and its page' },
     ],
