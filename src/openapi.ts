@@ -9,7 +9,7 @@ import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
-import { describeSchedules } from './shifts/openapi';
+import { describeSchedules, shiftSchema } from './shifts/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -78,6 +78,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     timesheet: timesheetEventSchema,
     payPeriod: payPeriodSchema,
     lockedPayPeriod: lockedPayPeriodSchema,
+    shift: shiftSchema,
   });
   describeDocs(registry);
 

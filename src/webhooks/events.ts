@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'timesheet.reopened',
   'pay_period.locked',
   'pay_period.unlocked',
+  'shift.published',
+  'shift.updated',
+  'shift.cancelled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -19,7 +22,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What a subscription lists: event types, or "*" alone for every one. */
 export const ALL_EVENTS = '*';
 
-type ResourceKind = 'employee' | 'attendance' | 'timesheet' | 'pay_period';
+type ResourceKind = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'shift';
 
 /**
  * The kind of resource an event type is about: the part before the dot. A timesheet's resource id

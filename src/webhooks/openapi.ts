@@ -98,7 +98,14 @@ const DESCRIPTION_URL =
  */
 export function describeWebhooks(
   registry: OpenAPIRegistry,
-  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType; lockedPayPeriod: z.ZodType },
+  payloads: {
+    employee: z.ZodType;
+    attendance: z.ZodType;
+    timesheet: z.ZodType;
+    payPeriod: z.ZodType;
+    lockedPayPeriod: z.ZodType;
+    shift: z.ZodType;
+  },
 ): void {
   const tags = ['Webhooks'];
   const security = [{ bearer: [] }];
@@ -219,7 +226,14 @@ export function describeWebhooks(
 /** What receivers get: OpenAPI 3.1's `webhooks`, one entry per event type. */
 function describeDeliveries(
   registry: OpenAPIRegistry,
-  payloads: { employee: z.ZodType; attendance: z.ZodType; timesheet: z.ZodType; payPeriod: z.ZodType; lockedPayPeriod: z.ZodType },
+  payloads: {
+    employee: z.ZodType;
+    attendance: z.ZodType;
+    timesheet: z.ZodType;
+    payPeriod: z.ZodType;
+    lockedPayPeriod: z.ZodType;
+    shift: z.ZodType;
+  },
 ): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
   const headers = z.object({
@@ -259,6 +273,9 @@ function describeDeliveries(
     'timesheet.reopened': envelope('timesheet.reopened', payloads.timesheet, 'never'),
     'pay_period.locked': envelope('pay_period.locked', payloads.lockedPayPeriod, 'never'),
     'pay_period.unlocked': envelope('pay_period.unlocked', payloads.payPeriod, 'never'),
+    'shift.published': envelope('shift.published', payloads.shift, 'never'),
+    'shift.updated': envelope('shift.updated', payloads.shift, 'always'),
+    'shift.cancelled': envelope('shift.cancelled', payloads.shift, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({
