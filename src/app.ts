@@ -5,6 +5,7 @@ import { requireBearer, signedUserOf } from './auth/require-bearer';
 import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import { dayRoutes } from './days/routes';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
 import { exportProfileRoutes } from './export-profiles/routes';
@@ -129,6 +130,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     }),
     exportProfileRoutes({ clock }),
     ...scheduleRoutes({ clock }),
+    ...dayRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];
