@@ -26,6 +26,7 @@ import * as attendanceMarks from './0024_attendance_marks';
 import * as exportProfiles from './0025_export_profiles';
 import * as missedPunchOut from './0026_missed_punch_out';
 import * as shifts from './0031_shifts';
+import * as calendarFeedsAndRotations from './0032_calendar_feeds_and_rotations';
 
 export interface Migration {
   name: string;
@@ -65,4 +66,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0025_export_profiles', ...exportProfiles },
   { name: '0026_missed_punch_out', ...missedPunchOut },
   { name: '0031_shifts', ...shifts },
+  { name: '0032_calendar_feeds_and_rotations', ...calendarFeedsAndRotations },
 ];

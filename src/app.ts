@@ -5,6 +5,7 @@ import { requireBearer, signedUserOf } from './auth/require-bearer';
 import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import { calendarFeedRoutes, calendarRoutes } from './calendar/routes';
 import { dayRoutes } from './days/routes';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
@@ -114,6 +115,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const publicRoutes = [
     oauthRoutes({ clock, login: rateLimits.login }),
     ...docsRoutes({ document: openApiDocumentFor(config) }),
+    // Calendar clients send no bearer token: the feed's secret URL is the credential.
+    calendarRoutes({ clock }),
     ...(cloud ? [] : [echoRoutes()]),
   ];
   const features = [
@@ -131,6 +134,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     exportProfileRoutes({ clock }),
     ...scheduleRoutes({ clock }),
     ...dayRoutes({ clock }),
+    calendarFeedRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -9,6 +9,7 @@ import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
+import { describeCalendarFeeds } from './calendar/openapi';
 import { describeDays } from './days/openapi';
 import { describeSchedules, shiftSchema } from './shifts/openapi';
 import { describeTerminals } from './terminals/openapi';
@@ -74,6 +75,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeExportProfiles(registry);
   describeSchedules(registry);
   describeDays(registry);
+  describeCalendarFeeds(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,
