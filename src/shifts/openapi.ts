@@ -1,4 +1,5 @@
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
+import { describeRotations } from './rotations/rotation-openapi';
 import { describeShifts } from './shift-openapi';
 import { describeShiftTypes } from './type-openapi';
 
@@ -8,4 +9,5 @@ export { shiftSchema } from './shift-openapi';
 export function describeSchedules(registry: OpenAPIRegistry): void {
   describeShiftTypes(registry);
   describeShifts(registry);
+  describeRotations(registry);
 }

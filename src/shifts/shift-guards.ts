@@ -18,6 +18,13 @@ export interface ShiftWriteContext {
   defaultTimezone: string;
 }
 
+/** Who writes, for audit rows: no caller for the rotation sweep. */
+export interface ShiftChangeContext {
+  caller: Caller | undefined;
+  now: Date;
+  requestId: string | undefined;
+}
+
 /**
  * Locks the rows of these employees, in id order (two writes locking the same employees never
  * wait on each other in a circle), as the FIRST statements of the transaction: MariaDB's snapshot
@@ -80,7 +87,7 @@ export function shiftEvent(type: ShiftEventType, shift: Shift, occurredAt: Date,
 export async function recordShiftChanges(
   trx: Knex.Transaction,
   changes: ReadonlyArray<{ action: string; before: Shift | undefined; after: Shift; fields: string[] }>,
-  context: ShiftWriteContext,
+  context: ShiftChangeContext,
 ): Promise<void> {
   await writeAudits(
     trx,
