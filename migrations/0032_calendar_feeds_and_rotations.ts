@@ -8,6 +8,10 @@ import type { Knex } from 'knex';
  * - `rotation_days`: one row per rotation and date the generation has handled (a shift made, or a
  *   day off): the unique key makes generation happen exactly once per rotation and date, however
  *   often and wherever it runs, even after someone deleted the generated shift.
+ * - `day_absences`: one row per employee and date whose absence became final and was announced
+ *   (event day.absent): the unique key sends it once, across restarts and nodes.
+ * - `sweep_leases`: who runs the schedules sweep (rotations, absences) until when: one node at a
+ *   time, and another takes over when a holder stops renewing.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('calendar_feeds', (table) => {
@@ -34,9 +38,24 @@ export async function up(knex: Knex): Promise<void> {
     table.date('date').notNullable();
     table.unique(['rotation_id', 'date']);
   });
+  await knex.schema.createTable('day_absences', (table) => {
+    table.increments('id');
+    table.integer('employee_id').unsigned().notNullable().references('id').inTable('employees').onDelete('CASCADE');
+    table.date('date').notNullable();
+    table.datetime('announced_at', { precision: 3 }).notNullable();
+    table.unique(['employee_id', 'date']);
+  });
+  await knex.schema.createTable('sweep_leases', (table) => {
+    table.increments('id');
+    table.string('name', 50).notNullable().unique();
+    table.string('holder', 100).notNullable();
+    table.datetime('expires_at', { precision: 3 }).notNullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('sweep_leases');
+  await knex.schema.dropTable('day_absences');
   await knex.schema.dropTable('rotation_days');
   await knex.schema.dropTable('rotations');
   await knex.schema.dropTable('calendar_feeds');

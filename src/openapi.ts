@@ -10,7 +10,7 @@ import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, s
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
 import { describeCalendarFeeds } from './calendar/openapi';
-import { describeDays } from './days/openapi';
+import { daySchema, describeDays } from './days/openapi';
 import { describeSchedules, shiftSchema } from './shifts/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
@@ -83,6 +83,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     payPeriod: payPeriodSchema,
     lockedPayPeriod: lockedPayPeriodSchema,
     shift: shiftSchema,
+    day: daySchema,
   });
   describeDocs(registry);
 

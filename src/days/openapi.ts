@@ -4,7 +4,7 @@ import { DAY_FLAGS, DAY_STATUSES } from '../day-rules/types';
 import { COMMON_PROBLEMS, idString, jsonResponse, pageSchema, problems, requiredReferenceSchema } from '../http/openapi';
 import { daysListQuery, employeeDaysQuery } from './routes';
 
-const daySchema = z
+export const daySchema = z
   .strictObject({
     employee: requiredReferenceSchema('Employee'),
     date: z.string().meta({ format: 'date' }),

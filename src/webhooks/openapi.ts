@@ -105,6 +105,7 @@ export function describeWebhooks(
     payPeriod: z.ZodType;
     lockedPayPeriod: z.ZodType;
     shift: z.ZodType;
+    day: z.ZodType;
   },
 ): void {
   const tags = ['Webhooks'];
@@ -233,6 +234,7 @@ function describeDeliveries(
     payPeriod: z.ZodType;
     lockedPayPeriod: z.ZodType;
     shift: z.ZodType;
+    day: z.ZodType;
   },
 ): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
@@ -276,6 +278,7 @@ function describeDeliveries(
     'shift.published': envelope('shift.published', payloads.shift, 'never'),
     'shift.updated': envelope('shift.updated', payloads.shift, 'always'),
     'shift.cancelled': envelope('shift.cancelled', payloads.shift, 'never'),
+    'day.absent': envelope('day.absent', payloads.day, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({
