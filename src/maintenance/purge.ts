@@ -9,6 +9,7 @@ import type { Logger } from '../logger';
 import {
   claimDueJob,
   deleteOldAttendanceTombstones,
+  deleteOldShiftTombstones,
   deleteOldEmployeeTombstones,
   deleteOldIdempotencyKeys,
   deleteOldRateLimits,
@@ -70,7 +71,8 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
     rateLimits: await rateLimits(),
     tombstones:
       (await inBatches(() => deleteOldEmployeeTombstones(db, tombstonesBefore, batchSize))) +
-      (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))),
+      (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))) +
+      (await inBatches(() => deleteOldShiftTombstones(db, tombstonesBefore, batchSize))),
   };
 }
 

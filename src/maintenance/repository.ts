@@ -66,3 +66,8 @@ export function deleteOldEmployeeTombstones(db: Db, before: Date, limit: number)
 export function deleteOldAttendanceTombstones(db: Db, before: Date, limit: number): Promise<number> {
   return deleteBatch(db, 'deleted_attendance', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
 }
+
+/** Tombstones of shifts deleted before `before`. */
+export function deleteOldShiftTombstones(db: Db, before: Date, limit: number): Promise<number> {
+  return deleteBatch(db, 'deleted_shifts', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
+}

@@ -143,17 +143,15 @@ describe.each(testDialects())('calendar feeds on %s', (dialect) => {
     await admin().post('/shifts', { employee, start_local: '2026-06-10T08:00', end_local: '2026-06-10T16:00', status: 'published' });
     const feed = await admin().post(`/employees/${employee}/calendar-feeds`);
     // The shift after the termination date, written directly: the API refuses to make one.
-    await t
-      .db('shifts')
-      .insert({
-        ...(await t.db('shifts').where({ employee_id: employee }).first()),
-        id: undefined,
-        date: '2026-06-11',
-        start_local: '2026-06-11T08:00',
-        end_local: '2026-06-11T16:00',
-        start_utc: '2026-06-11 08:00:00',
-        end_utc: '2026-06-11 16:00:00',
-      });
+    await t.db('shifts').insert({
+      ...(await t.db('shifts').where({ employee_id: employee }).first()),
+      id: undefined,
+      date: '2026-06-11',
+      start_local: '2026-06-11T08:00',
+      end_local: '2026-06-11T16:00',
+      start_utc: '2026-06-11 08:00:00',
+      end_utc: '2026-06-11 16:00:00',
+    });
     const res = await fetchFeed(feed.body.url);
     expect(parse(res.text).map((event) => event.start)).toEqual(['2026-06-09T08:00:00.000Z', '2026-06-10T08:00:00.000Z']);
     await t.setApiEnabled(false);
@@ -165,5 +163,7 @@ describe.each(testDialects())('calendar feeds on %s', (dialect) => {
     expect((await admin().delete(`/employees/${employee}`)).status).toBe(200);
     expectProblem(await fetchFeed(feed.body.url), 404, 'not_found');
     expect(await t.db('calendar_feeds').where({ employee_id: employee })).toEqual([]);
+    // The shifts the deletion took with it are in the deletion feed.
+    expect(await t.db('deleted_shifts').where({ employee_id: employee })).toHaveLength(3);
   });
 });

@@ -61,7 +61,9 @@ describe.each(testDialects())('/shifts on %s', (dialect) => {
     const read = await admin().get(`/shifts/${res.body.id}`);
     expect(read.body).toEqual(res.body);
     expect(read.headers.etag).toBe(res.headers.etag);
-    const again = await admin().get(`/shifts/${res.body.id}`).set('If-None-Match', res.headers.etag as string);
+    const again = await admin()
+      .get(`/shifts/${res.body.id}`)
+      .set('If-None-Match', res.headers.etag as string);
     expect(again.status).toBe(304);
   });
 
