@@ -26,7 +26,11 @@ export const employeeDaysQuery = z
     const days = daysBetween(query.from, query.to);
     if (days < 0) context.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
     else if (days >= MAX_DAYS)
-      context.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_DAYS} days from from (both included)` });
+      context.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: `must be at most ${MAX_DAYS - 1} days after from (${MAX_DAYS} days, both included)`,
+      });
   });
 
 export const daysListQuery = z.strictObject({

@@ -30,7 +30,8 @@ export function rangeErrors(from: string | null | undefined, to: string | null |
   if (!from || !to) return [];
   const days = daysBetween(from, to);
   if (days < 0) return [{ field: 'to', message: 'must not be before from' }];
-  if (days >= MAX_RANGE_DAYS) return [{ field: 'to', message: `must be at most ${MAX_RANGE_DAYS} days from from (both included)` }];
+  if (days >= MAX_RANGE_DAYS)
+    return [{ field: 'to', message: `must be at most ${MAX_RANGE_DAYS - 1} days after from (${MAX_RANGE_DAYS} days, both included)` }];
   return [];
 }
 
@@ -62,7 +63,7 @@ export async function switchShifts(
   for (const [index, id] of (named ?? []).entries()) {
     const employee = locked.get(id);
     if (!employee || !canSeeEmployee(caller, employee))
-      errors.push({ field: `employees.${index}`, message: 'must be the id of an employee' });
+      errors.push({ field: `employees.${index}`, message: 'does not exist, or is not an employee you schedule' });
     else if (!mayScheduleFor(caller, employee)) throw new ForbiddenError({ detail: SCHEDULE_REFUSAL });
   }
   if (errors.length > 0) throw new ValidationError(errors);

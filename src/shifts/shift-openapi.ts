@@ -69,7 +69,13 @@ const shiftWriteFields = {
   status: z.enum(SHIFT_STATUSES).optional().meta({ description: 'Default draft' }),
   notes: z.string().max(2000).nullable().optional(),
 };
-const shiftCreate = z.strictObject(shiftWriteFields).meta({ id: 'ShiftCreate' });
+// A new shift needs its times: start_local and end_local, or a shift_type and a date that give them.
+const shiftCreate = z
+  .union([
+    z.strictObject({ ...shiftWriteFields, start_local: localDateTime, end_local: localDateTime }),
+    z.strictObject({ ...shiftWriteFields, shift_type: idInput, date: z.string().meta({ format: 'date' }) }),
+  ])
+  .meta({ id: 'ShiftCreate' });
 const shiftBatch = z.strictObject({ shifts: z.array(shiftCreate).min(1).max(MAX_BATCH) }).meta({ id: 'ShiftBatch' });
 const shiftUpdate = z
   .strictObject({

@@ -19,7 +19,11 @@ const rangeCheck = <T extends { from?: string; to?: string }>(query: T, context:
   const days = daysBetween(query.from, query.to);
   if (days < 0) context.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
   else if (days >= MAX_RANGE_DAYS)
-    context.addIssue({ code: 'custom', path: ['to'], message: `must be at most ${MAX_RANGE_DAYS} days from from (both included)` });
+    context.addIssue({
+      code: 'custom',
+      path: ['to'],
+      message: `must be at most ${MAX_RANGE_DAYS - 1} days after from (${MAX_RANGE_DAYS} days, both included)`,
+    });
 };
 
 export const shiftListQuery = z

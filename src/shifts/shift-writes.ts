@@ -40,7 +40,7 @@ function scheduledEmployee(
   }
   const employee = locked.get(id);
   if (!employee || !canSeeEmployee(context.caller, employee)) {
-    errors.push({ field, message: 'must be the id of an employee' });
+    errors.push({ field, message: 'does not exist, or is not an employee you schedule' });
     return undefined;
   }
   if (!mayScheduleFor(context.caller, employee)) throw new ForbiddenError({ detail: SCHEDULE_REFUSAL });
@@ -102,7 +102,7 @@ export async function createShifts(
     const employee = scheduledEmployee(context, locked, one.employee ?? null, `${prefix}employee`, errors);
     const type = typeof one.shift_type === 'number' ? types.get(one.shift_type) : undefined;
     if (typeof one.shift_type === 'number' && !type)
-      errors.push({ field: `${prefix}shift_type`, message: 'must be the id of a shift type' });
+      errors.push({ field: `${prefix}shift_type`, message: 'does not exist: must be the id of a shift type' });
     if (employee === undefined) return;
     const times = resolveNewShift(one, { type, timezone: employee?.timezone ?? context.defaultTimezone, prefix }, errors);
     if (!times) return;
@@ -186,7 +186,7 @@ export async function changeShift(
   let shiftTypeId = shift.shift_type_id;
   if (values.shift_type !== undefined) {
     if (values.shift_type !== null && !(await findShiftType(trx, values.shift_type)))
-      errors.push({ field: 'shift_type', message: 'must be the id of a shift type' });
+      errors.push({ field: 'shift_type', message: 'does not exist: must be the id of a shift type' });
     shiftTypeId = values.shift_type;
   }
   const times = resolveChangedShift(values, shift, errors);

@@ -91,7 +91,7 @@ describe.each(testDialects())('/employees/{id}/days and /days on %s', (dialect) 
     const employee = await createEmployee(t);
     const wide = await admin().get(`/employees/${employee}/days?from=2026-01-01&to=2026-03-04`);
     expect(expectProblem(wide, 400, 'invalid_query').errors).toEqual([
-      { field: 'to', message: 'must be at most 62 days from from (both included)' },
+      { field: 'to', message: 'must be at most 61 days after from (62 days, both included)' },
     ]);
     expect((await admin().get(`/employees/${employee}/days?from=2026-01-01&to=2026-03-03`)).body.data).toHaveLength(62);
     expect(expectProblem(await admin().get(`/employees/${employee}/days?from=2026-01-01`), 400, 'invalid_query').errors[0].field).toBe(

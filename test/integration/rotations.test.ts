@@ -127,7 +127,7 @@ describe.each(testDialects())('/rotations on %s', (dialect) => {
     const before = Number(((await t.db('rotations').count({ n: '*' }).first()) as { n: number | string }).n);
     const other = await manager.post('/rotations', { employee: org.otherReport.employeeId, anchor_date: '2026-03-01', cycle: [day] });
     expect(expectProblem(other, 422, 'validation_failed').errors).toEqual([
-      { field: 'employee', message: 'must be the id of an employee' },
+      { field: 'employee', message: 'does not exist, or is not an employee you schedule' },
     ]);
     const bad = await admin().post('/rotations', { employee: org.report.employeeId, anchor_date: '2026-02-30', cycle: [] });
     expect(
@@ -147,7 +147,7 @@ describe.each(testDialects())('/rotations on %s', (dialect) => {
       cycle: [null, 99999999],
     });
     expect(expectProblem(unknownType, 422, 'validation_failed').errors).toEqual([
-      { field: 'cycle.1', message: 'must be the id of a shift type or null' },
+      { field: 'cycle.1', message: 'does not exist: must be the id of a shift type or null' },
     ]);
     expect(Number(((await t.db('rotations').count({ n: '*' }).first()) as { n: number | string }).n)).toBe(before);
   });

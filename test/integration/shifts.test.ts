@@ -370,13 +370,13 @@ describe.each(testDialects())('/shifts on %s', (dialect) => {
     expect(ranged.body).toMatchObject({ total: 1, nextPage: null });
     const wide = await admin().get('/shifts?from=2026-01-01&to=2026-03-04');
     expect(expectProblem(wide, 400, 'invalid_query').errors).toEqual([
-      { field: 'to', message: 'must be at most 62 days from from (both included)' },
+      { field: 'to', message: 'must be at most 61 days after from (62 days, both included)' },
     ]);
     expect((await admin().get('/shifts?from=2026-01-01&to=2026-03-03')).status).toBe(200);
     expectProblem(await admin().get('/shifts?colour=red'), 400, 'invalid_query');
     const tooWide = await admin().post('/shifts/publish', { from: '2026-01-01', to: '2026-03-04' });
     expect(expectProblem(tooWide, 422, 'validation_failed').errors).toEqual([
-      { field: 'to', message: 'must be at most 62 days from from (both included)' },
+      { field: 'to', message: 'must be at most 61 days after from (62 days, both included)' },
     ]);
   });
 

@@ -30,11 +30,12 @@ async function checkedValues(trx: Knex.Transaction, body: Record<string, unknown
   const locked = await lockEmployees(trx, [values.employee]);
   const employee = locked.get(values.employee);
   const more: FieldError[] = [];
-  if (!employee || !canSeeEmployee(caller, employee)) more.push({ field: 'employee', message: 'must be the id of an employee' });
+  if (!employee || !canSeeEmployee(caller, employee))
+    more.push({ field: 'employee', message: 'does not exist, or is not an employee you schedule' });
   else if (!mayScheduleFor(caller, employee)) throw new ForbiddenError({ detail: REFUSAL });
   for (const [index, id] of values.cycle.entries())
     if (id !== null && !(await findShiftType(trx, id)))
-      more.push({ field: `cycle.${index}`, message: 'must be the id of a shift type or null' });
+      more.push({ field: `cycle.${index}`, message: 'does not exist: must be the id of a shift type or null' });
   if (more.length > 0 || !employee) throw new ValidationError(more);
   return { values, employee };
 }
