@@ -27,6 +27,8 @@ import * as exportProfiles from './0025_export_profiles';
 import * as missedPunchOut from './0026_missed_punch_out';
 import * as lockVersions from './0028_lock_versions';
 import * as leave from './0029_leave';
+import * as shifts from './0031_shifts';
+import * as calendarFeedsAndRotations from './0032_calendar_feeds_and_rotations';
 
 export interface Migration {
   name: string;
@@ -67,4 +69,6 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0026_missed_punch_out', ...missedPunchOut },
   { name: '0028_lock_versions', ...lockVersions },
   { name: '0029_leave', ...leave },
+  { name: '0031_shifts', ...shifts },
+  { name: '0032_calendar_feeds_and_rotations', ...calendarFeedsAndRotations },
 ];

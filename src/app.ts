@@ -5,6 +5,8 @@ import { requireBearer, signedUserOf } from './auth/require-bearer';
 import { oauthRoutes, tokenRoutes } from './auth/token-routes';
 import type { Clock } from './clock';
 import type { Config } from './config';
+import { calendarFeedRoutes, calendarRoutes } from './calendar/routes';
+import { dayRoutes } from './days/routes';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
 import { exportProfileRoutes } from './export-profiles/routes';
@@ -18,6 +20,7 @@ import { requestTimeout } from './http/request-timeout';
 import { type Routes, routesNeeding, type ServedRoute } from './http/routes';
 import { sendJson } from './http/send';
 import { securityHeaders } from './http/security-headers';
+import { scheduleRoutes } from './shifts/routes';
 import { resolveInstance } from './instances/resolve-instance';
 import type { InstanceSource } from './instances/source';
 import { type Logger, requestLogging } from './logger';
@@ -113,6 +116,8 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   const publicRoutes = [
     oauthRoutes({ clock, login: rateLimits.login }),
     ...docsRoutes({ document: openApiDocumentFor(config) }),
+    // Calendar clients send no bearer token: the feed's secret URL is the credential.
+    calendarRoutes({ clock }),
     ...(cloud ? [] : [echoRoutes()]),
   ];
   const features = [
@@ -129,6 +134,9 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     }),
     exportProfileRoutes({ clock }),
     ...leaveRoutes({ clock }),
+    ...scheduleRoutes({ clock }),
+    ...dayRoutes({ clock }),
+    calendarFeedRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -10,6 +10,9 @@ import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
 import { describeDocs } from './docs/openapi';
 import { describePayPeriods, lockedPayPeriodSchema, payPeriodSchema, timesheetEventSchema } from './pay-periods/openapi';
+import { describeCalendarFeeds } from './calendar/openapi';
+import { daySchema, describeDays } from './days/openapi';
+import { describeSchedules, shiftSchema } from './shifts/openapi';
 import { describeTerminals } from './terminals/openapi';
 import { describeWebhooks } from './webhooks/openapi';
 
@@ -72,6 +75,9 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describePayPeriods(registry);
   describeExportProfiles(registry);
   describeLeave(registry);
+  describeSchedules(registry);
+  describeDays(registry);
+  describeCalendarFeeds(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,
@@ -79,6 +85,8 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
     payPeriod: payPeriodSchema,
     lockedPayPeriod: lockedPayPeriodSchema,
     leave: leaveSchema,
+    shift: shiftSchema,
+    day: daySchema,
   });
   describeDocs(registry);
 
@@ -111,6 +119,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
       { name: 'Pay periods', description: 'Pay periods, their lock and payroll export (docs/pay-periods.md)' },
       { name: 'Timesheets', description: 'Hours per employee and period, classified and approved (docs/pay-periods.md)' },
       { name: 'Leave', description: 'Leave types, leaves, holidays and the work week (docs/leave.md)' },
+      { name: 'Schedules', description: 'Shift types, shifts, rotations, day status and calendar feeds (docs/schedules.md)' },
       { name: 'Webhooks', description: 'Signed event deliveries to receivers of your own (docs/webhooks.md)' },
       { name: 'Documentation', description: 'This document and its page' },
     ],

@@ -44,7 +44,7 @@ export async function recordAttendanceDeletions(trx: Db, ids: readonly number[],
 }
 
 /**
- * Tombstones for an employee about to be deleted and for every attendance record and leave of theirs the
+ * Tombstones for an employee about to be deleted and for every attendance record, leave and shift of theirs the
  * deletion takes with it (the foreign key cascades, and no other statement sees those records go).
  */
 export async function recordEmployeeDeletion(
@@ -54,11 +54,17 @@ export async function recordEmployeeDeletion(
 ): Promise<void> {
   await recordAttendanceDeletionsWhere(trx, (records) => records.where('a.employee_id', employee.id), now);
   // Their leaves go with them too (the foreign key cascades): GET /leaves/deleted lists them.
-  const { sql, bindings } = trx('leaves')
+  const leaves = trx('leaves')
     .where('employee_id', employee.id)
     .select('id', 'employee_id', trx.raw('? as supervisor_id', [employee.supervisor_id]), trx.raw('? as deleted_at', [toSqlDateTime(now)]))
     .toSQL();
-  await trx.raw(`insert into deleted_leaves (leave_id, employee_id, supervisor_id, deleted_at) ${sql}`, bindings);
+  await trx.raw(`insert into deleted_leaves (leave_id, employee_id, supervisor_id, deleted_at) ${leaves.sql}`, leaves.bindings);
+  // Their shifts go with them too (foreign key): GET /shifts/deleted lists them.
+  const shifts = trx('shifts')
+    .where('employee_id', employee.id)
+    .select('id', 'employee_id', trx.raw('? as supervisor_id', [employee.supervisor_id]), trx.raw('? as deleted_at', [toSqlDateTime(now)]));
+  const { sql, bindings } = shifts.toSQL();
+  await trx.raw(`insert into deleted_shifts (shift_id, employee_id, supervisor_id, deleted_at) ${sql}`, bindings);
   await trx('deleted_employees').insert({
     employee_id: employee.id,
     employee_code: employee.employee_id,

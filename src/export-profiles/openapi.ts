@@ -61,13 +61,16 @@ const writeSchema = z
   })
   .strict();
 
-const createSchema = writeSchema
-  .extend({
-    template: z
-      .enum(TEMPLATES.map((template) => template.id) as [string, ...string[]])
-      .optional()
-      .meta({ description: "Make the profile from this template: the body's fields replace the template's, its constants add to them" }),
-  })
+const templateId = z
+  .enum(TEMPLATES.map((template) => template.id) as [string, ...string[]])
+  .meta({ description: "Make the profile from this template: the body's fields replace the template's, its constants add to them" });
+
+// From a template, or from scratch with `layout` and `columns` (the server refuses a body with neither).
+const createSchema = z
+  .union([
+    writeSchema.extend({ template: templateId }),
+    writeSchema.extend({ layout: profileFields.layout, columns: profileFields.columns, template: templateId.optional() }),
+  ])
   .meta({ id: 'ExportProfileCreate' });
 
 const replaceSchema = writeSchema

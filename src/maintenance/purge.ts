@@ -9,6 +9,7 @@ import type { Logger } from '../logger';
 import {
   claimDueJob,
   deleteOldAttendanceTombstones,
+  deleteOldShiftTombstones,
   deleteOldEmployeeTombstones,
   deleteOldLeaveTombstones,
   deleteOldIdempotencyKeys,
@@ -72,7 +73,8 @@ export async function purgeOldRows(db: Db, now: Date, options: { batchSize?: num
     tombstones:
       (await inBatches(() => deleteOldEmployeeTombstones(db, tombstonesBefore, batchSize))) +
       (await inBatches(() => deleteOldAttendanceTombstones(db, tombstonesBefore, batchSize))) +
-      (await inBatches(() => deleteOldLeaveTombstones(db, tombstonesBefore, batchSize))),
+      (await inBatches(() => deleteOldLeaveTombstones(db, tombstonesBefore, batchSize))) +
+      (await inBatches(() => deleteOldShiftTombstones(db, tombstonesBefore, batchSize))),
   };
 }
 

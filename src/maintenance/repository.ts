@@ -71,3 +71,8 @@ export function deleteOldAttendanceTombstones(db: Db, before: Date, limit: numbe
 export function deleteOldLeaveTombstones(db: Db, before: Date, limit: number): Promise<number> {
   return deleteBatch(db, 'deleted_leaves', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
 }
+
+/** Tombstones of shifts deleted before `before`. */
+export function deleteOldShiftTombstones(db: Db, before: Date, limit: number): Promise<number> {
+  return deleteBatch(db, 'deleted_shifts', 'id', (query) => void query.where('deleted_at', '<', toSqlDateTime(before)), limit);
+}

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { createServer } from '../http/server';
 import type { Logger } from '../logger';
 import { startPurgeSchedule } from '../maintenance/purge';
+import { startScheduleSweep } from '../days/schedule-sweep';
 import { Metrics, startMetricsServer } from '../metrics/metrics';
 import { startWebhookDelivery } from '../webhooks/start';
 import type { Opened } from './open';
@@ -47,12 +48,14 @@ export async function serve(config: Config, logger: Logger, opened: Opened, opti
     clock: systemClock,
     logger,
   });
+  const schedules = startScheduleSweep({ instances: opened.instances, control: opened.control, clock: systemClock, logger });
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal(async (signal) => {
     await stop(server, logger, signal, async () => {
       metricsServer?.close();
       await delivery.stop();
       await purge.stop();
+      await schedules.stop();
       await opened.close();
     });
     options.afterStop?.();

@@ -16,6 +16,10 @@ export const EVENT_TYPES = [
   'leave.approved',
   'leave.rejected',
   'leave.cancelled',
+  'shift.published',
+  'shift.updated',
+  'shift.cancelled',
+  'day.absent',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -23,7 +27,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** What a subscription lists: event types, or "*" alone for every one. */
 export const ALL_EVENTS = '*';
 
-type ResourceKind = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'leave';
+type ResourceKind = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'leave' | 'shift' | 'day';
 
 /**
  * The kind of resource an event type is about: the part before the dot. A timesheet's resource id

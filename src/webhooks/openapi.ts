@@ -105,6 +105,8 @@ export function describeWebhooks(
     payPeriod: z.ZodType;
     lockedPayPeriod: z.ZodType;
     leave: z.ZodType;
+    shift: z.ZodType;
+    day: z.ZodType;
   },
 ): void {
   const tags = ['Webhooks'];
@@ -233,6 +235,8 @@ function describeDeliveries(
     payPeriod: z.ZodType;
     lockedPayPeriod: z.ZodType;
     leave: z.ZodType;
+    shift: z.ZodType;
+    day: z.ZodType;
   },
 ): void {
   const { employee: employeeSchema, attendance: attendanceSchema } = payloads;
@@ -277,6 +281,10 @@ function describeDeliveries(
     'leave.approved': envelope('leave.approved', payloads.leave, 'never'),
     'leave.rejected': envelope('leave.rejected', payloads.leave, 'never'),
     'leave.cancelled': envelope('leave.cancelled', payloads.leave, 'never'),
+    'shift.published': envelope('shift.published', payloads.shift, 'never'),
+    'shift.updated': envelope('shift.updated', payloads.shift, 'always'),
+    'shift.cancelled': envelope('shift.cancelled', payloads.shift, 'never'),
+    'day.absent': envelope('day.absent', payloads.day, 'never'),
   };
   for (const [type, body] of Object.entries(bodies)) {
     registry.registerWebhook({

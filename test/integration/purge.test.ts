@@ -73,10 +73,15 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
   it('keeps deletion tombstones 97 days (the feeds promise at least 90), then deletes them', async () => {
     await t.db('deleted_employees').delete();
     await t.db('deleted_attendance').delete();
+    await t.db('deleted_shifts').delete();
     const DAY = 24 * HOUR;
     const tombstone = (table: string, id: number, deletedAgo: number) =>
       t.db(table).insert({
-        ...(table === 'deleted_employees' ? { employee_id: id, employee_code: `T${id}` } : { attendance_id: id, employee_id: 1 }),
+        ...(table === 'deleted_employees'
+          ? { employee_id: id, employee_code: `T${id}` }
+          : table === 'deleted_shifts'
+            ? { shift_id: id, employee_id: 1 }
+            : { attendance_id: id, employee_id: 1 }),
         supervisor_id: null,
         deleted_at: ago(deletedAgo),
       });
@@ -84,13 +89,16 @@ describe.each(testDialects())('the purge of old rows on %s', (dialect) => {
     await tombstone('deleted_employees', 2, 90 * DAY + HOUR);
     await tombstone('deleted_attendance', 3, RETENTION_MS.tombstones + HOUR);
     await tombstone('deleted_attendance', 4, 96 * DAY);
+    await tombstone('deleted_shifts', 5, RETENTION_MS.tombstones + HOUR);
+    await tombstone('deleted_shifts', 6, 96 * DAY);
 
     const counts = await purgeOldRows(t.db, t.clock.now());
 
     expect(RETENTION_MS.tombstones).toBeGreaterThanOrEqual(90 * DAY);
-    expect(counts.tombstones).toBe(2);
+    expect(counts.tombstones).toBe(3);
     expect(await ids('deleted_employees', 'employee_id')).toEqual(['2']);
     expect(await ids('deleted_attendance', 'attendance_id')).toEqual(['4']);
+    expect(await ids('deleted_shifts', 'shift_id')).toEqual(['6']);
   });
 
   it('deletes in batches of the given size until none is left', async () => {

@@ -1,0 +1,157 @@
+import type { Knex } from 'knex';
+import type { Caller } from '../caller';
+import type { Db } from '../db/connect';
+import { fromSqlDateTime } from '../db/sql-time';
+import { employeeDays } from '../day-rules/day-status';
+import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus } from '../day-rules/types';
+import { whereVisible } from '../employees/access';
+import { addDays, lastReadingOn } from '../time';
+
+// The one adapter from stored rows to the day status (src/day-rules): every reader of day
+// statuses (GET /employees/{id}/days, GET /days, the absence sweep) goes through readDays, so the
+// unit tests of the pure function test what production runs. Computed at every read, never stored.
+
+/** What a day row names of its employee, and what bounds their days. */
+export interface DayEmployee {
+  id: number;
+  display: string;
+  joined_date: string | null;
+  termination_date: string | null;
+}
+
+const EMPLOYEE_COLUMNS = ['e.id', 'e.first_name', 'e.last_name', 'e.joined_date', 'e.termination_date'];
+
+function toDayEmployee(row: Record<string, unknown>): DayEmployee {
+  const dateOf = (value: unknown) => (value == null ? null : String(value).slice(0, 10));
+  return {
+    id: Number(row.id),
+    display: `${String(row.first_name)} ${String(row.last_name)}`,
+    joined_date: dateOf(row.joined_date),
+    termination_date: dateOf(row.termination_date),
+  };
+}
+
+/** One employee, if the caller may read their attendance (the visibility of days). */
+export async function findDayEmployee(db: Db, caller: Caller, id: number): Promise<DayEmployee | undefined> {
+  const row = (await whereVisible(db('employees as e'), caller).where('e.id', id).first(EMPLOYEE_COLUMNS)) as
+    Record<string, unknown> | undefined;
+  return row && toDayEmployee(row);
+}
+
+/** The employees the caller may read who are employed on `date`, of a department if given, by id. */
+export async function dayEmployeesOn(db: Db, caller: Caller, date: string, departmentId: number | undefined): Promise<DayEmployee[]> {
+  const query = whereVisible(db('employees as e'), caller)
+    .where((joined) => joined.whereNull('e.joined_date').orWhere('e.joined_date', '<=', date))
+    .where((left) => left.whereNull('e.termination_date').orWhere('e.termination_date', '>=', date));
+  if (departmentId !== undefined) query.where('e.department_id', departmentId);
+  const rows = (await query.orderBy('e.id').select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>;
+  return rows.map(toDayEmployee);
+}
+
+function toDayShift(row: Record<string, unknown>): DayShift & { employeeId: number } {
+  const hours = (value: unknown) => (value == null ? null : Number(value));
+  return {
+    employeeId: Number(row.employee_id),
+    id: Number(row.id),
+    date: String(row.date).slice(0, 10),
+    start: fromSqlDateTime(String(row.start_utc)).getTime(),
+    end: fromSqlDateTime(String(row.end_utc)).getTime(),
+    unpaid_break_minutes: Number(row.unpaid_break_minutes),
+    late_grace_minutes: Number(row.late_grace_minutes),
+    early_exit_grace_minutes: Number(row.early_exit_grace_minutes),
+    check_in_window_minutes: Number(row.check_in_window_minutes),
+    check_out_window_minutes: Number(row.check_out_window_minutes),
+    half_day_below_hours: hours(row.half_day_below_hours),
+    absent_below_hours: hours(row.absent_below_hours),
+  };
+}
+
+/**
+ * A record: a missed punch-out (left without an out_time at a period's lock) has no end, as an
+ * open record, so its day reads `incomplete`.
+ */
+function toDayRecord(row: Record<string, unknown>): DayRecord & { employeeId: number } {
+  return {
+    employeeId: Number(row.employee_id),
+    id: Number(row.id),
+    start: fromSqlDateTime(String(row.in_time_utc)).getTime(),
+    end: row.out_time_utc == null ? null : fromSqlDateTime(String(row.out_time_utc)).getTime(),
+    localDate: String(row.in_time_local).slice(0, 10),
+  };
+}
+
+async function inChunks<T>(ids: readonly number[], read: (chunk: number[]) => Knex.QueryBuilder): Promise<T[]> {
+  const rows: T[] = [];
+  for (let at = 0; at < ids.length; at += 500) rows.push(...((await read(ids.slice(at, at + 500))) as T[]));
+  return rows;
+}
+
+/**
+ * The day statuses of these employees for from..to. Shifts and records are read a day either
+ * side: a record belongs to the shift whose window holds its start, and a night shift's window
+ * reaches into the next date.
+ */
+export async function readDays(
+  db: Db,
+  employees: readonly DayEmployee[],
+  range: { from: string; to: string },
+  now: Date,
+): Promise<Map<number, DayStatus[]>> {
+  const ids = employees.map((employee) => employee.id);
+  const before = addDays(range.from, -1);
+  const after = addDays(range.to, 1);
+  const shifts = (
+    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+      db('shifts').whereIn('employee_id', chunk).where('status', 'published').whereBetween('date', [before, after]).select('*'),
+    )
+  ).map(toDayShift);
+  const records = (
+    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+      db('attendance')
+        .whereIn('employee_id', chunk)
+        .whereBetween('in_time_local', [`${before} 00:00:00`, lastReadingOn(after)])
+        .select('id', 'employee_id', 'in_time_utc', 'out_time_utc', 'in_time_local'),
+    )
+  ).map(toDayRecord);
+  // Leave and holidays (CONTRACT 6.8) are inputs of the rule already. Until src/leave/ exists they
+  // are none; then read them here, once per request, with readLeaveDays(db, ids, from, to) and
+  // readHolidaysOf(db, ids, from, to), and answer leaveOn/holidayOn from those maps.
+  const leaveOn = (): DayLeave | null => null;
+  const holidayOn = (): DayHoliday | null => null;
+  const days = new Map<number, DayStatus[]>();
+  for (const employee of employees) {
+    days.set(
+      employee.id,
+      employeeDays({
+        from: range.from,
+        to: range.to,
+        now: now.getTime(),
+        joinedDate: employee.joined_date,
+        terminationDate: employee.termination_date,
+        shifts: shifts.filter((shift) => shift.employeeId === employee.id),
+        records: records.filter((record) => record.employeeId === employee.id),
+        leaveOn,
+        holidayOn,
+      }),
+    );
+  }
+  return days;
+}
+
+/** The read shape of a day row (CONTRACT 6.7). */
+export function toDayResponse(employee: DayEmployee, day: DayStatus): Record<string, unknown> {
+  return {
+    employee: { type: 'Employee', id: String(employee.id), display: employee.display },
+    date: day.date,
+    status: day.status,
+    late_minutes: day.late_minutes,
+    early_exit_minutes: day.early_exit_minutes,
+    planned_hours: day.planned_hours,
+    worked_hours: day.worked_hours,
+    shifts: day.shifts.map(String),
+    attendance: day.attendance.map(String),
+    leave: day.leave === null ? null : String(day.leave),
+    holiday: day.holiday === null ? null : String(day.holiday),
+    flags: day.flags,
+  };
+}
