@@ -103,10 +103,10 @@ async function checkedDays(
   errors: FieldError[],
 ): Promise<StoredLeaveDay[]> {
   const type = await findLeaveType(trx, values.leave_type);
-  if (!type) errors.push({ field: 'leave_type', message: 'must be the id of a leave type' });
+  if (!type) errors.push({ field: 'leave_type', message: 'does not exist: must be the id of a leave type' });
   if (values.end_date < values.start_date) errors.push({ field: 'end_date', message: 'must not be before start_date' });
   else if (daysBetween(values.start_date, values.end_date) >= MAX_RANGE_DAYS)
-    errors.push({ field: 'end_date', message: `must be less than ${MAX_RANGE_DAYS} days after start_date` });
+    errors.push({ field: 'end_date', message: `must be at most ${MAX_RANGE_DAYS - 1} days after start_date` });
   const rangeValid = !errors.some((error) => error.field === 'end_date');
   return rangeValid ? leaveDaysOf(trx, values, employee, type?.include_holidays ?? false, errors) : [];
 }
@@ -123,7 +123,7 @@ export async function createLeave(trx: Knex.Transaction, body: unknown, context:
   if (employeeId === null) throw new ValidationError([{ field: 'employee', message: 'is required (your user has no employee record)' }]);
   const employee = await lockLeaveEmployee(trx, employeeId);
   const unknownEmployee = () =>
-    new ValidationError([{ field: 'employee', message: 'must be the id of an employee you may request leave for' }]);
+    new ValidationError([{ field: 'employee', message: 'does not exist: must be the id of an employee you may request leave for' }]);
   if (!employee) throw unknownEmployee();
   try {
     assertLeaveAccess(context.caller, employee, 'request', 'No such employee');
