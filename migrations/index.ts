@@ -25,6 +25,7 @@ import * as deletions from './0023_deletions';
 import * as attendanceMarks from './0024_attendance_marks';
 import * as exportProfiles from './0025_export_profiles';
 import * as missedPunchOut from './0026_missed_punch_out';
+import * as payGroups from './0027_pay_groups';
 
 export interface Migration {
   name: string;
@@ -63,4 +64,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0024_attendance_marks', ...attendanceMarks },
   { name: '0025_export_profiles', ...exportProfiles },
   { name: '0026_missed_punch_out', ...missedPunchOut },
+  { name: '0027_pay_groups', ...payGroups },
 ];

@@ -8,6 +8,7 @@ import type { Config } from './config';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
 import { exportProfileRoutes } from './export-profiles/routes';
+import { payGroupRoutes } from './pay-groups/routes';
 import { employeeRoutes } from './employees/routes';
 import { ServiceUnavailableError } from './errors';
 import { errorHandler } from './http/error-handler';
@@ -127,6 +128,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
       exportProcessConcurrency: config.exportProcessConcurrency,
     }),
     exportProfileRoutes({ clock }),
+    payGroupRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

@@ -4,6 +4,7 @@ import { describeTokens } from './auth/openapi';
 import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
 import { describeExportProfiles } from './export-profiles/openapi';
+import { describePayGroups } from './pay-groups/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLookups } from './lookups/openapi';
 import { declareResponseHeaders, documentAcceptedInputs, type OpenApiDocument, shareStandardResponses } from './http/openapi';
@@ -70,6 +71,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeTerminals(registry);
   describePayPeriods(registry);
   describeExportProfiles(registry);
+  describePayGroups(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,

@@ -7,7 +7,7 @@ import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
  * What an audit row is about. A timesheet's entity id is its employee's; a pay period's is its
  * start date as a number (20260101); the pay-period settings are entity 0 of `settings`.
  */
-export type AuditEntity = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'settings';
+export type AuditEntity = 'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'settings' | 'pay_group';
 
 export interface AuditEntry {
   action: string;

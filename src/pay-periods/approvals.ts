@@ -8,6 +8,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { lastReadingOn } from '../time';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
+import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
 import { readPayPeriodSettings } from './settings';
 import { findSheet, findSheetEmployee, type Sheet, type SheetEmployee, sheetResponse } from './timesheets';
 
@@ -69,6 +70,7 @@ export async function approveTimesheet(
     await trx('timesheet_approvals')
       .insert({
         employee_id: employeeId,
+        group_id: DEFAULT_GROUP_ID,
         period_start: period.start,
         period_end: period.end,
         status: 'approved',
@@ -78,7 +80,7 @@ export async function approveTimesheet(
         approved_by_name: caller.username,
         updated_at: now,
       })
-      .onConflict(['employee_id', 'period_start'])
+      .onConflict(['employee_id', 'group_id', 'period_start'])
       .merge(['period_end', 'status', 'approved_at', 'approved_by', 'approved_by_employee', 'approved_by_name', 'updated_at']);
   }
   const sheet = await findSheet(trx, employee, period, settings);

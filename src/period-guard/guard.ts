@@ -7,8 +7,8 @@ import { lastReadingOn } from '../time';
 import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
-import { readSetting, SETTING } from '../settings/repository';
+import { findDefaultGroup } from '../pay-groups/repository';
+import { DEFAULT_GROUP_RULES, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
 // The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
@@ -98,9 +98,9 @@ function datePlus(date: string, days: number): string {
  * seventh-day rule), else undefined: read only when a lock begins within a week after a date.
  */
 async function workweekCarryingHours(trx: Db): Promise<Weekday | undefined> {
-  const settings = parseStoredPayPeriodSettings(await readSetting(trx, SETTING.payPeriods));
-  const { weekly_after_hours: weekly, seventh_day: seventhDay } = settings.overtime;
-  return weekly !== null || seventhDay ? settings.workweek_start : undefined;
+  const group = (await findDefaultGroup(trx)) ?? DEFAULT_GROUP_RULES;
+  const { weekly_after_hours: weekly, seventh_day: seventhDay } = group.overtime;
+  return weekly !== null || seventhDay ? group.workweek_start : undefined;
 }
 
 /** Valid 'YYYY-MM-DD' dates only, deduplicated and sorted: the bounds of the one read. */
