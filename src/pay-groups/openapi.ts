@@ -3,7 +3,12 @@ import { z } from 'zod';
 import { COMMON_PROBLEMS, DELETE_PROBLEMS, idempotencyKeyHeader, jsonBody, jsonResponse, pageSchema, problems } from '../http/openapi';
 import { payGroupListQuery, payGroupPatchSchema, payGroupReplaceSchema, payGroupSchema, payGroupWriteSchema } from './schemas';
 
-const idParam = z.object({ id: z.string().regex(/^[1-9][0-9]{0,9}$/).meta({ example: '2' }) });
+const idParam = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,9}$/)
+    .meta({ example: '2' }),
+});
 
 const RULES =
   'Every invalid field is a 422 naming it (`overtime.daily_after_hours`, `meal_break.minutes`, `rounding.minutes`, `export_profile` naming no profile), nothing written. A name in use: 409 `duplicate`.';
