@@ -9,6 +9,7 @@ import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { sendWrite } from '../http/write';
+import { referenceNamesOf } from '../lookups/reference-names';
 import { findPayGroup, listPayGroups, type PayGroup } from './repository';
 import { payGroupListQuery } from './schemas';
 import { createPayGroup, patchPayGroup, removePayGroup, replacePayGroup } from './writes';
@@ -47,16 +48,24 @@ export function payGroupRoutes({ clock }: { clock: Clock }): Routes {
     if (callerOf(req).role !== 'admin') throw new ForbiddenError({ detail: 'Only admins may change pay groups' });
   };
   const context = (req: Request) => ({ caller: callerOf(req), now: clock.now(), requestId: requestIdOf(req) });
+  /** After a write: an employee's `pay_group` shows the group's name (a rename, a new group). */
+  const forgetNames = (req: Request) => () => referenceNamesOf(instanceOf(req)).invalidate();
   /** PUT and PATCH: the same flow shape, a whole body or a partial one. */
   const change = (write: typeof replacePayGroup) => async (req: Request, res: Response) => {
     requireAdmin(req);
     const id = pathId(req.params.id, 'pay group');
     const body = requireJsonObject(req);
     const written = context(req);
-    await sendWrite(req, res, written.now, async (trx) => ({
-      status: 200,
-      body: toPayGroupResponse(await write(trx, id, body, written)),
-    }));
+    await sendWrite(
+      req,
+      res,
+      written.now,
+      async (trx) => ({
+        status: 200,
+        body: toPayGroupResponse(await write(trx, id, body, written)),
+      }),
+      forgetNames(req),
+    );
   };
   return new Routes('/pay-groups')
     .route('/', {
@@ -70,10 +79,16 @@ export function payGroupRoutes({ clock }: { clock: Clock }): Routes {
         requireAdmin(req);
         const body = requireJsonObject(req);
         const write = context(req);
-        await sendWrite(req, res, write.now, async (trx) => {
-          const group = await createPayGroup(trx, body, write);
-          return { status: 201, headers: { Location: `${req.baseUrl}/${group.id}` }, body: toPayGroupResponse(group) };
-        });
+        await sendWrite(
+          req,
+          res,
+          write.now,
+          async (trx) => {
+            const group = await createPayGroup(trx, body, write);
+            return { status: 201, headers: { Location: `${req.baseUrl}/${group.id}` }, body: toPayGroupResponse(group) };
+          },
+          forgetNames(req),
+        );
       },
     })
     .route('/:id', {
@@ -89,7 +104,13 @@ export function payGroupRoutes({ clock }: { clock: Clock }): Routes {
         requireAdmin(req);
         const id = pathId(req.params.id, 'pay group');
         const write = context(req);
-        await sendWrite(req, res, write.now, async (trx) => ({ status: 200, body: await removePayGroup(trx, id, write) }));
+        await sendWrite(
+          req,
+          res,
+          write.now,
+          async (trx) => ({ status: 200, body: await removePayGroup(trx, id, write) }),
+          forgetNames(req),
+        );
       },
     });
 }

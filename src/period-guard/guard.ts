@@ -335,11 +335,14 @@ function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: 
 
 /**
  * Deleting an employee takes their attendance with it: refused (409 period_locked) while one of
- * their records counts in a locked period, as a DELETE of that record would be. Called after the
- * employee's row is locked, so no attendance write of theirs runs meanwhile.
+ * their records counts in a locked period, as a DELETE of that record would be. Moving them to
+ * another pay group asks the same of the locked periods of both groups (`groupIds`). Called after
+ * the employee's row is locked, so no attendance write of theirs runs meanwhile.
  */
-export async function assertNoLockedAttendance(trx: Db, employeeId: number): Promise<void> {
-  const locks = (await trx('pay_period_locks').select('period_start', 'period_end')) as Array<{ period_start: string; period_end: string }>;
+export async function assertNoLockedAttendance(trx: Db, employeeId: number, groupIds?: readonly number[]): Promise<void> {
+  const query = trx('pay_period_locks').select('period_start', 'period_end');
+  if (groupIds) query.whereIn('group_id', [...new Set(groupIds)]);
+  const locks = (await query) as Array<{ period_start: string; period_end: string }>;
   if (locks.length === 0) return;
   const ranges = locks.map((row) => ({ start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) }));
   // in_time_local is the record's wall clock: its date is the date it counts on.

@@ -191,6 +191,7 @@ describeOnMysql('hrm import icehrm', () => {
         attendance_device_id: null,
         // Nor payroll ids: copied only from the field --payroll-id-from names.
         payroll_id: null,
+        pay_group: { type: 'PayGroup', id: '1', display: 'Default' },
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });
