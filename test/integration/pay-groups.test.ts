@@ -261,6 +261,20 @@ describe.each(testDialects())('pay groups on %s', (dialect) => {
     ).toBeFalsy();
   });
 
+  it('names an export profile; deleting a profile a group uses is 409 in_use, and allowed once no group does', async () => {
+    const profile = await asUser(t, org.admin).post('/export-profiles', { template: 'gusto', name: unique('Gusto') });
+    expect(profile.status).toBe(201);
+    const group = await create({ name: unique('Exports'), export_profile: profile.body.id });
+    expect(group.body.export_profile).toBe(profile.body.id);
+
+    const refused = expectProblem(await asUser(t, org.admin).delete(`/export-profiles/${profile.body.id}`), 409, 'in_use');
+    expect(refused.detail).toContain(group.body.name);
+    expect((await asUser(t, org.admin).get(`/export-profiles/${profile.body.id}`)).status).toBe(200);
+
+    expect((await asUser(t, org.admin).patch(`/pay-groups/${group.body.id}`, { export_profile: null })).status).toBe(200);
+    expect((await asUser(t, org.admin).delete(`/export-profiles/${profile.body.id}`)).status).toBe(200);
+  });
+
   it('lists the groups by id, paged', async () => {
     await create({ name: unique('List') });
     const total = Number(await groupRows());
