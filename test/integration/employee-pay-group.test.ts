@@ -36,6 +36,12 @@ describe.each(testDialects())('the pay_group of employees on %s', (dialect) => {
     expect(moved.body.pay_group).toEqual({ type: 'PayGroup', id: String(group.id), display: group.name });
     expect(await groupOf(employee)).toBe(group.id);
 
+    const listed = await asUser(t, org.admin).get(
+      `/employees?filters=${encodeURIComponent(JSON.stringify({ pay_group: String(group.id) }))}`,
+    );
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((row: { id: string }) => row.id)).toEqual([String(employee)]);
+
     const back = await asUser(t, org.admin).patch(`/employees/${employee}`, {
       pay_group: { type: 'PayGroup', id: '1', display: 'Default' },
     });
