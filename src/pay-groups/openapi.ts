@@ -6,6 +6,7 @@ import { payGroupListQuery, payGroupPatchSchema, payGroupReplaceSchema, payGroup
 const idParam = z.object({
   id: z
     .string()
+    .max(10)
     .regex(/^[1-9][0-9]{0,9}$/)
     .meta({ example: '2' }),
 });
@@ -85,7 +86,7 @@ export function describePayGroups(registry: OpenAPIRegistry): void {
       'Group 1 cannot be deleted (409 `conflict`); a group with employees or locked periods cannot either (409 `in_use`). Its approvals go with it.',
     request: { params: idParam, headers: idempotencyKeyHeader },
     responses: {
-      200: jsonResponse('The deleted group', z.strictObject({ id: z.string() }).meta({ id: 'PayGroupDeleted' })),
+      200: jsonResponse('The deleted group', z.strictObject({ id: z.string().max(10) }).meta({ id: 'PayGroupDeleted' })),
       ...problems(401, 403, 404, ...DELETE_PROBLEMS, ...COMMON_PROBLEMS),
     },
   });

@@ -131,6 +131,7 @@ const groupFields = {
     .meta({ description: 'null: exact punches. For classification only; stored punches never change' }),
   export_profile: z
     .string({ error: PROFILE_MESSAGE })
+    .max(40, { error: PROFILE_MESSAGE })
     .regex(/^[a-z0-9-]{1,40}$/, { error: PROFILE_MESSAGE })
     .nullable()
     .meta({ description: "The export's profile when the request names none; null: `default`", example: 'gusto' }),
@@ -138,9 +139,12 @@ const groupFields = {
 
 /** What is read-only in a group's read shape: sent back by a PUT or PATCH, it is ignored (`id` must match the path). */
 const readOnlyFields = {
-  id: z.union([z.string(), z.number()]).optional().meta({ description: 'Read-only: may be sent back, must match the path' }),
-  created_at: z.string().optional().meta({ description: 'Read-only: ignored' }),
-  updated_at: z.string().optional().meta({ description: 'Read-only: ignored' }),
+  id: z
+    .union([z.string().max(20), z.number()])
+    .optional()
+    .meta({ description: 'Read-only: may be sent back, must match the path' }),
+  created_at: z.string().max(100).optional().meta({ description: 'Read-only: ignored' }),
+  updated_at: z.string().max(100).optional().meta({ description: 'Read-only: ignored' }),
 };
 
 /** POST /pay-groups, PUT /pay-groups/{id}: `name` required; every omitted rule (also of `overtime`) takes its default. */
@@ -164,10 +168,10 @@ export type PayGroupWrite = z.output<typeof payGroupPatchSchema>;
 /** The read shape (CONTRACT 6.5). */
 export const payGroupSchema = payPeriodSettingsSchema
   .extend({
-    id: z.string().meta({ example: '2' }),
+    id: z.string().max(10).meta({ example: '2' }),
     ...groupFields,
-    created_at: z.string().meta({ format: 'date-time' }),
-    updated_at: z.string().meta({ format: 'date-time' }),
+    created_at: z.string().max(30).meta({ format: 'date-time' }),
+    updated_at: z.string().max(30).meta({ format: 'date-time' }),
   })
   .meta({ id: 'PayGroup', description: 'A pay group: its period layout and pay rules (docs/pay-periods.md, "Pay groups")' });
 
