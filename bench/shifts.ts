@@ -2,7 +2,7 @@
 // employee and weekday, long enough that the daily and weekly rules classify some as overtime.
 import type { Db } from '../src/db/connect';
 import { insertUtcShifts, type UtcShift } from '../src/seed/shifts';
-import { writeSetting } from '../src/settings/repository';
+import { DEFAULT_GROUP_ID, writeGroupSettings } from '../src/pay-groups/repository';
 
 /** The first `count` weekdays of a month (UTC dates). */
 export function weekdays(year: number, month: number, count: number): string[] {
@@ -30,16 +30,16 @@ export function seedShifts(db: Db, ids: number[], dates: string[]): Promise<numb
 
 /** The benchmarks' pay-period settings: monthly periods, daily 8/12 and weekly 40 hours. */
 export async function writeMonthlyPaySettings(db: Db): Promise<void> {
-  await writeSetting(
+  await writeGroupSettings(
     db,
-    'pay_periods',
-    JSON.stringify({
+    DEFAULT_GROUP_ID,
+    {
       frequency: 'monthly',
       anchor_date: '2024-01-01',
       month_start_day: 1,
       workweek_start: 'monday',
       overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: false },
-    }),
+    },
     new Date(),
   );
 }

@@ -25,6 +25,7 @@ import * as deletions from './0023_deletions';
 import * as attendanceMarks from './0024_attendance_marks';
 import * as exportProfiles from './0025_export_profiles';
 import * as missedPunchOut from './0026_missed_punch_out';
+import * as payGroups from './0027_pay_groups';
 import * as lockVersions from './0028_lock_versions';
 import * as leave from './0029_leave';
 import * as shifts from './0031_shifts';
@@ -67,6 +68,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0024_attendance_marks', ...attendanceMarks },
   { name: '0025_export_profiles', ...exportProfiles },
   { name: '0026_missed_punch_out', ...missedPunchOut },
+  { name: '0027_pay_groups', ...payGroups },
   { name: '0028_lock_versions', ...lockVersions },
   { name: '0029_leave', ...leave },
   { name: '0031_shifts', ...shifts },

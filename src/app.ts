@@ -10,6 +10,7 @@ import { dayRoutes } from './days/routes';
 import { docsRoutes } from './docs/routes';
 import { echoRoutes } from './echo/routes';
 import { exportProfileRoutes } from './export-profiles/routes';
+import { payGroupRoutes } from './pay-groups/routes';
 import { employeeRoutes } from './employees/routes';
 import { ServiceUnavailableError } from './errors';
 import { errorHandler } from './http/error-handler';
@@ -137,6 +138,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...scheduleRoutes({ clock }),
     ...dayRoutes({ clock }),
     calendarFeedRoutes({ clock }),
+    payGroupRoutes({ clock }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

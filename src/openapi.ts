@@ -4,6 +4,7 @@ import { describeTokens } from './auth/openapi';
 import type { Config } from './config';
 import { describeEcho } from './echo/openapi';
 import { describeExportProfiles } from './export-profiles/openapi';
+import { describePayGroups } from './pay-groups/openapi';
 import { describeEmployees, employeeSchema } from './employees/openapi';
 import { describeLeave, leaveSchema } from './leave/openapi';
 import { describeLookups } from './lookups/openapi';
@@ -78,6 +79,7 @@ export function buildOpenApiDocument(config: Pick<Config, 'deployment' | 'basePa
   describeSchedules(registry);
   describeDays(registry);
   describeCalendarFeeds(registry);
+  describePayGroups(registry);
   describeWebhooks(registry, {
     employee: employeeSchema,
     attendance: attendanceSchema,

@@ -8,7 +8,17 @@ import { sqlDateTimeToIso, toSqlDateTime } from '../db/sql-time';
  * start date as a number (20260101); the pay-period settings are entity 0 of `settings`.
  */
 export type AuditEntity =
-  'employee' | 'attendance' | 'timesheet' | 'pay_period' | 'settings' | 'leave' | 'leave_type' | 'holiday' | 'shift' | 'shift_type';
+  | 'employee'
+  | 'attendance'
+  | 'timesheet'
+  | 'pay_period'
+  | 'settings'
+  | 'pay_group'
+  | 'leave'
+  | 'leave_type'
+  | 'holiday'
+  | 'shift'
+  | 'shift_type';
 
 export interface AuditEntry {
   action: string;

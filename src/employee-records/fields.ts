@@ -43,6 +43,7 @@ export const EMPLOYEE_FIELDS = [
   'timezone',
   'attendance_device_id',
   'payroll_id',
+  'pay_group',
 ] as const;
 
 export type EmployeeField = (typeof EMPLOYEE_FIELDS)[number];
@@ -62,6 +63,7 @@ export const REFERENCE_FIELDS = {
   employment_status: { column: 'employment_status_id', table: 'employment_statuses', type: 'EmploymentStatus' },
   job_title: { column: 'job_title_id', table: 'job_titles', type: 'JobTitle' },
   pay_grade: { column: 'pay_grade_id', table: 'pay_grades', type: 'PayGrade' },
+  pay_group: { column: 'pay_group_id', table: 'pay_groups', type: 'PayGroup' },
   province: { column: 'province_id', table: 'provinces', type: 'Province' },
   department: { column: 'department_id', table: 'departments', type: 'Department' },
   supervisor: { column: 'supervisor_id', table: 'employees', type: 'Employee' },

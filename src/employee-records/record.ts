@@ -50,6 +50,11 @@ export interface EmployeeColumns {
   attendance_device_id: string | null;
   /** The id the payroll system knows the employee by (ADP's file number, Paychex's worker id). */
   payroll_id: string | null;
+  /**
+   * The employee's pay group (docs/pay-periods.md, "Pay groups"): every stored employee has one,
+   * the column's default 1 unless set, so a row written without it (seeds, imports) is in group 1.
+   */
+  pay_group_id?: number;
 }
 
 /**

@@ -75,7 +75,8 @@ export async function createEmployee(
   }
   const now = toSqlDateTime(context.now);
   const id = await insertEmployee(trx, { ...columns, created_at: now, updated_at: now });
-  const fields = EMPLOYEE_FIELDS.filter((field) => columns[columnOf(field) as keyof EmployeeColumns] !== null);
+  // Unset fields are null, and pay_group_id is left out unless sent (the column's default, group 1).
+  const fields = EMPLOYEE_FIELDS.filter((field) => columns[columnOf(field) as keyof EmployeeColumns] != null);
   await writeAudit(
     trx,
     { action: 'create', entityType: 'employee', entityId: id, fields, changes: valueChanges({}, columns, fields) },

@@ -84,6 +84,7 @@ const REFERENCE_NOUNS: Record<ReferenceFieldName, string> = {
   employment_status: 'an employment status',
   job_title: 'a job title',
   pay_grade: 'a pay grade',
+  pay_group: 'a pay group',
   province: 'a province',
   department: 'a department',
   supervisor: 'an employee',

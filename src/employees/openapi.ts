@@ -15,6 +15,7 @@ import {
   pageSchema,
   problems,
   referenceSchema,
+  requiredReferenceSchema,
 } from '../http/openapi';
 import { EMPLOYEE_STATUSES, MARITAL_STATUSES, PERSONAL_FIELDS } from '../employee-records/fields';
 import { employeeQuery, meQuery } from './field-selection';
@@ -89,6 +90,10 @@ export const employeeSchema = z
       description:
         "The id the payroll system knows the employee by (ADP's file number, Paychex's worker id, Gusto's employee id): unique when set (409 `duplicate`); admins write it; export profiles write it (docs/pay-periods.md)",
       example: 'ADP-004217',
+    }),
+    pay_group: requiredReferenceSchema('PayGroup').meta({
+      description:
+        "The pay group whose periods and rules the employee's hours follow (default group 1; admins write it; GET /pay-groups). Moving an employee is 409 `period_locked` while one of their records counts in a locked period of either group",
     }),
     created_at: instant.meta({ example: '2026-11-22T11:00:00.000Z' }),
     updated_at: instant,

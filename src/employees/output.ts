@@ -71,6 +71,9 @@ export function toEmployeeJson(record: EmployeeRecord, caller: Caller, names: Na
 
 type Value = (r: EmployeeRecord, names: NameLookup) => unknown;
 
+/** A row read without its group (none is stored so) is in group 1, as the column's default. */
+const DEFAULT_PAY_GROUP = 1;
+
 /** Each field's value as wholeView answers it: for a selection (fields=), field by field. */
 const VALUES: Record<Exclude<ReadField, 'id'>, Value> = {
   employee_id: (r) => r.employee_id,
@@ -113,6 +116,7 @@ const VALUES: Record<Exclude<ReadField, 'id'>, Value> = {
   timezone: (r) => r.timezone,
   attendance_device_id: (r) => optional(r.attendance_device_id),
   payroll_id: (r) => optional(r.payroll_id),
+  pay_group: (r, names) => named('PayGroup', 'pay_groups', r.pay_group_id ?? DEFAULT_PAY_GROUP, names),
   created_at: (r) => sqlDateTimeToIso(r.created_at),
   updated_at: (r) => sqlDateTimeToIso(r.updated_at),
 };
@@ -181,6 +185,7 @@ function wholeView(r: EmployeeRecord, names: NameLookup, personal: boolean): Emp
     timezone: r.timezone,
     attendance_device_id: personal ? optional(r.attendance_device_id) : undefined,
     payroll_id: optional(r.payroll_id),
+    pay_group: named('PayGroup', 'pay_groups', r.pay_group_id ?? DEFAULT_PAY_GROUP, names),
     created_at: sqlDateTimeToIso(r.created_at),
     updated_at: sqlDateTimeToIso(r.updated_at),
     restricted_fields: personal ? undefined : PERSONAL_FIELDS,

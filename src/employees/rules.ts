@@ -25,6 +25,9 @@ export async function checkEmployeeRules(
   const current = <F extends EmployeeField>(field: F): unknown =>
     field in values ? values[field] : (existing?.[columnOf(field) as keyof EmployeeColumns] ?? null);
 
+  if ('pay_group' in values && values.pay_group === null) {
+    errors.push({ field: 'pay_group', message: 'must be a pay group: every employee has one (GET /pay-groups)' });
+  }
   if (values.birthday && values.birthday >= todayIn(context.timezone, context.now)) {
     errors.push({ field: 'birthday', message: 'must be in the past' });
   }

@@ -85,6 +85,7 @@ const employeeWriteShape = {
     blankToNull,
     z.string({ error: 'must be a string' }).trim().max(64, { error: 'must be at most 64 characters' }).nullable(),
   ),
+  pay_group: reference('a pay group'),
 } satisfies Record<EmployeeField, z.ZodType>;
 
 /** The employee body; which fields are required depends on the operation, see parseEmployeeInput. */

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { writeAudit } from '../audit/repository';
 import { type FieldError, ValidationError } from '../errors';
 import type { Caller } from '../caller';
+import { assertNoLockedAttendance } from '../period-guard/guard';
 import { todayIn } from '../time';
 import { recordEmployeeEvent } from './events';
 import { assertEmployeeIfMatch } from './entity-tags';
@@ -76,6 +77,12 @@ export async function updateEmployee(
   if (errors.length > 0) throw new ValidationError(errors.sort(byFieldOrder));
 
   if (changed.length === 0) return existing;
+  if (changed.includes('pay_group')) {
+    // Leaving or joining a group moves the employee's numbers between its periods: refused while
+    // a locked period of either group holds one of their records (docs/pay-periods.md, "Pay groups").
+    if (!context.ifMatch) await lockEmployeeRow(trx, id);
+    await assertNoLockedAttendance(trx, id, [existing.pay_group_id ?? 1, columns.pay_group_id!]);
+  }
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   await updateEmployeeRow(trx, id, update, now);
   if (terminating) await disableUsersOfEmployee(trx, id, now);

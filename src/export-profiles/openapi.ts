@@ -142,6 +142,7 @@ export function describeExportProfiles(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Delete an export profile of your own (admins); templates are read-only (403)',
+    description: 'A profile a pay group exports with by default (its `export_profile`) is 409 `in_use`, nothing deleted.',
     request: { params: idParam, headers: idempotencyKeyHeader },
     responses: {
       200: jsonResponse('The deleted profile', z.strictObject({ id: profileId }).meta({ id: 'ExportProfileDeleted' })),

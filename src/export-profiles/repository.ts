@@ -72,6 +72,13 @@ export async function replaceExportProfile(db: Db, id: number, name: string, def
   return changed > 0;
 }
 
+/** The first pay group whose export uses the profile by default (pay_groups.export_profile), if any. */
+export async function groupUsingProfile(db: Db, id: string): Promise<{ id: number; name: string } | undefined> {
+  const row = (await db('pay_groups').where({ export_profile: id }).orderBy('id').first('id', 'name')) as
+    { id: number | string; name: string } | undefined;
+  return row && { id: Number(row.id), name: row.name };
+}
+
 export async function deleteExportProfile(db: Db, id: number): Promise<boolean> {
   return (await db('export_profiles').where({ id }).delete()) > 0;
 }

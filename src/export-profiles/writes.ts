@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import {
   definitionErrors,
   definitionFromTemplate,
@@ -10,7 +10,7 @@ import {
   TEMPLATES,
 } from './definition';
 import { leaveTypeCodes } from '../leave/repository';
-import { deleteExportProfile, findExportProfile, insertExportProfile, replaceExportProfile } from './repository';
+import { deleteExportProfile, findExportProfile, groupUsingProfile, insertExportProfile, replaceExportProfile } from './repository';
 
 // The writes of /export-profiles: every field checked and every problem named before anything
 // is written (422), the templates read-only (403).
@@ -55,11 +55,17 @@ export async function replaceProfile(trx: Knex.Transaction, id: string, body: Re
 }
 
 /**
- * DELETE /export-profiles/{id}. No pay group can name a profile yet (CONTRACT 6.4 comes later);
- * once one can, deleting a profile a group uses is refused (409 `in_use`).
+ * DELETE /export-profiles/{id}: refused (409 `in_use`) while a pay group's export uses it by
+ * default (its `export_profile`), so no group ever names a profile that is gone.
  */
 export async function deleteProfile(trx: Knex.Transaction, id: string): Promise<{ id: string }> {
   const current = await storedProfile(trx, id);
+  const group = await groupUsingProfile(trx, current.id);
+  if (group)
+    throw new ConflictError({
+      code: 'in_use',
+      detail: `The pay group ${group.id} (${group.name}) exports with this profile; give it another export_profile first`,
+    });
   await deleteExportProfile(trx, Number(current.id));
   return { id: current.id };
 }

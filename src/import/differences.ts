@@ -1,6 +1,6 @@
 import { periodContaining } from '../pay-rules/periods';
 import { parseStoredPayPeriodSettings } from '../pay-rules/settings';
-import { readSetting, SETTING } from '../settings/repository';
+import { findDefaultGroup } from '../pay-groups/repository';
 import { ICEHRM_OVERTIME_SETTINGS } from './overtime-settings';
 import type { ImportContext } from './report';
 
@@ -46,7 +46,7 @@ export async function reportDifferences(
   icehrmSettings: ReadonlyMap<string, string | null> | undefined,
 ): Promise<void> {
   const { db, report } = context;
-  const settings = parseStoredPayPeriodSettings(await readSetting(db, SETTING.payPeriods));
+  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(db))?.storedSettings ?? undefined);
   const dst: string[] = [];
   const periodEnds: string[] = [];
   let after = 0;

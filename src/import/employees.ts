@@ -10,7 +10,13 @@ import { fingerprintOf, type LedgerRow, readLedger, writeLedger } from './ledger
 import { type ImportContext, quoted, textOrNull } from './report';
 import type { SourceRow } from './icehrm-source';
 
-const insertEmployees = rowInserter('employees', ['id', ...EMPLOYEE_FIELDS.map(columnOf), 'created_at', 'updated_at']);
+// IceHrm has no pay groups: imported employees take the column's default, group 1.
+const insertEmployees = rowInserter('employees', [
+  'id',
+  ...EMPLOYEE_FIELDS.filter((field) => field !== 'pay_group').map(columnOf),
+  'created_at',
+  'updated_at',
+]);
 
 /** Ids of the reference rows employees may point at, after the reference tables were imported. */
 interface UsableReferences {

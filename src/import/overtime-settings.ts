@@ -1,5 +1,5 @@
+import { DEFAULT_GROUP_ID, findDefaultGroup, writeGroupSettings } from '../pay-groups/repository';
 import { type OvertimeRules, parseStoredPayPeriodSettings, type Weekday } from '../pay-rules/settings';
-import { readSetting, SETTING, writeSetting } from '../settings/repository';
 import type { ImportContext } from './report';
 
 // IceHrm's overtime settings carried into the pay-period settings (docs/import.md, "Overtime
@@ -118,7 +118,8 @@ export function carryIcehrmOvertime(values: ReadonlyMap<string, string | null>):
 
 /**
  * Carries IceHrm's overtime settings (undefined: IceHrm's database has no Settings table) into
- * the `pay_periods` settings row, keeping the keys it does not set; reported as the table
+ * the pay-period settings (group 1's, docs/pay-periods.md "Pay groups"), keeping the keys it does
+ * not set; reported as the table
  * `pay_period_settings` (one row) with notes.
  */
 export async function importOvertimeSettings(
@@ -134,7 +135,7 @@ export async function importOvertimeSettings(
   counts.read = 1;
   const { carried, notes } = carryIcehrmOvertime(values);
   report.notes.push(...notes);
-  const stored = await readSetting(context.db, SETTING.payPeriods);
+  const stored = (await findDefaultGroup(context.db))?.storedSettings ?? undefined;
   // Missing or unreadable keys read as their defaults (docs/pay-periods.md); the row is written whole.
   const current = parseStoredPayPeriodSettings(stored);
   const next = { ...current, workweek_start: carried.workweek_start ?? current.workweek_start, overtime: carried.overtime };
@@ -143,7 +144,7 @@ export async function importOvertimeSettings(
   } else {
     if (stored === undefined) counts.added++;
     else counts.updated++;
-    if (!context.dryRun) await writeSetting(context.db, SETTING.payPeriods, JSON.stringify(next), context.now);
+    if (!context.dryRun) await writeGroupSettings(context.db, DEFAULT_GROUP_ID, next, context.now);
   }
   context.progress.tableDone('pay_period_settings', counts);
 }

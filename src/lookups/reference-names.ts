@@ -8,6 +8,7 @@ export const NAMED_TABLES = [
   'employment_statuses',
   'job_titles',
   'pay_grades',
+  'pay_groups',
   'provinces',
   'departments',
   'countries',

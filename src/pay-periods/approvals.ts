@@ -9,6 +9,7 @@ import { lastReadingOn } from '../time';
 import { approvedNumbersJson, type ReopenReason } from '../period-guard/approved-numbers';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
+import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
 import { readPayPeriodSettings } from './settings';
 import { findSheet, findSheetEmployee, type Sheet, type SheetEmployee, sheetResponse } from './timesheets';
 
@@ -78,6 +79,7 @@ export async function approveTimesheet(
     await trx('timesheet_approvals')
       .insert({
         employee_id: employeeId,
+        group_id: DEFAULT_GROUP_ID,
         period_start: period.start,
         period_end: period.end,
         status: 'approved',
@@ -89,7 +91,7 @@ export async function approveTimesheet(
         reopened_reason: null,
         updated_at: now,
       })
-      .onConflict(['employee_id', 'period_start'])
+      .onConflict(['employee_id', 'group_id', 'period_start'])
       .merge([
         'period_end',
         'status',

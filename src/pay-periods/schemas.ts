@@ -3,15 +3,7 @@ import { idSchema } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { booleanQuery } from '../http/query-boolean';
 import { MAX_PERIOD_RANGE_DAYS } from '../pay-rules/periods';
-import {
-  EARLIEST_ANCHOR_DATE,
-  FREQUENCIES,
-  isAnchorDate,
-  isSettingHours,
-  MAX_THRESHOLD_HOURS,
-  MONTH_START_DAYS,
-  WEEKDAYS,
-} from '../pay-rules/settings';
+import type { payPeriodSettingsUpdateSchema } from '../pay-groups/schemas';
 import { dayNumber, isCalendarDate } from '../time';
 
 /** A date from 0001-01-01 to 9999-12-31 (isCalendarDate allows no other year). */
@@ -80,59 +72,8 @@ export const exportQuery = z.strictObject({
     }),
 });
 
-const HOURS_MESSAGE = `must be null or a number of hours above 0, at most ${MAX_THRESHOLD_HOURS}, with at most 2 decimals`;
-const hours = z
-  .number({ error: HOURS_MESSAGE })
-  .gt(0, { error: HOURS_MESSAGE })
-  .max(MAX_THRESHOLD_HOURS, { error: HOURS_MESSAGE })
-  .multipleOf(0.01, { error: HOURS_MESSAGE })
-  // zod's multipleOf rounds 1e-9 to 0.00 and lets it through; this check is exact.
-  .refine(isSettingHours, { error: HOURS_MESSAGE })
-  .nullable()
-  .meta({ description: 'Hours (at most 2 decimals, above 0); null switches the rule off' });
-
-const oneOf = (values: readonly string[]) => ({ error: `must be one of ${values.join(', ')}` });
-const MONTH_DAY_MESSAGE = `must be a whole number from ${MONTH_START_DAYS.min} to ${MONTH_START_DAYS.max}`;
-
-/** The settings as answered, and as a PUT sends them (every key optional there). */
-export const payPeriodSettingsSchema = z
-  .strictObject({
-    frequency: z
-      .enum(FREQUENCIES, oneOf(FREQUENCIES))
-      .meta({ description: "semimonthly: the 1st to the 15th, and the 16th to the month's last day" }),
-    anchor_date: date
-      .refine(isAnchorDate, { error: `must be a real date YYYY-MM-DD (${EARLIEST_ANCHOR_DATE.slice(0, 4)} or later)` })
-      .meta({ description: `The first day of one weekly or biweekly period (${EARLIEST_ANCHOR_DATE} or later)`, example: '2024-01-01' }),
-    month_start_day: z
-      .number({ error: MONTH_DAY_MESSAGE })
-      .int({ error: MONTH_DAY_MESSAGE })
-      .min(MONTH_START_DAYS.min, { error: MONTH_DAY_MESSAGE })
-      .max(MONTH_START_DAYS.max, { error: MONTH_DAY_MESSAGE })
-      .meta({ format: 'int32', description: 'Monthly: a period runs from this day to the day before it a month later' }),
-    workweek_start: z
-      .enum(WEEKDAYS, oneOf(WEEKDAYS))
-      .meta({ description: 'The first day of the workweeks the weekly and seventh-day rules count in' }),
-    overtime: z.strictObject(
-      {
-        daily_after_hours: hours,
-        daily_double_after_hours: hours.meta({ description: 'At least daily_after_hours; the hours of a date past it are double time' }),
-        weekly_after_hours: hours,
-        seventh_day: z
-          .boolean({ error: 'must be true or false' })
-          .meta({ description: "Hours on all seven dates of a workweek: the seventh date's first 8 h overtime, the rest double time" }),
-      },
-      { error: 'must be an object' },
-    ),
-  })
-  .meta({ id: 'PayPeriodSettings' });
-
-/** PUT /pay-periods/settings: any of the settings, each checked as the answer's schema checks it. */
-export const payPeriodSettingsUpdateSchema = payPeriodSettingsSchema
-  .extend({
-    overtime: payPeriodSettingsSchema.shape.overtime.partial(),
-  })
-  .partial()
-  .meta({ id: 'PayPeriodSettingsUpdate', description: 'Any of the settings; omitted keys keep their value' });
+// The settings' schema is a pay group's (group 1 holds them: docs/pay-periods.md, "Pay groups").
+export { payPeriodSettingsSchema, payPeriodSettingsUpdateSchema } from '../pay-groups/schemas';
 
 /** A PUT body as parsed: the sent keys only. */
 export type PayPeriodSettingsUpdate = z.output<typeof payPeriodSettingsUpdateSchema>;

@@ -3,21 +3,21 @@ import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { type FieldError, ValidationError } from '../errors';
 import { fieldErrorsOf } from '../http/parse';
+import { DEFAULT_GROUP_ID, findDefaultGroup, writeGroupSettings } from '../pay-groups/repository';
 import { parseStoredPayPeriodSettings, type PayPeriodSettings } from '../pay-rules/settings';
-import { readSetting, SETTING, writeSetting } from '../settings/repository';
 import { payPeriodSettingsUpdateSchema } from './schemas';
 
-/** The `settings` row that holds the pay-period settings (JSON of the API shape); missing = defaults. */
-export const PAY_PERIODS_SETTING = SETTING.payPeriods;
+// The settings of 6.3 are group 1's (docs/pay-periods.md, "Pay groups"): its row in `pay_groups`
+// is the only place they live, and these read and write it exactly as the settings row was.
 
-/** The settings in force: the stored row, each missing or unreadable key at its default. */
+/** The settings in force: group 1's, each missing or unreadable key at its default. */
 export async function readPayPeriodSettings(db: Db): Promise<PayPeriodSettings> {
-  return parseStoredPayPeriodSettings(await readSetting(db, PAY_PERIODS_SETTING));
+  return parseStoredPayPeriodSettings((await findDefaultGroup(db))?.storedSettings ?? undefined);
 }
 
 /** The stored JSON exactly (an export's fingerprint covers it); undefined while unset. */
 export async function readStoredPayPeriodSettings(db: Db): Promise<string | undefined> {
-  return readSetting(db, PAY_PERIODS_SETTING);
+  return (await findDefaultGroup(db))?.storedSettings ?? undefined;
 }
 
 /** The API shape, keys in a fixed order. */
@@ -61,7 +61,7 @@ function onePerField(errors: FieldError[]): FieldError[] {
   return errors.filter((error) => !seen.has(error.field) && seen.add(error.field));
 }
 
-/** Stores new settings (one row) with an audit row naming what changed; in the write's transaction. */
+/** Stores new settings (group 1's) with an audit row naming what changed; in the write's transaction. */
 export async function savePayPeriodSettings(
   trx: Db,
   before: PayPeriodSettings,
@@ -77,7 +77,7 @@ export async function savePayPeriodSettings(
   }
   // A PUT that changes nothing writes nothing (the stored row stays as it was, defaults unstored).
   if (Object.keys(changes).length === 0) return;
-  await writeSetting(trx, PAY_PERIODS_SETTING, JSON.stringify(payPeriodSettingsResponse(after)), context.now);
+  await writeGroupSettings(trx, DEFAULT_GROUP_ID, after, context.now);
   await writeAudit(
     trx,
     { action: 'pay_periods.settings', entityType: 'settings', entityId: 0, fields: Object.keys(changes), changes },

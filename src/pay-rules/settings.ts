@@ -107,3 +107,32 @@ export function parseStoredPayPeriodSettings(json: string | undefined): PayPerio
     },
   };
 }
+
+/** The rounding steps a group may round punches to (CONTRACT 6.5, `rounding`). */
+export const ROUNDING_MINUTES = [5, 6, 10, 15, 30] as const;
+export type RoundingMinutes = (typeof ROUNDING_MINUTES)[number];
+
+/** A meal break deducted from a long day without a break of its length (CONTRACT 6.5, `meal_break`). */
+export interface MealBreak {
+  /** A date's worked hours must exceed these for the deduction. */
+  after_hours: number;
+  /** The break's length, deducted; also the shortest gap between records that counts as taken. */
+  minutes: number;
+}
+
+/** The limits of a meal break: a day's hours, and a break of up to 4 hours. */
+export const MEAL_BREAK_LIMITS = { maxAfterHours: 24, minMinutes: 1, maxMinutes: 240 } as const;
+
+/** The rules of one pay group: the period layout and overtime of 6.3, and the rules 6.5 adds. */
+export interface GroupRules extends PayPeriodSettings {
+  exempt: boolean;
+  meal_break: MealBreak | null;
+  rounding: { minutes: RoundingMinutes } | null;
+}
+
+export const DEFAULT_GROUP_RULES: GroupRules = Object.freeze({
+  ...DEFAULT_PAY_PERIOD_SETTINGS,
+  exempt: false,
+  meal_break: null,
+  rounding: null,
+}) as GroupRules;

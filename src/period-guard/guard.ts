@@ -8,8 +8,8 @@ import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
-import { readSetting, SETTING } from '../settings/repository';
+import { findDefaultGroup } from '../pay-groups/repository';
+import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
 // The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
@@ -99,9 +99,9 @@ function datePlus(date: string, days: number): string {
  * seventh-day rule), else undefined: read only when a lock begins within a week after a date.
  */
 async function workweekCarryingHours(trx: Db): Promise<Weekday | undefined> {
-  const settings = parseStoredPayPeriodSettings(await readSetting(trx, SETTING.payPeriods));
-  const { weekly_after_hours: weekly, seventh_day: seventhDay } = settings.overtime;
-  return weekly !== null || seventhDay ? settings.workweek_start : undefined;
+  const group = (await findDefaultGroup(trx)) ?? DEFAULT_GROUP_RULES;
+  const { weekly_after_hours: weekly, seventh_day: seventhDay } = group.overtime;
+  return weekly !== null || seventhDay ? group.workweek_start : undefined;
 }
 
 /** Valid 'YYYY-MM-DD' dates only, deduplicated and sorted: the bounds of the one read. */
@@ -318,7 +318,7 @@ export async function reopenTimesheets(
         .first('approved_days')) as { approved_days: string | null } | undefined;
       if (!row) continue;
       if (row.approved_days != null) {
-        settings ??= parseStoredPayPeriodSettings(await readSetting(trx, SETTING.payPeriods));
+        settings ??= parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
         const days = (await currentNumbersOf(trx, [employeeId], period, settings)).get(employeeId) ?? [];
         if (sameNumbers(String(row.approved_days), days)) continue;
       }
@@ -420,11 +420,14 @@ function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: 
 
 /**
  * Deleting an employee takes their attendance with it: refused (409 period_locked) while one of
- * their records counts in a locked period, as a DELETE of that record would be. Called after the
- * employee's row is locked, so no attendance write of theirs runs meanwhile.
+ * their records counts in a locked period, as a DELETE of that record would be. Moving them to
+ * another pay group asks the same of the locked periods of both groups (`groupIds`). Called after
+ * the employee's row is locked, so no attendance write of theirs runs meanwhile.
  */
-export async function assertNoLockedAttendance(trx: Db, employeeId: number): Promise<void> {
-  const locks = (await trx('pay_period_locks').select('period_start', 'period_end')) as Array<{ period_start: string; period_end: string }>;
+export async function assertNoLockedAttendance(trx: Db, employeeId: number, groupIds?: readonly number[]): Promise<void> {
+  const query = trx('pay_period_locks').select('period_start', 'period_end');
+  if (groupIds) query.whereIn('group_id', [...new Set(groupIds)]);
+  const locks = (await query) as Array<{ period_start: string; period_end: string }>;
   if (locks.length === 0) return;
   const ranges = locks.map((row) => ({ start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) }));
   // in_time_local is the record's wall clock: its date is the date it counts on.

@@ -95,12 +95,13 @@ describe.each(testDialects())('POST /employees on %s', (dialect) => {
     expect(stored).toMatchObject({ employee_id: code, middle_name: null, confirmation_date: null, country_code: 'CA' });
   });
 
-  it('fills in defaults: status Active, the instance time zone, every other field null', async () => {
+  it('fills in defaults: status Active, the instance time zone, pay group 1, every other field null', async () => {
     const res = await post({ employee_id: unique('MIN'), first_name: 'Min', last_name: 'Imal' });
 
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(['id', ...EMPLOYEE_FIELDS, 'created_at', 'updated_at']);
-    const given = ['id', 'employee_id', 'first_name', 'last_name', 'status', 'timezone', 'created_at', 'updated_at'];
+    expect(res.body.pay_group).toEqual({ type: 'PayGroup', id: '1', display: 'Default' });
+    const given = ['id', 'employee_id', 'first_name', 'last_name', 'status', 'timezone', 'pay_group', 'created_at', 'updated_at'];
     const rest = Object.entries(res.body).filter(([field]) => !given.includes(field));
     expect(rest.every(([, value]) => value === null)).toBe(true);
     expect(res.body).toMatchObject({ first_name: 'Min', last_name: 'Imal', status: 'Active', timezone: 'UTC' });

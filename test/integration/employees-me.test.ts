@@ -84,6 +84,7 @@ describe.each(testDialects())('GET /employees/me on %s', (dialect) => {
       timezone: 'Europe/London',
       attendance_device_id: null,
       payroll_id: null,
+      pay_group: { type: 'PayGroup', id: '1', display: 'Default' },
       created_at: created,
       updated_at: created,
       user_name: user.username,

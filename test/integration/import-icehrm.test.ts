@@ -137,7 +137,7 @@ describeOnMysql('hrm import icehrm', () => {
 
     it("carries IceHrm's overtime settings into the pay-period settings, noting what differs", async () => {
       expect(countsOf(first, 'pay_period_settings')).toEqual([1, 1, 0, 0, 0]);
-      expect(JSON.parse((await t.db('settings').where({ name: 'pay_periods' }).first('value')).value)).toEqual({
+      expect(JSON.parse((await t.db('pay_groups').where({ id: 1 }).first('settings')).settings)).toEqual({
         frequency: 'monthly',
         anchor_date: '2024-01-01',
         month_start_day: 1,
@@ -203,6 +203,7 @@ describeOnMysql('hrm import icehrm', () => {
         attendance_device_id: null,
         // Nor payroll ids: copied only from the field --payroll-id-from names.
         payroll_id: null,
+        pay_group: { type: 'PayGroup', id: '1', display: 'Default' },
         created_at: expect.stringMatching(ISO),
         updated_at: expect.stringMatching(ISO),
       });
@@ -558,18 +559,17 @@ describeOnMysql('hrm import icehrm', () => {
 
     it('leaves out and reports the records that count in it, on the first run and on a re-run, and reopens approved timesheets it changes', async () => {
       await t.db('pay_period_locks').insert({ period_start: '2026-02-01', period_end: '2026-02-28', locked_at: '2026-03-01 00:00:00.000' });
-      await t.db('settings').insert({
-        name: 'pay_periods',
-        value: JSON.stringify({ frequency: 'semimonthly', overtime: { weekly_after_hours: 40 } }),
-        updated_at: '2026-03-01 00:00:00.000',
-      });
+      await t
+        .db('pay_groups')
+        .where({ id: 1 })
+        .update({ settings: JSON.stringify({ frequency: 'semimonthly', overtime: { weekly_after_hours: 40 } }) });
 
       const first = await runHrm(t, ['import', 'icehrm', '--from', source.url]);
 
       expect(first.code).toBe(0);
       // The period layout stays; the overtime rules are IceHrm's.
       expect(countsOf(first, 'pay_period_settings')).toEqual([1, 0, 1, 0, 0]);
-      expect(JSON.parse((await t.db('settings').where({ name: 'pay_periods' }).first('value')).value)).toMatchObject({
+      expect(JSON.parse((await t.db('pay_groups').where({ id: 1 }).first('settings')).settings)).toMatchObject({
         frequency: 'semimonthly',
         workweek_start: 'sunday',
         overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: null, seventh_day: true },

@@ -23,7 +23,7 @@ describe.each(testDialects())('pay-period dates at the calendar ends on %s', (di
   const org = useFixture(() => createOrg(t));
   beforeEach(() => setClock(t, '2026-12-05T12:00:00.000Z'));
   afterEach(async () => {
-    await t.db('settings').where({ name: 'pay_periods' }).delete();
+    await t.db('pay_groups').where({ id: 1 }).update({ settings: null });
     t.instance.settings.invalidate();
   });
 

@@ -255,7 +255,7 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
       return employeeId;
     };
     afterEach(async () => {
-      await t.db('settings').where({ name: 'pay_periods' }).delete();
+      await t.db('pay_groups').where({ id: 1 }).update({ settings: null });
     });
 
     it('refuses a record dated before the period in that workweek, nothing written', async () => {
@@ -334,8 +334,9 @@ describe.each(testDialects())('pay-period locks on the attendance API on %s', (d
       const employeeId = await employeeWorkingOctober2();
       const daily = { daily_after_hours: 8, daily_double_after_hours: null, weekly_after_hours: null, seventh_day: false };
       await t
-        .db('settings')
-        .insert({ name: 'pay_periods', value: JSON.stringify({ overtime: daily }), updated_at: '2026-11-20 12:00:00.000' });
+        .db('pay_groups')
+        .where({ id: 1 })
+        .update({ settings: JSON.stringify({ overtime: daily }) });
       await lockPeriod(t, ...OCTOBER);
 
       expect((await asUser(t, org.admin).post('/attendance', september30(employeeId))).status).toBe(201);

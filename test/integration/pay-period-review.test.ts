@@ -13,11 +13,11 @@ describe.each(testDialects())('pay periods after the third review on %s', (diale
   const org = useFixture(() => createOrg(t));
   beforeEach(() => setClock(t, '2026-12-05T12:00:00.000Z'));
 
-  const settingsRow = async () => (await t.db('settings').where({ name: 'pay_periods' }).first('value'))?.value;
+  const settingsRow = async () => (await t.db('pay_groups').where({ id: 1 }).first('settings'))?.settings ?? undefined;
 
   describe('settings hours', () => {
     afterEach(async () => {
-      await t.db('settings').where({ name: 'pay_periods' }).delete();
+      await t.db('pay_groups').where({ id: 1 }).update({ settings: null });
     });
 
     it.each([1e-9, 8.004, 0.001, 168.01])('refuses %p hours with 422 naming the key once, and writes nothing', async (hours) => {

@@ -16,9 +16,9 @@ describe.each(testDialects())('pay periods on %s', (dialect) => {
   const org = useFixture(() => createOrg(t));
   beforeEach(() => setClock(t, '2026-12-05T12:00:00.000Z'));
 
-  const settingsRow = async () => (await t.db('settings').where({ name: 'pay_periods' }).first('value'))?.value;
+  const settingsRow = async () => (await t.db('pay_groups').where({ id: 1 }).first('settings'))?.settings ?? undefined;
   const resetSettings = async () => {
-    await t.db('settings').where({ name: 'pay_periods' }).delete();
+    await t.db('pay_groups').where({ id: 1 }).update({ settings: null });
   };
 
   describe('settings', () => {
