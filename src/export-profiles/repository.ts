@@ -82,3 +82,9 @@ export async function groupUsingProfile(db: Db, id: string): Promise<{ id: numbe
 export async function deleteExportProfile(db: Db, id: number): Promise<boolean> {
   return (await db('export_profiles').where({ id }).delete()) > 0;
 }
+
+/** The codes of the leave types (docs/leave.md): codes a profile may name beside REG, OT, DT, PTO and HOL. */
+export async function leaveTypeCodes(db: Db): Promise<string[]> {
+  const rows = (await db('leave_types').whereNotNull('code').distinct('code')) as Array<{ code: string }>;
+  return rows.map((row) => String(row.code));
+}

@@ -9,8 +9,14 @@ import {
   parseProfileFields,
   TEMPLATES,
 } from './definition';
-import { leaveTypeCodes } from '../leave/repository';
-import { deleteExportProfile, findExportProfile, groupUsingProfile, insertExportProfile, replaceExportProfile } from './repository';
+import {
+  deleteExportProfile,
+  findExportProfile,
+  groupUsingProfile,
+  insertExportProfile,
+  leaveTypeCodes,
+  replaceExportProfile,
+} from './repository';
 
 // The writes of /export-profiles: every field checked and every problem named before anything
 // is written (422), the templates read-only (403).

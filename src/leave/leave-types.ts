@@ -33,7 +33,7 @@ function columnsOf(values: {
   const errors: FieldError[] = [];
   const paid = values.paid ?? true;
   if (!paid && values.code != null)
-    errors.push({ field: 'code', message: 'must be null for an unpaid type (unpaid leave is no row of the export)' });
+    errors.push({ field: 'code', message: 'requires paid true: an unpaid type has no code (unpaid leave is no row of the export)' });
   if (paid && values.code === null)
     errors.push({ field: 'code', message: 'must be an export code for a paid type (leave it out for PTO)' });
   if (errors.length > 0) throw new ValidationError(errors);

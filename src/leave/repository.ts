@@ -94,12 +94,6 @@ export async function deleteLeaveType(db: Db, id: number): Promise<void> {
   await db('leave_types').where({ id }).delete();
 }
 
-/** The export codes of the leave types (export profiles may name them). */
-export async function leaveTypeCodes(db: Db): Promise<string[]> {
-  const rows = (await db('leave_types').whereNotNull('code').distinct('code')) as Array<{ code: string }>;
-  return rows.map((row) => String(row.code));
-}
-
 export async function isLeaveTypeUsed(db: Db, id: number): Promise<boolean> {
   return (await db('leaves').where({ leave_type_id: id }).first('id')) !== undefined;
 }

@@ -6,6 +6,7 @@ import { lastReadingOn } from '../time';
 import { type ExportProfile, exportFilename, findTemplate, templateProfile } from '../export-profiles/definition';
 import { type DaySeconds, type EmployeeFields, longRows, profileWriter } from '../export-profiles/render';
 import { findExportProfile } from '../export-profiles/repository';
+import { findDefaultGroup } from '../pay-groups/repository';
 import { BadRequestError } from '../errors';
 import { employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
 import { addDays } from '../pay-rules/periods';
@@ -152,9 +153,16 @@ export function sendExportHeaders(
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
 }
 
-/** The profile `?profile=` names (default: `default`); 400 naming `profile` when there is none. */
+/**
+ * The profile `?profile=` names, else the one group 1 names (its `export_profile`), else `default`;
+ * 400 naming `profile` when the request names none that exists.
+ */
 export async function exportProfileOf(db: Db, id: string | undefined): Promise<ExportProfile> {
-  if (id === undefined) return DEFAULT_PROFILE;
+  if (id === undefined) {
+    const groupProfile = (await findDefaultGroup(db))?.export_profile;
+    // A group's profile cannot be deleted (409 in_use), so it is there; `default` if it is not.
+    return (groupProfile != null && (await findExportProfile(db, groupProfile))) || DEFAULT_PROFILE;
+  }
   const profile = await findExportProfile(db, id);
   if (!profile)
     throw new BadRequestError({

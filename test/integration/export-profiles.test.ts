@@ -369,6 +369,26 @@ describe.each(testDialects())('export profiles on %s', (dialect) => {
       ]);
     });
 
+    it("writes group 1's export_profile when the request names none; ?profile= still wins", async () => {
+      const id = await create({ ...LONG_PROFILE, name: 'The group default' });
+      const admin = asUser(t, org.admin);
+      const before = await exportOf('');
+      try {
+        expect((await admin.patch('/pay-groups/1', { export_profile: id })).status).toBe(200);
+
+        const grouped = await exportOf('');
+        expect(grouped.body).toBe(LONG_CSV);
+        expect(grouped.headers['content-disposition']).toBe('attachment; filename="hours_2026-11-01_to_2026-11-30.csv"');
+        expect(grouped.headers.etag).not.toBe(before.headers.etag);
+        expect((await exportOf('?profile=default')).body).toBe(before.body);
+        expectProblem(await admin.delete(`/export-profiles/${id}`), 409, 'in_use');
+      } finally {
+        await admin.patch('/pay-groups/1', { export_profile: null });
+      }
+      expect((await exportOf('')).body).toBe(before.body);
+      expect((await admin.delete(`/export-profiles/${id}`)).status).toBe(200);
+    });
+
     it('has an ETag per profile and its version: 304 while unchanged, a new tag when the profile changes', async () => {
       const id = await create({ ...WIDE_PROFILE, name: 'Tagged' });
       const first = await exportOf(`?profile=${id}`);

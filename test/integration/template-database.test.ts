@@ -9,7 +9,11 @@ import { dropStaleMysqlTemplates, templateName } from '../helpers/template-datab
  * The columns that record when the migrations ran: a template made earlier holds its own time
  * there. Nothing reads them but people.
  */
-const MIGRATION_TIME_COLUMNS: Record<string, string[]> = { knex_migrations: ['migration_time'], settings: ['updated_at'] };
+const MIGRATION_TIME_COLUMNS: Record<string, string[]> = {
+  knex_migrations: ['migration_time'],
+  settings: ['updated_at'],
+  pay_groups: ['created_at', 'updated_at'],
+};
 
 describeOnMysql('the templates of other migrations on MySQL', () => {
   const serverUrl = process.env.HRM_TEST_MYSQL_URL!;
