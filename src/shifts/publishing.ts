@@ -18,11 +18,11 @@ import { findShiftsByIds, shiftsToSwitch, updateShift } from './shift-repository
 /** The longest range of dates one request reads or switches. */
 export const MAX_RANGE_DAYS = 62;
 
-const PUBLISH_FIELDS = {
+export const PUBLISH_FIELDS = {
   from: date,
   to: date,
   employees: z
-    .array(idSchema('an employee'), { error: 'must be a list of employee ids' })
+    .array(idSchema('an employee').meta({ 'x-accepts': 'id' }), { error: 'must be a list of employee ids' })
     .max(500, { error: 'must list at most 500 employees' }),
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type FieldError } from '../errors';
-import { date, optionalText, reference, timeZone } from '../http/field-schemas';
+import { CALENDAR_DATE, date, optionalText, reference, timeZone } from '../http/field-schemas';
 import { parseFields } from '../http/parse';
 import { addDays, daysBetween } from '../time';
 import { SHIFT_STATUSES, type ShiftStatus } from './shift-model';
@@ -9,9 +9,12 @@ import { instantOfLocal, isLocalDateTime, localTimesOn, MAX_SHIFT_MS } from './t
 
 // The body of a shift write (CONTRACT 6.7) and how its values become a shift's times and rules.
 
-const localDateTime = z
+/** A local date-time 'YYYY-MM-DDTHH:MM' (isLocalDateTime): 16 characters, a real date, no offset. */
+export const localDateTime = z
   .string({ error: 'must be a local date-time YYYY-MM-DDTHH:MM' })
-  .refine(isLocalDateTime, { error: 'must be a local date-time YYYY-MM-DDTHH:MM (no offset)' });
+  .max(16, { error: 'must be a local date-time YYYY-MM-DDTHH:MM (no offset)' })
+  .refine(isLocalDateTime, { error: 'must be a local date-time YYYY-MM-DDTHH:MM (no offset)' })
+  .meta({ pattern: `^${CALENDAR_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9]$`, example: '2026-03-29T08:00' });
 
 export const SHIFT_FIELDS = {
   employee: reference('an employee'),

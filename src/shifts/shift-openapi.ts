@@ -8,6 +8,7 @@ import {
   idempotencyKeyHeader,
   idString,
   ifMatchHeader,
+  int64,
   ifNoneMatchHeader,
   jsonBody,
   jsonResponse,
@@ -16,16 +17,15 @@ import {
   problems,
   referenceSchema,
 } from '../http/openapi';
+import { date, idSchema, reference } from '../http/field-schemas';
+import { PUBLISH_FIELDS } from './publishing';
+import { localDateTime } from './shift-fields';
 import { SHIFT_STATUSES } from './shift-model';
-import { employeeShiftsQuery, shiftListQuery } from './shift-queries';
+import { employeeShiftsQuery, queryDate, shiftListQuery } from './shift-queries';
 import { MAX_BATCH } from './shift-writes';
 import { SHIFT_RULE_FIELDS } from './type-fields';
 import { ruleReadFields } from './type-openapi';
 
-const localDateTime = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/)
-  .meta({ example: '2026-03-29T08:00' });
 const isoInstant = z.string().max(40).meta({ format: 'date-time' });
 
 export const shiftSchema = z
@@ -33,7 +33,7 @@ export const shiftSchema = z
     id: idString,
     employee: referenceSchema('Employee').meta({ description: 'null: an open shift' }),
     shift_type: referenceSchema('ShiftType'),
-    date: z.string().meta({ format: 'date', description: 'The business date: the local date of the start' }),
+    date: queryDate.meta({ description: 'The business date: the local date of the start' }),
     start_local: localDateTime,
     end_local: localDateTime,
     timezone: z.string().max(64),
@@ -52,12 +52,13 @@ export const shiftSchema = z
   })
   .meta({ id: 'Shift', description: 'A planned shift (CONTRACT 6.7, docs/schedules.md)' });
 
-const idInput = z.union([idString, z.number().int().min(1)]);
+// The write fields as the server parses them (shift-fields.ts): ids as text, numbers or references.
+const requiredReference = (what: string) => reference(what).meta({ 'x-accepts': 'employee' });
 const optionalRules = Object.fromEntries(Object.entries(SHIFT_RULE_FIELDS).map(([name, schema]) => [name, schema.optional()]));
 const shiftWriteFields = {
-  employee: idInput.nullable().optional().meta({ description: 'The employee (null or absent: an open shift, admins only)' }),
-  shift_type: idInput.nullable().optional().meta({ description: "Copies the type's rules; with `date`, its times too" }),
-  date: z.string().meta({ format: 'date' }).nullable().optional(),
+  employee: reference('an employee').optional().meta({ description: 'The employee (null or absent: an open shift, admins only)' }),
+  shift_type: reference('a shift type').optional().meta({ description: "Copies the type's rules; with `date`, its times too" }),
+  date: date.optional(),
   start_local: localDateTime.optional(),
   end_local: localDateTime.optional(),
   timezone: z
@@ -73,13 +74,13 @@ const shiftWriteFields = {
 const shiftCreate = z
   .union([
     z.strictObject({ ...shiftWriteFields, start_local: localDateTime, end_local: localDateTime }),
-    z.strictObject({ ...shiftWriteFields, shift_type: idInput, date: z.string().meta({ format: 'date' }) }),
+    z.strictObject({ ...shiftWriteFields, shift_type: requiredReference('a shift type'), date: queryDate }),
   ])
   .meta({ id: 'ShiftCreate' });
 const shiftBatch = z.strictObject({ shifts: z.array(shiftCreate).min(1).max(MAX_BATCH) }).meta({ id: 'ShiftBatch' });
 const shiftUpdate = z
   .strictObject({
-    id: idInput.optional(),
+    id: idSchema('this shift').meta({ 'x-accepts': 'id', description: 'Read-only: must match the path' }).optional(),
     ...shiftWriteFields,
     start: isoInstant.optional(),
     end: isoInstant.optional(),
@@ -91,11 +92,9 @@ const shiftUpdate = z
   .meta({ id: 'ShiftUpdate', description: 'Only the fields sent change; the read-only members of the read shape may be sent back' });
 const switchBody = z
   .strictObject({
-    from: z.string().meta({ format: 'date' }),
-    to: z.string().meta({ format: 'date', description: 'At most 62 days after from, both included' }),
-    employees: z
-      .array(idInput)
-      .max(500)
+    from: queryDate,
+    to: queryDate.meta({ description: 'At most 62 days after from, both included' }),
+    employees: PUBLISH_FIELDS.employees
       .optional()
       .meta({ description: 'Only these employees (default: everyone the caller schedules; admins: open shifts too)' }),
   })
@@ -167,7 +166,7 @@ export function describeShifts(registry: OpenAPIRegistry): void {
       description: RULES,
       request: { headers: idempotencyKeyHeader, body: jsonBody(switchBody) },
       responses: {
-        200: jsonResponse('How many shifts changed', z.strictObject({ count: z.number().int().min(0) }).meta({ id: 'ShiftCount' })),
+        200: jsonResponse('How many shifts changed', z.strictObject({ count: int64(0) }).meta({ id: 'ShiftCount' })),
         ...writeProblems,
       },
     });
@@ -224,7 +223,7 @@ export function describeShifts(registry: OpenAPIRegistry): void {
     request: {
       params: idParam,
       headers: idempotencyKeyHeader.merge(ifMatchHeader),
-      body: jsonBody(z.strictObject({ employee: idInput }).meta({ id: 'ShiftAssignment' })),
+      body: jsonBody(z.strictObject({ employee: requiredReference('an employee') }).meta({ id: 'ShiftAssignment' })),
     },
     responses: { 200: jsonResponse('The shift', shiftSchema, ETAG_HEADER), ...writeProblems },
   });

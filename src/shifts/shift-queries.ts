@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { idSchema, instant } from '../http/field-schemas';
+import { CALENDAR_DATE_PATTERN, idSchema, instant } from '../http/field-schemas';
 import { paginationFields } from '../http/pagination';
 import { booleanQuery } from '../http/query-boolean';
 import { daysBetween, isCalendarDate } from '../time';
@@ -8,10 +8,12 @@ import { MAX_RANGE_DAYS } from './publishing';
 
 // The query strings of the shift lists: a bad one is 400 naming the parameter.
 
+/** A calendar date YYYY-MM-DD: 10 characters, a real date (isCalendarDate). */
 export const queryDate = z
   .string({ error: 'must be a date YYYY-MM-DD' })
+  .max(10, { error: 'must be a real date YYYY-MM-DD' })
   .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
-  .meta({ format: 'date' });
+  .meta({ format: 'date', pattern: CALENDAR_DATE_PATTERN });
 
 /** from..to, both included, at most 62 days when both are given. */
 const rangeCheck = <T extends { from?: string; to?: string }>(query: T, context: z.RefinementCtx) => {

@@ -35,11 +35,8 @@ export const shiftTypeSchema = z
   .strictObject({
     id: idString,
     name: z.string().max(100),
-    start_time: z.string().regex(/^\d{2}:\d{2}$/),
-    end_time: z
-      .string()
-      .regex(/^\d{2}:\d{2}$/)
-      .meta({ description: 'At or before start_time: the shift ends the next day' }),
+    start_time: clockTime,
+    end_time: clockTime.meta({ description: 'At or before start_time: the shift ends the next day' }),
     ...ruleReadFields,
   })
   .meta({ id: 'ShiftType', description: 'A shift type: the times and rules a shift made from it copies (CONTRACT 6.7)' });

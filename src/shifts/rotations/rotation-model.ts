@@ -33,11 +33,11 @@ export interface RotationValues {
 
 const cycleError = `must be a list of 1 to ${MAX_CYCLE_DAYS} shift type ids or null (a day off)`;
 
-const ROTATION_FIELDS = {
+export const ROTATION_FIELDS = {
   employee: reference('an employee'),
   anchor_date: date,
   cycle: z
-    .array(idSchema('a shift type').nullable(), { error: cycleError })
+    .array(idSchema('a shift type').meta({ 'x-accepts': 'id' }).nullable(), { error: cycleError })
     .min(1, { error: cycleError })
     .max(MAX_CYCLE_DAYS, { error: cycleError }),
   valid_from: date,

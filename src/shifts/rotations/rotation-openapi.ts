@@ -11,10 +11,12 @@ import {
   problems,
   requiredReferenceSchema,
 } from '../../http/openapi';
-import { MAX_CYCLE_DAYS } from './rotation-model';
+import { date, idSchema, reference } from '../../http/field-schemas';
+import { queryDate } from '../shift-queries';
+import { MAX_CYCLE_DAYS, ROTATION_FIELDS } from './rotation-model';
 import { rotationListQuery } from './rotation-routes';
 
-const day = z.string().meta({ format: 'date' });
+const day = queryDate;
 const rotationSchema = z
   .strictObject({
     id: idString,
@@ -29,16 +31,21 @@ const rotationSchema = z
     id: 'Rotation',
     description: 'A repeating cycle of shift types whose shifts are kept generated 90 days ahead (docs/schedules.md)',
   });
-const idInput = z.union([idString, z.number().int().min(1)]);
+// The write fields as the server parses them (rotation-model.ts): ids as text, numbers or references.
+const writeFields = {
+  employee: reference('an employee').meta({ 'x-accepts': 'employee' }),
+  anchor_date: day,
+  cycle: ROTATION_FIELDS.cycle,
+  valid_from: date.optional().meta({ description: 'Default anchor_date' }),
+  valid_to: date.optional(),
+  publish: z.boolean().optional().meta({ description: 'Generate published shifts (default false: drafts)' }),
+};
+// A create sends no id (422 if it does); a replacement may send the path's back.
+const createSchema = z.strictObject(writeFields).meta({ id: 'RotationCreate' });
 const writeSchema = z
   .strictObject({
-    id: idInput.optional(),
-    employee: idInput,
-    anchor_date: day,
-    cycle: z.array(idInput.nullable()).min(1).max(MAX_CYCLE_DAYS),
-    valid_from: day.optional().meta({ description: 'Default anchor_date' }),
-    valid_to: day.nullable().optional(),
-    publish: z.boolean().optional().meta({ description: 'Generate published shifts (default false: drafts)' }),
+    id: idSchema('this rotation').meta({ 'x-accepts': 'id', description: 'Read-only: must match the path' }).optional(),
+    ...writeFields,
   })
   .meta({ id: 'RotationWrite' });
 const idParam = z.object({ id: idString });
@@ -67,7 +74,7 @@ export function describeRotations(registry: OpenAPIRegistry): void {
     tags,
     security,
     summary: 'Make a rotation; its shifts are generated 90 days ahead at once',
-    request: { headers: idempotencyKeyHeader, body: jsonBody(writeSchema) },
+    request: { headers: idempotencyKeyHeader, body: jsonBody(createSchema) },
     responses: { 201: jsonResponse('The rotation', rotationSchema, z.object({ Location: z.string() })), ...writeProblems },
   });
   registry.registerPath({
