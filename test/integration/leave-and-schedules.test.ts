@@ -1,6 +1,8 @@
+import { readLeaveHours } from '../../src/leave/days';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createOrg } from '../helpers/factories';
+import { expectProblem } from '../helpers/problem';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
 // Leave and holidays wired into work schedules (CONTRACT 6.7, 6.8; docs/schedules.md "Leave and
@@ -121,6 +123,80 @@ describe.each(testDialects())('leave and work schedules on %s', (dialect) => {
       const byEmployee = new Map(all.body.data.map((day: { employee: { id: string } }) => [day.employee.id, day]));
       expect(byEmployee.get(String(otherGerman))).toMatchObject({ status: 'holiday', holiday });
       expect(byEmployee.get(String(french))).toMatchObject({ status: 'absent', holiday: null });
+    });
+  });
+  describe('a leave on published shifts', () => {
+    it('takes by default every workday of the range: a published shift makes a weekend date one', async () => {
+      const employee = await createEmployee(t, { timezone: 'UTC' });
+      // Friday 2026-07-10 to Sunday 2026-07-12: a published Saturday shift, a draft on Sunday.
+      await publish(employee, '2026-07-11T10:00', '2026-07-11T16:00');
+      const draft = await admin().post('/shifts', { employee, start_local: '2026-07-12T10:00', end_local: '2026-07-12T16:00' });
+      expect(draft.status).toBe(201);
+      const leave = await requestLeave({ employee, start_date: '2026-07-10', end_date: '2026-07-12' });
+      expect(leave.days).toEqual([
+        { date: '2026-07-10', portion: 'full' },
+        { date: '2026-07-11', portion: 'full' },
+      ]);
+      // A weekend range whose only shift is a draft holds no workday.
+      const refused = expectProblem(
+        await admin().post('/leaves', { leave_type: vacation, employee, start_date: '2026-07-12', end_date: '2026-07-12' }),
+        422,
+        'validation_failed',
+      );
+      expect(refused.errors).toEqual([{ field: 'days', message: expect.any(String) }]);
+      expect(await t.db('leaves').where({ employee_id: employee }).count({ n: '*' }).first()).toMatchObject({ n: 1 });
+    });
+
+    it("is worth the planned hours of the day's published shifts, else the standard day", async () => {
+      const employee = await createEmployee(t, { timezone: 'Europe/Berlin' });
+      // Monday 2026-07-13: two published shifts, 4 h and 3 h with a 30-minute unpaid break.
+      await publish(employee, '2026-07-13T06:00', '2026-07-13T10:00');
+      await publish(employee, '2026-07-13T14:00', '2026-07-13T17:30', { unpaid_break_minutes: 30 });
+      // Saturday 2026-07-18: a 6-hour shift outside the work week.
+      await publish(employee, '2026-07-18T10:00', '2026-07-18T16:00');
+      await requestLeave({
+        employee,
+        start_date: '2026-07-13',
+        end_date: '2026-07-18',
+        days: [
+          { date: '2026-07-13', portion: 'full' },
+          { date: '2026-07-14', portion: 'full' },
+          { date: '2026-07-15', portion: 'am' },
+          { date: '2026-07-18', portion: 'pm' },
+        ],
+        status: 'approved',
+      });
+      expect((await readLeaveHours(t.db, [employee], '2026-07-01', '2026-07-31')).get(employee)).toEqual([
+        { date: '2026-07-13', leave_hours: 7, holiday_hours: 0, code: 'PTO' },
+        { date: '2026-07-14', leave_hours: 8, holiday_hours: 0, code: 'PTO' },
+        { date: '2026-07-15', leave_hours: 4, holiday_hours: 0, code: 'PTO' },
+        { date: '2026-07-18', leave_hours: 3, holiday_hours: 0, code: 'PTO' },
+      ]);
+
+      // The payroll export reads the same hours, and its ETag follows a shift published later.
+      const before = await admin().get('/pay-periods/2026-07-01/export');
+      expect(before.status).toBe(200);
+      expect(before.text).toContain(',2026-07-14,PTO,8.00,');
+      await publish(employee, '2026-07-14T09:00', '2026-07-14T14:00');
+      const after = await admin().get('/pay-periods/2026-07-01/export');
+      expect(after.text).toContain(',2026-07-14,PTO,5.00,');
+      expect(after.headers.etag).not.toBe(before.headers.etag);
+    });
+
+    it("refuses hours above the day's planned hours, naming the day, and writes nothing", async () => {
+      const employee = await createEmployee(t, { timezone: 'UTC' });
+      await publish(employee, '2026-07-20T08:00', '2026-07-20T13:00');
+      const body = (hours: number) => ({
+        leave_type: vacation,
+        employee,
+        start_date: '2026-07-20',
+        end_date: '2026-07-20',
+        days: [{ date: '2026-07-20', portion: 'hours', hours }],
+      });
+      const refused = expectProblem(await admin().post('/leaves', body(6)), 422, 'validation_failed');
+      expect(refused.errors).toEqual([{ field: 'days.0.hours', message: "must be at most the day's 5 hours" }]);
+      expect(await t.db('leaves').where({ employee_id: employee }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+      expect((await admin().post('/leaves', body(5))).status).toBe(201);
     });
   });
 });
