@@ -1,4 +1,5 @@
 import type { Db } from '../db/connect';
+import { fromSqlDateTime } from '../db/sql-time';
 import { type DayLeaveHours, leaveHoursOf, type PlannedHoursByDate, type Portion } from '../leave-rules/hours';
 import { publishedSpans } from '../shifts/shift-repository';
 import { holidaysOfCountries } from './holidays-repository';
@@ -21,6 +22,9 @@ export interface LeaveDay {
   code: string | null;
   paid: boolean;
   private: boolean;
+  /** The leave's version and last change (what a calendar feed's SEQUENCE and DTSTAMP say). */
+  version: number;
+  updatedAt: Date;
 }
 
 export interface HolidayDay {
@@ -57,6 +61,8 @@ export async function readLeaveDays(db: Db, employeeIds: readonly number[], from
         't.code',
         't.paid',
         't.private',
+        'l.version',
+        'l.updated_at',
       )) as Array<Record<string, unknown>>;
     for (const row of rows) {
       days.push({
@@ -71,6 +77,8 @@ export async function readLeaveDays(db: Db, employeeIds: readonly number[], from
         code: row.code == null ? null : String(row.code),
         paid: row.paid === true || Number(row.paid) === 1,
         private: row.private === true || Number(row.private) === 1,
+        version: Number(row.version),
+        updatedAt: fromSqlDateTime(String(row.updated_at)),
       });
     }
   }

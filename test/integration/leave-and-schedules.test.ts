@@ -1,3 +1,5 @@
+import ICAL from 'ical.js';
+import request from 'supertest';
 import { readLeaveHours } from '../../src/leave/days';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
@@ -197,6 +199,82 @@ describe.each(testDialects())('leave and work schedules on %s', (dialect) => {
       expect(refused.errors).toEqual([{ field: 'days.0.hours', message: "must be at most the day's 5 hours" }]);
       expect(await t.db('leaves').where({ employee_id: employee }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
       expect((await admin().post('/leaves', body(5))).status).toBe(201);
+    });
+  });
+  describe('calendar feeds', () => {
+    // Later than the dates of the tests above, so their holidays fall outside these feeds.
+    beforeEach(() => setClock(t, '2026-08-20T12:00:00.000Z'));
+    const feedOf = async (employee: number) => {
+      const created = await admin().post(`/employees/${employee}/calendar-feeds`);
+      expect(created.status).toBe(201);
+      return () => request(t.app).get(new URL(created.body.url as string).pathname);
+    };
+    const eventsOf = (text: string) =>
+      new ICAL.Component(ICAL.parse(text)).getAllSubcomponents('vevent').map((event) => {
+        const start = event.getFirstPropertyValue('dtstart') as ICAL.Time;
+        const end = event.getFirstPropertyValue('dtend') as ICAL.Time;
+        return {
+          uid: event.getFirstPropertyValue('uid'),
+          summary: event.getFirstPropertyValue('summary'),
+          allDay: start.isDate,
+          start: start.isDate ? start.toString() : start.toJSDate().toISOString(),
+          end: end.isDate ? end.toString() : end.toJSDate().toISOString(),
+        };
+      });
+    const allDay = (uid: string, summary: string, start: string, end: string) => ({ uid, summary, allDay: true, start, end });
+
+    it("shows approved leave and the employee's holidays as all-day events, a private type as Time off", async () => {
+      const employee = await createEmployee(t, { timezone: 'UTC', country_code: 'DE' });
+      const fetchFeed = await feedOf(employee);
+      const conference = (await admin().post('/leave-types', { name: `Conference ${dialect}`, private: false })).body.id as string;
+      const shift = await publish(employee, '2026-08-24T08:00', '2026-08-24T16:00');
+      // Tuesday 25th and Wednesday 26th, private; Thursday 27th to Monday 31st (workdays 27, 28, 31), public.
+      const hidden = await requestLeave({ employee, start_date: '2026-08-25', end_date: '2026-08-26', status: 'approved' });
+      const shown = await requestLeave({
+        employee,
+        leave_type: conference,
+        start_date: '2026-08-27',
+        end_date: '2026-08-31',
+        status: 'approved',
+      });
+      const pending = await requestLeave({ employee, start_date: '2026-09-07', end_date: '2026-09-07' });
+      const german = (await admin().post('/holidays', { date: '2026-09-03', name: `Feiertag ${dialect}`, country: 'DE' })).body
+        .id as string;
+      const everyone = (await admin().post('/holidays', { date: '2026-09-04', name: `Summer ${dialect}`, portion: 'half' })).body
+        .id as string;
+      expect((await admin().post('/holidays', { date: '2026-09-02', name: `Fête ${dialect}`, country: 'FR' })).status).toBe(201);
+
+      const feed = await fetchFeed();
+      expect(feed.status).toBe(200);
+      expect(eventsOf(feed.text)).toEqual([
+        { uid: `shift-${shift}@hrm`, summary: 'Shift', allDay: false, start: '2026-08-24T08:00:00.000Z', end: '2026-08-24T16:00:00.000Z' },
+        allDay(`leave-${hidden.id}-2026-08-25@hrm`, 'Time off', '2026-08-25', '2026-08-27'),
+        allDay(`leave-${shown.id}-2026-08-27@hrm`, `Conference ${dialect}`, '2026-08-27', '2026-08-29'),
+        allDay(`leave-${shown.id}-2026-08-31@hrm`, `Conference ${dialect}`, '2026-08-31', '2026-09-01'),
+        allDay(`holiday-${german}@hrm`, `Feiertag ${dialect}`, '2026-09-03', '2026-09-04'),
+        allDay(`holiday-${everyone}@hrm`, `Summer ${dialect} (half day)`, '2026-09-04', '2026-09-05'),
+      ]);
+      expect(feed.text).not.toContain(`leave-${pending.id}`);
+      expect(feed.text).toContain('DTSTART;VALUE=DATE:20260825\r\n');
+
+      // The same data gives the same bytes; a cancelled leave leaves the feed, and its ETag changes.
+      const again = await fetchFeed();
+      expect(again.text).toBe(feed.text);
+      expect((await admin().post(`/leaves/${hidden.id}/cancel`)).status).toBe(200);
+      const changed = await fetchFeed();
+      expect(changed.headers.etag).not.toBe(feed.headers.etag);
+      expect(eventsOf(changed.text).map((event) => event.uid)).not.toContain(`leave-${hidden.id}-2026-08-25@hrm`);
+    });
+
+    it('shows no leave or holiday outside the window or after the termination date', async () => {
+      const employee = await createEmployee(t, { timezone: 'UTC', termination_date: '2026-08-20' });
+      const fetchFeed = await feedOf(employee);
+      await requestLeave({ employee, start_date: '2026-08-19', end_date: '2026-08-21', status: 'approved' });
+      await requestLeave({ employee, start_date: '2026-07-13', end_date: '2026-07-13', status: 'approved' });
+      expect((await admin().post('/holidays', { date: '2026-08-21', name: `After ${dialect}` })).status).toBe(201);
+      const events = eventsOf((await fetchFeed()).text);
+      // 2026-07-13 is more than 30 days back; the leave is cut at the termination date.
+      expect(events.map((event) => [event.start, event.end])).toEqual([['2026-08-19', '2026-08-21']]);
     });
   });
 });
