@@ -1,4 +1,5 @@
 import ical, { ICalEventStatus } from 'ical-generator';
+import type { FeedDayOff } from './days-off';
 import type { FeedShift } from './repository';
 
 // The text of a calendar feed (RFC 5545). ical-generator writes the objects; the lines are then
@@ -40,9 +41,10 @@ export function refold(text: string): string {
 /**
  * The feed of an employee's shifts: each a VEVENT with a UID stable for the shift's life, SEQUENCE
  * its version (raised by every change), DTSTART/DTEND in UTC, cancelled ones STATUS:CANCELLED.
- * DTSTAMP is the shift's last change, so the same shifts give the same bytes (and ETag).
+ * DTSTAMP is the shift's last change, so the same shifts give the same bytes (and ETag). Then the
+ * days off (approved leave, holidays) as all-day events: DTSTART/DTEND dates (VALUE=DATE).
  */
-export function calendarText(shifts: readonly FeedShift[]): string {
+export function calendarText(shifts: readonly FeedShift[], daysOff: readonly FeedDayOff[] = []): string {
   const calendar = ical({ name: 'Shifts', prodId: { company: 'hrm', product: 'schedules', language: 'EN' } });
   for (const shift of shifts) {
     calendar.createEvent({
@@ -54,6 +56,19 @@ export function calendarText(shifts: readonly FeedShift[]): string {
       description: shift.notes ?? undefined,
       sequence: shift.version,
       status: shift.status === 'cancelled' ? ICalEventStatus.CANCELLED : ICalEventStatus.CONFIRMED,
+    });
+  }
+  for (const day of daysOff) {
+    calendar.createEvent({
+      id: day.uid,
+      // Dates as UTC midnights: with no time zone ical-generator writes their UTC date.
+      start: new Date(`${day.start}T00:00:00Z`),
+      end: new Date(`${day.end}T00:00:00Z`),
+      allDay: true,
+      stamp: day.stamp,
+      summary: day.summary,
+      sequence: day.sequence,
+      status: ICalEventStatus.CONFIRMED,
     });
   }
   return refold(calendar.toString());

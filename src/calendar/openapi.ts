@@ -67,7 +67,7 @@ export function describeCalendarFeeds(registry: OpenAPIRegistry): void {
     security: [],
     summary: "A feed's calendar (RFC 5545): no bearer token, the secret URL is the credential",
     description:
-      'The published shifts from 30 days back to 90 days ahead (nothing after the termination date), each a VEVENT with a stable UID, SEQUENCE raised by every change, DTSTART/DTEND in UTC; cancelled shifts as STATUS:CANCELLED. Unknown and revoked tokens: 404 alike.',
+      "The published shifts from 30 days back to 90 days ahead (nothing after the termination date), each a VEVENT with a stable UID, SEQUENCE raised by every change, DTSTART/DTEND in UTC; cancelled shifts as STATUS:CANCELLED. Approved leave and the employee's holidays of the window as all-day events (DTSTART/DTEND dates): a leave named by its type only when the type is not private, else `Time off`. Unknown and revoked tokens: 404 alike.",
     request: {
       params: z.object({
         file: z

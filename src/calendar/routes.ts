@@ -12,11 +12,13 @@ import { Routes } from '../http/routes';
 import { sendJson, sendText } from '../http/send';
 import { sendWrite } from '../http/write';
 import { addDays, todayIn } from '../time';
+import { feedDaysOff } from './days-off';
 import { calendarText } from './ics';
 import { deleteFeed, feedShifts, findFeedEmployee, insertFeed, listFeeds } from './repository';
 
 // Calendar feeds (CONTRACT 6.7, docs/schedules.md "Calendar feeds"): an employee's shifts as an
-// RFC 5545 calendar behind a secret URL, for calendar clients that send no bearer token.
+// RFC 5545 calendar, with their approved leave and holidays, behind a secret URL, for calendar
+// clients that send no bearer token.
 
 /** Days before and after today (the employee's) a feed shows. */
 const DAYS_BACK = 30;
@@ -81,8 +83,9 @@ export function calendarRoutes({ clock }: { clock: Clock }): Routes {
       let to = addDays(today, DAYS_AHEAD);
       // Nothing after the termination date.
       if (employee.termination_date !== null && employee.termination_date < to) to = employee.termination_date;
-      const shifts = to < from ? [] : await feedShifts(db, employee.id, from, to);
-      const text = calendarText(shifts);
+      const [shifts, daysOff] =
+        to < from ? [[], []] : await Promise.all([feedShifts(db, employee.id, from, to), feedDaysOff(db, employee.id, from, to)]);
+      const text = calendarText(shifts, daysOff);
       if (answeredNotModified(req, res, entityTag(entityTagKey, text))) return;
       sendText(res, 200, 'text/calendar; charset=utf-8', text);
     },

@@ -1,6 +1,6 @@
 import { addDays, dayNumber } from '../time';
 import { matchRecords, windowOf } from './matching';
-import type { DayFlag, DayRecord, DayShift, DayStatus, DayStatusName, EmployeeDaysInput } from './types';
+import type { DayFlag, DayLeave, DayRecord, DayShift, DayStatus, DayStatusName, EmployeeDaysInput } from './types';
 
 // The status of an employee's day (CONTRACT 6.7, docs/schedules.md "Precedence"), computed at
 // every read from plain values; nothing here reads a database or a clock.
@@ -35,6 +35,20 @@ export function employeeDays(input: EmployeeDaysInput): DayStatus[] {
   return days;
 }
 
+/**
+ * The part of the day the employee is expected at work: all of it, but after the midpoint of the
+ * day's shifts (first start to last end) with approved `am` leave, and before it with `pm` leave.
+ * Late and early verdicts count from these bounds, so a morning off is not an afternoon's lateness.
+ */
+function expectedSpan(shifts: readonly DayShift[], leave: DayLeave | null): { from: number; to: number } {
+  const whole = { from: -Infinity, to: Infinity };
+  if (shifts.length === 0 || leave?.status !== 'approved' || (leave.portion !== 'am' && leave.portion !== 'pm')) return whole;
+  const first = Math.min(...shifts.map((shift) => shift.start));
+  const last = Math.max(...shifts.map((shift) => shift.end));
+  const midpoint = first + Math.round((last - first) / 2 / MINUTE) * MINUTE;
+  return leave.portion === 'am' ? { from: midpoint, to: Infinity } : { from: -Infinity, to: midpoint };
+}
+
 function dayStatus(
   date: string,
   shifts: readonly DayShift[],
@@ -47,14 +61,16 @@ function dayStatus(
   const flags: DayFlag[] = [];
   let lateMinutes = 0;
   let earlyMinutes = 0;
+  const expected = expectedSpan(shifts, leave);
   for (const shift of shifts) {
     const own = records.filter((record) => matched.get(record.id) === shift.id);
     const first = own[0];
     const last = own[own.length - 1];
-    if (!first || !last) continue;
-    if (first.start > shift.start + shift.late_grace_minutes * MINUTE) lateMinutes += Math.ceil((first.start - shift.start) / MINUTE);
-    if (last.end !== null && last.end < shift.end - shift.early_exit_grace_minutes * MINUTE)
-      earlyMinutes += Math.ceil((shift.end - last.end) / MINUTE);
+    const start = Math.max(shift.start, expected.from);
+    const end = Math.min(shift.end, expected.to);
+    if (!first || !last || end <= start) continue;
+    if (first.start > start + shift.late_grace_minutes * MINUTE) lateMinutes += Math.ceil((first.start - start) / MINUTE);
+    if (last.end !== null && last.end < end - shift.early_exit_grace_minutes * MINUTE) earlyMinutes += Math.ceil((end - last.end) / MINUTE);
   }
   if (lateMinutes > 0) flags.push('late');
   if (earlyMinutes > 0) flags.push('early_exit');

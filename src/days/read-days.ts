@@ -5,6 +5,7 @@ import { fromSqlDateTime } from '../db/sql-time';
 import { employeeDays } from '../day-rules/day-status';
 import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus } from '../day-rules/types';
 import { whereVisible } from '../employees/access';
+import { type HolidayDay, type LeaveDay, readHolidaysOf, readLeaveDays } from '../leave/days';
 import { addDays, lastReadingOn } from '../time';
 
 // The one adapter from stored rows to the day status (src/day-rules): every reader of day
@@ -113,11 +114,11 @@ export async function readDays(
         .select('id', 'employee_id', 'in_time_utc', 'out_time_utc', 'in_time_local'),
     )
   ).map(toDayRecord);
-  // Leave and holidays (CONTRACT 6.8) are inputs of the rule already. Until src/leave/ exists they
-  // are none; then read them here, once per request, with readLeaveDays(db, ids, from, to) and
-  // readHolidaysOf(db, ids, from, to), and answer leaveOn/holidayOn from those maps.
-  const leaveOn = (): DayLeave | null => null;
-  const holidayOn = (): DayHoliday | null => null;
+  // Leave and holidays (CONTRACT 6.8, src/leave/): read once per request, answered per date.
+  const [leaveDays, holidays] = await Promise.all([
+    readLeaveDays(db, ids, range.from, range.to),
+    readHolidaysOf(db, ids, range.from, range.to),
+  ]);
   const days = new Map<number, DayStatus[]>();
   for (const employee of employees) {
     days.set(
@@ -130,12 +131,27 @@ export async function readDays(
         terminationDate: employee.termination_date,
         shifts: shifts.filter((shift) => shift.employeeId === employee.id),
         records: records.filter((record) => record.employeeId === employee.id),
-        leaveOn,
-        holidayOn,
+        leaveOn: leaveOf(leaveDays.filter((day) => day.employeeId === employee.id)),
+        holidayOn: holidayOf(holidays.get(employee.id) ?? []),
       }),
     );
   }
   return days;
+}
+
+/** A date's leave (one live leave per date: src/leave/ keeps at most one pending or approved). */
+function leaveOf(days: readonly LeaveDay[]): (date: string) => DayLeave | null {
+  const byDate = new Map(days.map((day) => [day.date, { id: day.leaveId, portion: day.portion, status: day.status }]));
+  return (date) => byDate.get(date) ?? null;
+}
+
+/** A date's holiday; of two on one date (a national and a company one), a full one first, then the lower id. */
+function holidayOf(holidays: readonly HolidayDay[]): (date: string) => DayHoliday | null {
+  const byDate = new Map<string, DayHoliday>();
+  const ordered = [...holidays].sort((a, b) => (a.portion === b.portion ? a.holidayId - b.holidayId : a.portion === 'full' ? -1 : 1));
+  for (const holiday of ordered)
+    if (!byDate.has(holiday.date)) byDate.set(holiday.date, { id: holiday.holidayId, portion: holiday.portion });
+  return (date) => byDate.get(date) ?? null;
 }
 
 /** The read shape of a day row (CONTRACT 6.7). */

@@ -1,7 +1,7 @@
 import { addDays, daysBetween, weekdayOf } from '../time';
 
 // The hours of leave and holidays (CONTRACT 6.8, docs/leave.md "Hours"): pure functions over plain
-// values, no database, no clock. src/leave/hours.ts is the one adapter that reads their input.
+// values, no database, no clock. src/leave/days.ts is the one adapter that reads their input.
 
 export const WEEKDAY_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type WeekdayName = (typeof WEEKDAY_NAMES)[number];
@@ -22,9 +22,8 @@ export const DEFAULT_LEAVE_SETTINGS: LeaveSettings = Object.freeze({
 export type Portion = 'full' | 'am' | 'pm' | 'hours';
 
 /**
- * The planned hours of each date's published shifts, by date (YYYY-MM-DD). Work schedules are not
- * built yet: every caller passes an empty map until the shifts' reader is wired into
- * src/leave/hours.ts (docs/leave.md, "Shifts").
+ * The planned hours of each date's published shifts, by date (YYYY-MM-DD): what readPlannedHours
+ * of src/leave/days.ts reads from the shifts table (docs/leave.md, "Shifts").
  */
 export type PlannedHoursByDate = ReadonlyMap<string, number>;
 

@@ -1,5 +1,7 @@
 import type { Db } from '../db/connect';
+import { fromSqlDateTime } from '../db/sql-time';
 import { type DayLeaveHours, leaveHoursOf, type PlannedHoursByDate, type Portion } from '../leave-rules/hours';
+import { publishedSpans } from '../shifts/shift-repository';
 import { holidaysOfCountries } from './holidays-repository';
 import { readLeaveSettings } from './settings';
 
@@ -20,6 +22,9 @@ export interface LeaveDay {
   code: string | null;
   paid: boolean;
   private: boolean;
+  /** The leave's version and last change (what a calendar feed's SEQUENCE and DTSTAMP say). */
+  version: number;
+  updatedAt: Date;
 }
 
 export interface HolidayDay {
@@ -56,6 +61,8 @@ export async function readLeaveDays(db: Db, employeeIds: readonly number[], from
         't.code',
         't.paid',
         't.private',
+        'l.version',
+        'l.updated_at',
       )) as Array<Record<string, unknown>>;
     for (const row of rows) {
       days.push({
@@ -70,6 +77,8 @@ export async function readLeaveDays(db: Db, employeeIds: readonly number[], from
         code: row.code == null ? null : String(row.code),
         paid: row.paid === true || Number(row.paid) === 1,
         private: row.private === true || Number(row.private) === 1,
+        version: Number(row.version),
+        updatedAt: fromSqlDateTime(String(row.updated_at)),
       });
     }
   }
@@ -106,16 +115,23 @@ export async function readHolidaysOf(db: Db, employeeIds: readonly number[], fro
 }
 
 /**
- * The planned hours of each employee's published shifts per date. Work schedules are not built
- * yet: this is where their reader plugs in (docs/leave.md, "Shifts"); until then every day has none.
+ * The planned hours of each employee's published shifts per date (docs/leave.md, "Shifts"): each
+ * shift's elapsed time minus its unpaid break, summed by the shift's date, kept to the hundredth.
  */
 export async function readPlannedHours(
-  _db: Db,
+  db: Db,
   employeeIds: readonly number[],
-  _from: string,
-  _to: string,
+  from: string,
+  to: string,
 ): Promise<Map<number, PlannedHoursByDate>> {
-  return new Map(employeeIds.map((id) => [id, new Map<string, number>()]));
+  const planned = new Map(employeeIds.map((id) => [id, new Map<string, number>()]));
+  for (const span of await publishedSpans(db, employeeIds, from, to)) {
+    const byDate = planned.get(span.employee_id);
+    if (!byDate) continue;
+    const hours = Math.max(0, span.end.getTime() - span.start.getTime() - span.unpaid_break_minutes * 60_000) / 3_600_000;
+    byDate.set(span.date, Math.round(((byDate.get(span.date) ?? 0) + hours) * 100) / 100);
+  }
+  return planned;
 }
 
 /**
@@ -184,7 +200,8 @@ export async function employeesWithPaidHours(db: Db, from: string, to: string): 
 
 /**
  * What the paid hours of [from, to] depend on besides the leave days' own dates: a fingerprint
- * of the leaves, leave types, holidays and leave settings, for the payroll export's ETag.
+ * of the leaves, leave types, holidays, leave settings and published shifts, for the payroll
+ * export's ETag.
  */
 export async function leaveFingerprint(db: Db, from: string, to: string): Promise<unknown> {
   return Promise.all([
@@ -195,5 +212,12 @@ export async function leaveFingerprint(db: Db, from: string, to: string): Promis
     db('leave_types').first(db.raw('count(*) as n'), db.raw('sum(id) as ids'), db.raw('max(updated_at) as changed')),
     db('holidays').where('date', '>=', from).where('date', '<=', to).first(db.raw('count(*) as n'), db.raw('sum(id) as ids')),
     readLeaveSettings(db),
+    // A leave day is worth its date's published shifts' planned hours (readPlannedHours).
+    db('shifts')
+      .where('status', 'published')
+      .whereNotNull('employee_id')
+      .where('date', '>=', from)
+      .where('date', '<=', to)
+      .first(db.raw('count(*) as n'), db.raw('sum(id) as ids'), db.raw('sum(version) as versions'), db.raw('max(updated_at) as changed')),
   ]);
 }

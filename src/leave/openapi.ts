@@ -158,7 +158,7 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     operationId: 'createLeave',
     summary: 'Request leave (employees for themselves, managers for direct reports too; admins for anyone, also approved)',
     description:
-      "`days` defaults to `full` on every workday of the range (a working day of the work week that is not a holiday of the employee, unless the type `include_holidays`). A range backwards or of a year or more, a day outside the range, `hours` above the day's hours, an unknown type or employee: 422 naming the field, nothing written. A date another pending or approved leave of the employee holds: 409 `leave_overlap`. A date of a locked pay period: 409 `period_locked`.",
+      "`days` defaults to `full` on every workday of the range (a date with a published shift, or a working day of the work week that is not a holiday of the employee, unless the type `include_holidays`). A range backwards or of a year or more, a day outside the range, `hours` above the day's hours, an unknown type or employee: 422 naming the field, nothing written. A date another pending or approved leave of the employee holds: 409 `leave_overlap`. A date of a locked pay period: 409 `period_locked`.",
     request: { headers: idempotencyKeyHeader, body: jsonBody(leaveCreate) },
     responses: { 201: jsonResponse('The leave', leaveSchema, location.extend(ETAG_HEADER.shape)), ...writeProblems },
   });

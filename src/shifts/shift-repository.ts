@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
-import { toSqlDateTime } from '../db/sql-time';
+import { fromSqlDateTime, toSqlDateTime } from '../db/sql-time';
 import type { Shift, ShiftColumns, ShiftStatus } from './shift-model';
 
 // shifts (migration 0031), read with their employee's display name and supervisor and their
@@ -192,4 +192,35 @@ export async function recordShiftDeletion(db: Db, shift: Shift, now: Date): Prom
     supervisor_id: shift.supervisor_id,
     deleted_at: toSqlDateTime(now),
   });
+}
+
+/** A published shift's span, for what is planned of a date (the leave's default days and hours). */
+export interface PublishedSpan {
+  employee_id: number;
+  date: string;
+  start: Date;
+  end: Date;
+  unpaid_break_minutes: number;
+}
+
+/** The published shifts of these employees dated from..to, by employee and start. */
+export async function publishedSpans(db: Db, employeeIds: readonly number[], from: string, to: string): Promise<PublishedSpan[]> {
+  const spans: PublishedSpan[] = [];
+  for (let at = 0; at < employeeIds.length; at += 500) {
+    const rows = (await db('shifts')
+      .whereIn('employee_id', employeeIds.slice(at, at + 500))
+      .where('status', 'published')
+      .whereBetween('date', [from, to])
+      .orderBy([{ column: 'employee_id' }, { column: 'start_utc' }])
+      .select('employee_id', 'date', 'start_utc', 'end_utc', 'unpaid_break_minutes')) as Array<Record<string, unknown>>;
+    for (const row of rows)
+      spans.push({
+        employee_id: Number(row.employee_id),
+        date: String(row.date).slice(0, 10),
+        start: fromSqlDateTime(String(row.start_utc)),
+        end: fromSqlDateTime(String(row.end_utc)),
+        unpaid_break_minutes: Number(row.unpaid_break_minutes),
+      });
+  }
+  return spans;
 }

@@ -86,6 +86,40 @@ describe('day status precedence', () => {
     expect(pending[0]).toMatchObject({ status: 'absent', leave: 9, flags: ['leave_pending'] });
   });
 
+  it('counts late from the midday with approved am leave, early exit up to it with pm leave', () => {
+    const planned = shift(UTC, `${day}T08:00`, `${day}T16:00`, { late_grace_minutes: 5, early_exit_grace_minutes: 5 });
+    const am = { [day]: { id: 10, portion: 'am' as const, status: 'approved' as const } };
+    const onTime = record(UTC, `${day}T12:04`, `${day}T16:00`);
+    expect(days({ from: day, shifts: [planned], records: [onTime] }, { leave: am })[0]).toMatchObject({
+      status: 'present',
+      late_minutes: 0,
+      flags: [],
+    });
+    const late = record(UTC, `${day}T12:30`, `${day}T16:00`);
+    expect(days({ from: day, shifts: [planned], records: [late] }, { leave: am })[0]).toMatchObject({
+      status: 'present',
+      late_minutes: 30,
+      flags: ['late'],
+    });
+    const pm = { [day]: { id: 11, portion: 'pm' as const, status: 'approved' as const } };
+    const morning = record(UTC, `${day}T08:00`, `${day}T12:00`);
+    expect(days({ from: day, shifts: [planned], records: [morning] }, { leave: pm })[0]).toMatchObject({
+      early_exit_minutes: 0,
+      flags: [],
+    });
+    const leftEarly = record(UTC, `${day}T08:00`, `${day}T11:00`);
+    expect(days({ from: day, shifts: [planned], records: [leftEarly] }, { leave: pm })[0]).toMatchObject({
+      early_exit_minutes: 60,
+      flags: ['early_exit'],
+    });
+    // A pending am leave moves nothing: the whole shift is expected.
+    const pendingAm = { [day]: { id: 12, portion: 'am' as const, status: 'pending' as const } };
+    expect(days({ from: day, shifts: [planned], records: [late] }, { leave: pendingAm })[0]).toMatchObject({
+      late_minutes: 270,
+      flags: ['late', 'leave_pending'],
+    });
+  });
+
   it('answers holiday without a published shift; with one the shift decides and work is flagged', () => {
     const holiday = { [day]: { id: 3, portion: 'full' as const } };
     expect(days({ from: day }, { holiday })[0]).toMatchObject({ status: 'holiday', holiday: 3, flags: [] });
