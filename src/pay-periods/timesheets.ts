@@ -89,13 +89,21 @@ export async function classifiedDaysOf(
   return result;
 }
 
-/** A snapshot's days: `[date, worked, regular, overtime, double_time, records]` for each non-zero date. */
-type FrozenDay = [string, number, number, number, number, number];
+/**
+ * A snapshot's days: `[date, worked, regular, overtime, double_time, records, break_deducted]` for
+ * each non-zero date; the 7th only when a meal break was deducted (absent: 0).
+ */
+type FrozenDay = [string, number, number, number, number, number, number?];
 
 export function frozenDaysJson(days: readonly DayHours[]): string {
   const nonZero: FrozenDay[] = days
     .filter((day) => day.worked > 0 || day.records > 0)
-    .map((day) => [day.date, day.worked, day.regular, day.overtime, day.double_time, day.records]);
+    .map((day): FrozenDay => {
+      const { date, worked, regular, overtime, double_time: doubleTime, records } = day;
+      return day.break_deducted > 0
+        ? [date, worked, regular, overtime, doubleTime, records, day.break_deducted]
+        : [date, worked, regular, overtime, doubleTime, records];
+    });
   return JSON.stringify(nonZero);
 }
 
@@ -105,13 +113,13 @@ export function daysFromFrozen(json: string, period: { start: string; end: strin
   return datesOf(period).map((date) => {
     const day = frozen.get(date);
     return day
-      ? { date, worked: day[1], regular: day[2], overtime: day[3], double_time: day[4], records: day[5] }
-      : { date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 };
+      ? { date, worked: day[1], regular: day[2], overtime: day[3], double_time: day[4], records: day[5], break_deducted: day[6] ?? 0 }
+      : { date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0, break_deducted: 0 };
   });
 }
 
 export function zeroDays(period: { start: string; end: string }): DayHours[] {
-  return datesOf(period).map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
+  return datesOf(period).map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0, break_deducted: 0 }));
 }
 
 /** Criteria of a timesheet list (GET /timesheets). */
