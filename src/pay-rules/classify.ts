@@ -2,7 +2,15 @@
 // hours are classified"; checked against docs/overtime-vectors.json). Exact seconds throughout.
 import { offsetMsAt, parseIsoInstant, wallClockIn } from '../time';
 import { datesOf, workweekStartOf } from './periods';
-import { type MealBreak, type OvertimeRules, type RoundingMinutes, type Weekday, thresholdSeconds } from './settings';
+import {
+  type GroupRules,
+  type MealBreak,
+  type OvertimeRules,
+  type PayPeriodSettings,
+  type RoundingMinutes,
+  type Weekday,
+  thresholdSeconds,
+} from './settings';
 
 /**
  * A closed record as classification sees it: the date of its stored in_time on its own wall clock,
@@ -329,6 +337,35 @@ export function sheetClassifier(
       if (date >= range.from && date <= range.to) openRecords += 1;
     }
     return { days: classify(worked), openRecords };
+  };
+}
+
+/** Every pay group's rules by the group's id, as a reading loads them once (pay-groups/repository.ts, readGroupRules). */
+export type GroupRulesBook = ReadonlyMap<number, GroupRules>;
+
+/**
+ * sheetClassifier for employees of several pay groups: each employee's records classified by
+ * their group's overtime, exempt, meal break and rounding (CONTRACT 6.5), over the workweeks of
+ * `settings` (group 1's: the periods and their workweeks stay group 1's until the pay-period
+ * paths take `?group=`). An employee of a group `groups` does not hold (none should be) is
+ * classified by `settings.overtime` alone. One sheetClassifier per group, made when first needed.
+ */
+export function groupSheetClassifier(
+  groups: GroupRulesBook,
+  settings: PayPeriodSettings,
+  range: { from: string; to: string },
+): (groupId: number | null, records: readonly StoredRecordTimes[]) => SheetDays {
+  const classifiers = new Map<number | null, (records: readonly StoredRecordTimes[]) => SheetDays>();
+  return (groupId, records) => {
+    let classify = classifiers.get(groupId);
+    if (!classify) {
+      const group = groupId === null ? undefined : groups.get(groupId);
+      classify = group
+        ? sheetClassifier(group.overtime, settings.workweek_start, range, group)
+        : sheetClassifier(settings.overtime, settings.workweek_start, range);
+      classifiers.set(groupId, classify);
+    }
+    return classify(records);
   };
 }
 

@@ -8,7 +8,7 @@ import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { findDefaultGroup } from '../pay-groups/repository';
+import { findDefaultGroup, readGroupRules } from '../pay-groups/repository';
 import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -353,6 +353,7 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
     byPeriod.get(key)!.approvals.push({ employeeId: Number(row.employee_id), days: String(row.approved_days) });
   }
   const changed: Array<{ employeeId: number; period: Period }> = [];
+  const groups = await readGroupRules(trx);
   for (const { period, approvals } of byPeriod.values()) {
     for (let at = 0; at < approvals.length; at += 500) {
       const batch = approvals.slice(at, at + 500);
@@ -361,6 +362,7 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
         batch.map((approval) => approval.employeeId),
         period,
         settings,
+        groups,
       );
       for (const approval of batch)
         if (!sameNumbers(approval.days, current.get(approval.employeeId) ?? [])) changed.push({ employeeId: approval.employeeId, period });
