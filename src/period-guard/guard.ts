@@ -8,7 +8,7 @@ import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { findDefaultGroup, readGroupRules } from '../pay-groups/repository';
+import { DEFAULT_GROUP_ID, findDefaultGroup, readGroupRules } from '../pay-groups/repository';
 import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -333,16 +333,18 @@ export async function reopenTimesheets(
  * meets whose numbers the new rules change go back to open (`rules_changed`). The numbers are
  * computed over the approval's dates, whatever periods the new layout draws.
  */
-export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, _groupId = 1): Promise<void> {
-  // _groupId: the group whose rules changed, once pay groups exist (CONTRACT 6.5); every approval is group 1's until then.
+export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, groupId?: number): Promise<void> {
+  // groupId: only the approvals of the employees now in that group (PUT|PATCH /pay-groups/{id}
+  // changed its rules); none: everyone's (group 1's settings hold every employee's periods and workweeks).
   const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
   }));
-  const rows = (await trx('timesheet_approvals')
-    .where('status', 'approved')
-    .orderBy(['period_start', 'employee_id'])
-    .select('employee_id', 'period_start', 'period_end', 'approved_days')) as Array<Record<string, unknown>>;
+  const approved = trx('timesheet_approvals as t').where('t.status', 'approved');
+  if (groupId !== undefined) approved.join('employees as e', 'e.id', 't.employee_id').where('e.pay_group_id', groupId);
+  const rows = (await approved
+    .orderBy(['t.period_start', 't.employee_id'])
+    .select('t.employee_id', 't.period_start', 't.period_end', 't.approved_days')) as Array<Record<string, unknown>>;
   const byPeriod = new Map<string, { period: Period; approvals: Array<{ employeeId: number; days: string }> }>();
   for (const row of rows) {
     const period = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
@@ -369,6 +371,16 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
     }
   }
   await reopenApproved(trx, changed, context, 'rules_changed');
+}
+
+/**
+ * After PUT|PATCH /pay-groups/{id} changed the group's rules, in its transaction: reopenForRules
+ * under group 1's settings (every employee's periods and workweeks), for the employees of that
+ * group; for everyone when group 1's own settings changed (they are every employee's periods).
+ */
+export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
+  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? undefined : groupId);
 }
 
 /** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */
