@@ -8,6 +8,7 @@ import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
+import type { GroupRulesBook } from '../pay-rules/classify';
 import { DEFAULT_GROUP_ID, findDefaultGroup, readGroupRules } from '../pay-groups/repository';
 import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
@@ -310,6 +311,7 @@ export async function reopenTimesheets(
   reason: ReopenReason = 'attendance_changed',
 ): Promise<void> {
   let settings: PayPeriodSettings | undefined;
+  let groups: GroupRulesBook | undefined;
   const changed: Array<{ employeeId: number; period: Period }> = [];
   for (const { employeeId, periods } of reopened) {
     for (const period of periods) {
@@ -319,7 +321,8 @@ export async function reopenTimesheets(
       if (!row) continue;
       if (row.approved_days != null) {
         settings ??= parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
-        const days = (await currentNumbersOf(trx, [employeeId], period, settings)).get(employeeId) ?? [];
+        groups ??= await readGroupRules(trx);
+        const days = (await currentNumbersOf(trx, [employeeId], period, settings, groups)).get(employeeId) ?? [];
         if (sameNumbers(String(row.approved_days), days)) continue;
       }
       changed.push({ employeeId, period });
