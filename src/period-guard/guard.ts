@@ -336,15 +336,23 @@ export async function reopenTimesheets(
  * meets whose numbers the new rules change go back to open (`rules_changed`). The numbers are
  * computed over the approval's dates, whatever periods the new layout draws.
  */
-export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, groupId?: number): Promise<void> {
+export async function reopenForRules(
+  trx: Db,
+  settings: PayPeriodSettings,
+  context: GuardContext,
+  scope: { groupId?: number; employeeId?: number } = {},
+): Promise<void> {
   // groupId: only the approvals of the employees now in that group (PUT|PATCH /pay-groups/{id}
-  // changed its rules); none: everyone's (group 1's settings hold every employee's periods and workweeks).
+  // changed its rules); employeeId: only that employee's (moved to another group); neither:
+  // everyone's (group 1's settings hold every employee's periods and workweeks).
+  const { groupId, employeeId } = scope;
   const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
   }));
   const approved = trx('timesheet_approvals as t').where('t.status', 'approved');
   if (groupId !== undefined) approved.join('employees as e', 'e.id', 't.employee_id').where('e.pay_group_id', groupId);
+  if (employeeId !== undefined) approved.where('t.employee_id', employeeId);
   const rows = (await approved
     .orderBy(['t.period_start', 't.employee_id'])
     .select('t.employee_id', 't.period_start', 't.period_end', 't.approved_days')) as Array<Record<string, unknown>>;
@@ -383,7 +391,17 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
  */
 export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
   const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
-  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? undefined : groupId);
+  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? {} : { groupId });
+}
+
+/**
+ * After an employee moved to another pay group (PATCH|PUT /employees/{id} `pay_group`), in its
+ * transaction: their approved timesheets of open periods whose numbers the new group's rules
+ * change reopen (`rules_changed`), as a change of the group's rules would.
+ */
+export async function reopenForGroupMove(trx: Db, employeeId: number, context: GuardContext): Promise<void> {
+  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  await reopenForRules(trx, settings, context, { employeeId });
 }
 
 /** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */

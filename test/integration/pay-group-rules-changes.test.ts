@@ -96,6 +96,30 @@ describe.each(testDialects())('a change of a pay group’s rules on %s', (dialec
     expect(await reopenedEvents(inGroup)).toHaveLength(1);
   });
 
+  it('reopens the approvals a move to another group changes; a move between groups of the same rules keeps them', async () => {
+    const { group, inGroup, inDefault } = await setUp();
+    const breaks = await admin().post('/pay-groups', { name: unique('Breaks'), meal_break: { after_hours: 6, minutes: 30 } });
+    expect(breaks.status).toBe(201);
+    // October is locked and holds their records: a move is refused there (period_locked), so unlock it first.
+    expect((await admin().post('/pay-periods/2026-10-01/unlock')).status).toBe(200);
+
+    // group 1 to the plain group: the same rules (weekly 40), the same numbers.
+    expect((await admin().patch(`/employees/${inDefault}`, { pay_group: String(group) })).status).toBe(200);
+    expect(await sheet(inDefault, '2026-11-01')).toMatchObject({ status: 'approved', totals: { worked_hours: 9 } });
+
+    expect((await admin().patch(`/employees/${inGroup}`, { pay_group: String(breaks.body.id) })).status).toBe(200);
+    expect(await sheet(inGroup, '2026-11-01')).toMatchObject({
+      status: 'open',
+      reopened_reason: 'rules_changed',
+      totals: { worked_hours: 8.5 },
+    });
+    expect((await reopenedEvents(inGroup)).map((event) => [event.period_start, event.reason])).toEqual([
+      ['2026-10-01', 'rules_changed'],
+      ['2026-11-01', 'rules_changed'],
+    ]);
+    expect(await reopenedEvents(inDefault)).toEqual([]);
+  });
+
   it('refuses a bad rule with a 422 naming it, and changes nothing', async () => {
     const { group, inGroup } = await setUp();
     const before = await t.db('pay_groups').where({ id: group }).first();
