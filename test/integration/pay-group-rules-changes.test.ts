@@ -71,6 +71,23 @@ describe.each(testDialects())('a change of a pay group’s rules on %s', (dialec
     expect(await reopenedEvents(inDefault)).toEqual([]);
   });
 
+  it('freezes the group’s rules into a lock’s snapshot, deducted break included', async () => {
+    const { group, inGroup } = await setUp();
+    expect((await admin().patch(`/pay-groups/${group}`, { meal_break: { after_hours: 6, minutes: 30 } })).status).toBe(200);
+    await approve(inGroup, '2026-11-01');
+    expect((await admin().post('/pay-periods/2026-11-01/lock')).status).toBe(200);
+
+    expect((await admin().patch(`/pay-groups/${group}`, { meal_break: null, exempt: true })).status).toBe(200);
+
+    const november = await sheet(inGroup, '2026-11-01');
+    expect(november).toMatchObject({ status: 'approved', period: { status: 'locked' }, totals: { worked_hours: 8.5 } });
+    expect(november.days[9]).toMatchObject({ date: '2026-11-10', worked_hours: 8.5, regular_hours: 8.5, break_deducted_hours: 0.5 });
+    const exported = await admin().get('/pay-periods/2026-11-01/export?format=json');
+    expect(exported.body.rows.filter((row: { employee: string }) => row.employee === String(inGroup))).toMatchObject([
+      { date: '2026-11-10', code: 'REG', hours: 8.5 },
+    ]);
+  });
+
   it('reopens on PUT too, and not for a change that changes no number (a name, or rounding of whole hours)', async () => {
     const { group, inGroup } = await setUp();
 
