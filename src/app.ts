@@ -28,6 +28,8 @@ import { type Logger, requestLogging } from './logger';
 import { leaveRoutes } from './leave/routes';
 import { lookupRoutes } from './lookups/routes';
 import { payPeriodRoutes } from './pay-periods/routes';
+import { forgetSheetTotals } from './pay-periods/sheet-list';
+import { reopenForGroupRules } from './period-guard/guard';
 import type { Metrics } from './metrics/metrics';
 import { openApiDocumentFor } from './openapi';
 import { limitCallerConcurrency } from './rate-limits/concurrency';
@@ -138,7 +140,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
     ...scheduleRoutes({ clock }),
     ...dayRoutes({ clock }),
     calendarFeedRoutes({ clock }),
-    payGroupRoutes({ clock }),
+    payGroupRoutes({ clock, rulesChanged: reopenForGroupRules, afterRulesChanged: forgetSheetTotals }),
     tokenRoutes({ clock }),
     webhookRoutes({ clock, config }),
   ];

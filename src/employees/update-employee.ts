@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { writeAudit } from '../audit/repository';
 import { type FieldError, ValidationError } from '../errors';
 import type { Caller } from '../caller';
-import { assertNoLockedAttendance } from '../period-guard/guard';
+import { assertNoLockedAttendance, reopenForGroupMove } from '../period-guard/guard';
 import { todayIn } from '../time';
 import { recordEmployeeEvent } from './events';
 import { assertEmployeeIfMatch } from './entity-tags';
@@ -85,6 +85,8 @@ export async function updateEmployee(
   }
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   await updateEmployeeRow(trx, id, update, now);
+  // Their new group's rules classify them from now on: approvals whose numbers change reopen.
+  if (changed.includes('pay_group')) await reopenForGroupMove(trx, id, { caller, requestId: context.requestId, now });
   if (terminating) await disableUsersOfEmployee(trx, id, now);
   await writeAudit(
     trx,

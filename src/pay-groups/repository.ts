@@ -87,6 +87,17 @@ function ruleColumns(group: GroupRules & { name: string; export_profile: string 
   };
 }
 
+/** Every group's rules by id: one query, for a reading that classifies employees of any group. */
+export async function readGroupRules(db: Db): Promise<Map<number, GroupRules>> {
+  const rows = (await db('pay_groups').select(COLUMNS)) as PayGroupRow[];
+  return new Map(rows.map((row) => [Number(row.id), toPayGroup(row)]));
+}
+
+/** What a change of any group's rules changes (an export's tag covers it): their count and latest change. */
+export async function groupRulesFingerprint(db: Db): Promise<unknown> {
+  return db('pay_groups').first(db.raw('count(*) as n'), db.raw('max(updated_at) as changed'), db.raw('sum(id) as ids'));
+}
+
 export async function findPayGroup(db: Db, id: number): Promise<PayGroup | undefined> {
   const row = (await db('pay_groups').where({ id }).first(COLUMNS)) as PayGroupRow | undefined;
   return row ? toPayGroup(row) : undefined;

@@ -12,7 +12,7 @@ import { sendWrite } from '../http/write';
 import { referenceNamesOf } from '../lookups/reference-names';
 import { findPayGroup, listPayGroups, type PayGroup } from './repository';
 import { payGroupListQuery } from './schemas';
-import { createPayGroup, patchPayGroup, removePayGroup, replacePayGroup } from './writes';
+import { createPayGroup, patchPayGroup, removePayGroup, replacePayGroup, type RulesChanged } from './writes';
 
 /** The read shape (CONTRACT 6.5), keys in the contract's order. */
 export function toPayGroupResponse(group: PayGroup): Record<string, unknown> {
@@ -40,7 +40,17 @@ export function toPayGroupResponse(group: PayGroup): Record<string, unknown> {
  * /pay-groups (docs/pay-periods.md, "Pay groups"): admins write, admins and managers read.
  * Group 1 is the pay-period settings' group (/pay-periods/settings reads and writes it too).
  */
-export function payGroupRoutes({ clock }: { clock: Clock }): Routes {
+export function payGroupRoutes({
+  clock,
+  rulesChanged,
+  afterRulesChanged,
+}: {
+  clock: Clock;
+  /** Reopens the approved timesheets a change of a group's rules changes (period-guard, given by the app). */
+  rulesChanged?: RulesChanged;
+  /** After such a write: what caches the numbers' statuses (the timesheet list's totals). */
+  afterRulesChanged?: (instance: ReturnType<typeof instanceOf>) => void;
+}): Routes {
   const requireReader = (req: Request) => {
     if (callerOf(req).role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may read pay groups' });
   };
@@ -62,9 +72,12 @@ export function payGroupRoutes({ clock }: { clock: Clock }): Routes {
       written.now,
       async (trx) => ({
         status: 200,
-        body: toPayGroupResponse(await write(trx, id, body, written)),
+        body: toPayGroupResponse(await write(trx, id, body, written, rulesChanged)),
       }),
-      forgetNames(req),
+      () => {
+        forgetNames(req)();
+        afterRulesChanged?.(instanceOf(req));
+      },
     );
   };
   return new Routes('/pay-groups')

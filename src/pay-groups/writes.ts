@@ -28,6 +28,13 @@ interface WriteContext {
   requestId: string;
 }
 
+/**
+ * What a change of a group's rules does to the numbers, in the write's transaction (given by the
+ * app: period-guard's reopenForGroupRules, which reopens the approved timesheets whose numbers
+ * change; a lock's numbers never change). `settingsChanged`: the 6.3 settings (periods, workweek).
+ */
+export type RulesChanged = (trx: Db, groupId: number, context: WriteContext, settingsChanged: boolean) => Promise<void>;
+
 type GroupValues = GroupRules & { name: string; export_profile: string | null };
 
 const DEFAULTS: GroupValues = { ...DEFAULT_GROUP_RULES, name: '', export_profile: null };
@@ -45,15 +52,27 @@ export async function createPayGroup(trx: Db, body: Record<string, unknown>, con
 }
 
 /** PUT /pay-groups/{id}: the whole group again (as POST); `id`, `created_at`, `updated_at` may be sent back. */
-export async function replacePayGroup(trx: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<PayGroup> {
+export async function replacePayGroup(
+  trx: Db,
+  id: number,
+  body: Record<string, unknown>,
+  context: WriteContext,
+  rulesChanged?: RulesChanged,
+): Promise<PayGroup> {
   const current = await storedGroup(trx, id);
-  return changeGroup(trx, current, applyBody(DEFAULTS, parse(payGroupReplaceSchema, body, id)), context);
+  return changeGroup(trx, current, applyBody(DEFAULTS, parse(payGroupReplaceSchema, body, id)), context, rulesChanged);
 }
 
 /** PATCH /pay-groups/{id}: the sent fields (and `overtime` keys) replace theirs; the rest keep their value. */
-export async function patchPayGroup(trx: Db, id: number, body: Record<string, unknown>, context: WriteContext): Promise<PayGroup> {
+export async function patchPayGroup(
+  trx: Db,
+  id: number,
+  body: Record<string, unknown>,
+  context: WriteContext,
+  rulesChanged?: RulesChanged,
+): Promise<PayGroup> {
   const current = await storedGroup(trx, id);
-  return changeGroup(trx, current, applyBody(current, parse(payGroupPatchSchema, body, id)), context);
+  return changeGroup(trx, current, applyBody(current, parse(payGroupPatchSchema, body, id)), context, rulesChanged);
 }
 
 /** DELETE /pay-groups/{id}: never group 1; never a group with employees or locks (409 `in_use`). */
@@ -69,14 +88,28 @@ export async function removePayGroup(trx: Db, id: number, context: WriteContext)
   return { id: String(id) };
 }
 
-async function changeGroup(trx: Db, current: PayGroup, next: GroupValues, context: WriteContext): Promise<PayGroup> {
+async function changeGroup(
+  trx: Db,
+  current: PayGroup,
+  next: GroupValues,
+  context: WriteContext,
+  rulesChanged?: RulesChanged,
+): Promise<PayGroup> {
   if (current.id === DEFAULT_GROUP_ID && next.name !== current.name)
     throw new ValidationError([{ field: 'name', message: `is ${current.name} for group 1, which cannot be renamed` }]);
   await assertValid(trx, next);
   const settingsChanged = settingsJson(current) !== settingsJson(next);
   const changed = await audit(trx, 'pay_group.update', current.id, current, next, context);
   if (changed) await updatePayGroup(trx, current.id, next, settingsChanged, context.now);
+  // After the write, so that the numbers compared are the new rules'.
+  if (settingsChanged || classifyingRulesOf(current) !== classifyingRulesOf(next))
+    await rulesChanged?.(trx, current.id, context, settingsChanged);
   return (await findPayGroup(trx, current.id))!;
+}
+
+/** The rules of 6.5 a classification reads beyond the settings (a change of them can change numbers). */
+function classifyingRulesOf(group: GroupValues): string {
+  return JSON.stringify([group.exempt, group.meal_break, group.rounding]);
 }
 
 function parse(

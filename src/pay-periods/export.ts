@@ -9,6 +9,8 @@ import { findExportProfile } from '../export-profiles/repository';
 import { findDefaultGroup } from '../pay-groups/repository';
 import { BadRequestError } from '../errors';
 import { employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
+import { groupRulesFingerprint, readGroupRules } from '../pay-groups/repository';
+import type { GroupRulesBook } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
@@ -57,7 +59,8 @@ export function byCodeBytes(a: { code: string; bytes?: Buffer }, b: { code: stri
  * A strong ETag of the export, computed before anything is sent. A locked period's export depends
  * only on its lock (its snapshots are written once, with the lock row, the employees' names and
  * ids with them): the lock's start, time and version name it (an adjustment's also the version it
- * is compared with). An open period's depends on the settings,
+ * is compared with). An open period's depends on the settings, the pay groups' rules (their
+ * count and latest change: each employee is classified by their group's),
  * the records counted in it (and its first workweek), the employees (codes, names, payroll ids)
  * and the approvals: for the records, the change marks of the months they count in (a row per
  * employee and month, src/period-guard/change-marks.ts, not a read of every record); for the
@@ -98,8 +101,9 @@ export async function exportEtag(
     if (sinceVersion !== undefined) parts.push('since', sinceVersion);
   } else {
     const first = addDays(period.start, -6);
-    const [stored, records, employees, approvals, names, leave] = await Promise.all([
+    const [stored, groups, records, employees, approvals, names, leave] = await Promise.all([
       readStoredPayPeriodSettings(db),
+      groupRulesFingerprint(db),
       readAttendanceMarks(db, first, period.end),
       db('employees').first(
         db.raw('count(*) as n'),
@@ -117,7 +121,7 @@ export async function exportEtag(
       format === 'csv' ? referenceNamesFingerprint(db, profile) : Promise.resolve(null),
       leaveFingerprint(db, period.start, period.end),
     ]);
-    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, records, employees, approvals, names, leave];
+    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, groups, records, employees, approvals, names, leave];
   }
   // 32 characters, the export tag's published form (an HMAC-SHA-256 as entityTag's, longer).
   const digest = createHmac('sha256', key)
@@ -210,9 +214,11 @@ export async function writeExport(
 
   const withFields = format === 'csv' && usesEmployeeFields(profile);
   const employees = await exportEmployeesOf(db, period);
+  // Every group's rules, once for the whole export (each employee is classified by their group's).
+  const groups: GroupRulesBook = period.status === 'locked' ? new Map() : await readGroupRules(db);
   for (let at = 0; at < employees.length; at += EXPORT_BATCH) {
     const batch = employees.slice(at, at + EXPORT_BATCH);
-    const sheets = await batchSheets(db, period, settings, batch, withFields);
+    const sheets = await batchSheets(db, period, settings, batch, withFields, groups);
     let text = '';
     for (const employee of batch) {
       const sheet = sheets.get(employee.id);
@@ -304,10 +310,11 @@ async function batchSheets(
   settings: PayPeriodSettings,
   batch: ExportEmployee[],
   withFields: boolean,
+  groups: GroupRulesBook,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const [sheets, leave] = await Promise.all([
-    workedSheets(db, period, settings, batch, withFields),
+    workedSheets(db, period, settings, batch, withFields, groups),
     readLeaveHours(db, ids, period.start, period.end),
   ]);
   const missing = batch.filter((employee) => !sheets.has(employee.id) && (leave.get(employee.id) ?? []).length > 0);
@@ -359,6 +366,7 @@ async function workedSheets(
   settings: PayPeriodSettings,
   batch: ExportEmployee[],
   withFields: boolean,
+  groups: GroupRulesBook,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const sheets = new Map<number, ExportSheet>();
@@ -385,7 +393,7 @@ async function workedSheets(
     return sheets;
   }
   const [counts, approvals, fields] = await Promise.all([
-    classifiedDaysOf(db, ids, period, settings),
+    classifiedDaysOf(db, ids, period, settings, groups),
     db('timesheet_approvals')
       .where('period_start', period.start)
       .whereIn('employee_id', ids)

@@ -13,6 +13,7 @@ import { type OpenRecord, openRecordsRefusal, unclosedRecordsOf } from './open-r
 import { findLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
 import { employeeFieldsOf, frozenFieldsJson } from './export-fields';
+import { readGroupRules } from '../pay-groups/repository';
 import { classifiedDaysOf, frozenDaysJson, SHEET_BATCH } from './timesheets';
 
 /** Who locks or unlocks, when, and (over HTTP) the request: the audit row and the events say it. */
@@ -158,6 +159,8 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
   const unapproved: FieldError[] = [];
   let unapprovedCount = 0;
   let after = 0;
+  // Every group's rules, once for the lock: each employee's snapshot is of their group's rules.
+  const groups = await readGroupRules(trx);
   for (;;) {
     const [from, to] = [`${dates.start} 00:00:00`, lastReadingOn(dates.end)];
     const employees = (await trx('employees as e')
@@ -184,7 +187,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     if (employees.length === 0) break;
     after = Number(employees[employees.length - 1]!.id);
     const ids = employees.map((employee) => Number(employee.id));
-    const [counts, fields] = await Promise.all([classifiedDaysOf(trx, ids, dates, settings), employeeFieldsOf(trx, ids)]);
+    const [counts, fields] = await Promise.all([classifiedDaysOf(trx, ids, dates, settings, groups), employeeFieldsOf(trx, ids)]);
     const rows = employees.map((employee) => {
       const id = Number(employee.id);
       const { days, openRecords } = counts.get(id)!;

@@ -74,7 +74,7 @@ const timesheetFields = {
   approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
   reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed', 'leave_changed']).nullable().meta({
     description:
-      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings changed them); null while approved or never approved',
+      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings or a change of the rules of the employee’s pay group changed them); null while approved or never approved',
   }),
   totals: totalsSchema.meta({ description: 'Rounded from the exact sums of seconds' }),
   open_records: int32(0, 1_000_000).meta({ description: 'Records begun in the period and not closed: they count nothing' }),
@@ -91,6 +91,9 @@ export const timesheetSchema = z
           regular_hours: hours,
           overtime_hours: hours,
           double_time_hours: hours,
+          break_deducted_hours: hours.meta({
+            description: "The meal break deducted from this date's worked time by its pay group's `meal_break` (0 when none)",
+          }),
           records: int32(0, 100_000).meta({ description: 'Closed records counted on this date' }),
           leave_hours: hours.meta({ description: 'Approved paid leave of this date' }),
           holiday_hours: hours.meta({ description: 'A paid holiday of this date' }),

@@ -4,7 +4,16 @@ import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import { whereVisible } from '../employees/access';
-import { type DayHours, hoursOf, type SheetDays, sheetClassifier, type StoredRecordTimes, totalsOf } from '../pay-rules/classify';
+import { readGroupRules } from '../pay-groups/repository';
+import {
+  type DayHours,
+  type GroupRulesBook,
+  groupSheetClassifier,
+  hoursOf,
+  type SheetDays,
+  type StoredRecordTimes,
+  totalsOf,
+} from '../pay-rules/classify';
 import { datesOf, workweekStartOf } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
@@ -55,28 +64,36 @@ function localRange(from: string, to: string): [string, string] {
 
 /**
  * The classified days of each employee of `ids` in an open period, from their records: one query
- * for all of them, each employee's rows through sheetClassifier (pay-rules), the path the
- * published overtime vectors test. The query selects by `in_time_local`, the date the record has
- * on its own wall clock as it was written; the records of the first workweek's earlier dates count
- * towards the weekly and seventh-day rules.
+ * for all of them, each employee's rows through groupSheetClassifier (pay-rules) under their own
+ * pay group's rules (`groups`, read here when the caller has not read them once for its whole
+ * request), the path the published overtime vectors test. The query selects by `in_time_local`,
+ * the date the record has on its own wall clock as it was written; the records of the first
+ * workweek's earlier dates count towards the weekly and seventh-day rules.
  */
 export async function classifiedDaysOf(
   db: Db,
   ids: readonly number[],
   period: { start: string; end: string },
   settings: PayPeriodSettings,
+  groups?: GroupRulesBook,
 ): Promise<Map<number, SheetDays>> {
   const result = new Map<number, SheetDays>();
   if (ids.length === 0) return result;
   const first = workweekStartOf(period.start, settings.workweek_start);
   const [from, to] = localRange(first, period.end);
-  const rows = (await db('attendance')
-    .whereIn('employee_id', ids)
-    .where('in_time_local', '>=', from)
-    .where('in_time_local', '<=', to)
-    // No order: a date's hours are classified from their sum, and the (employee_id,
-    // in_time_local) index serves the ranges without a sort.
-    .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone')) as Array<StoredRecordTimes & { employee_id: number | string }>;
+  const [rows, employees, book] = await Promise.all([
+    db('attendance')
+      .whereIn('employee_id', ids)
+      .where('in_time_local', '>=', from)
+      .where('in_time_local', '<=', to)
+      // No order: a date's hours are classified from their sum (a meal break sorts its date's
+      // records itself), and the (employee_id, in_time_local) index serves the ranges without a sort.
+      .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone') as Promise<
+      Array<StoredRecordTimes & { employee_id: number | string }>
+    >,
+    groupIdsOf(db, ids),
+    groups ?? readGroupRules(db),
+  ]);
   const byEmployee = new Map<number, StoredRecordTimes[]>();
   for (const row of rows) {
     const id = Number(row.employee_id);
@@ -84,18 +101,35 @@ export async function classifiedDaysOf(
     if (!list) byEmployee.set(id, (list = []));
     list.push(row);
   }
-  const classify = sheetClassifier(settings.overtime, settings.workweek_start, { from: period.start, to: period.end });
-  for (const id of ids) result.set(id, classify(byEmployee.get(id) ?? []));
+  const classify = groupSheetClassifier(book, settings, { from: period.start, to: period.end });
+  for (const id of ids) result.set(id, classify(employees.get(id) ?? null, byEmployee.get(id) ?? []));
   return result;
 }
 
-/** A snapshot's days: `[date, worked, regular, overtime, double_time, records]` for each non-zero date. */
-type FrozenDay = [string, number, number, number, number, number];
+/** Each employee's pay group (employees.pay_group_id): one query. */
+export async function groupIdsOf(db: Db, ids: readonly number[]): Promise<Map<number, number | null>> {
+  const rows = (await db('employees').whereIn('id', ids).select('id', 'pay_group_id')) as Array<{
+    id: number | string;
+    pay_group_id: number | string | null;
+  }>;
+  return new Map(rows.map((row) => [Number(row.id), row.pay_group_id === null ? null : Number(row.pay_group_id)]));
+}
+
+/**
+ * A snapshot's days: `[date, worked, regular, overtime, double_time, records, break_deducted]` for
+ * each non-zero date; the 7th only when a meal break was deducted (absent: 0).
+ */
+type FrozenDay = [string, number, number, number, number, number, number?];
 
 export function frozenDaysJson(days: readonly DayHours[]): string {
   const nonZero: FrozenDay[] = days
     .filter((day) => day.worked > 0 || day.records > 0)
-    .map((day) => [day.date, day.worked, day.regular, day.overtime, day.double_time, day.records]);
+    .map((day): FrozenDay => {
+      const { date, worked, regular, overtime, double_time: doubleTime, records } = day;
+      return day.break_deducted > 0
+        ? [date, worked, regular, overtime, doubleTime, records, day.break_deducted]
+        : [date, worked, regular, overtime, doubleTime, records];
+    });
   return JSON.stringify(nonZero);
 }
 
@@ -105,13 +139,13 @@ export function daysFromFrozen(json: string, period: { start: string; end: strin
   return datesOf(period).map((date) => {
     const day = frozen.get(date);
     return day
-      ? { date, worked: day[1], regular: day[2], overtime: day[3], double_time: day[4], records: day[5] }
-      : { date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 };
+      ? { date, worked: day[1], regular: day[2], overtime: day[3], double_time: day[4], records: day[5], break_deducted: day[6] ?? 0 }
+      : { date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0, break_deducted: 0 };
   });
 }
 
 export function zeroDays(period: { start: string; end: string }): DayHours[] {
-  return datesOf(period).map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
+  return datesOf(period).map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0, break_deducted: 0 }));
 }
 
 /** Criteria of a timesheet list (GET /timesheets). */
@@ -310,6 +344,7 @@ export function sheetResponse(sheet: Sheet, period: PayPeriod, withDays: boolean
         regular_hours: hoursOf(day.regular),
         overtime_hours: hoursOf(day.overtime),
         double_time_hours: hoursOf(day.double_time),
+        break_deducted_hours: hoursOf(day.break_deducted),
         records: day.records,
         leave_hours: leaveOf.get(day.date)?.leave_hours ?? 0,
         holiday_hours: leaveOf.get(day.date)?.holiday_hours ?? 0,

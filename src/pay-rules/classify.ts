@@ -2,18 +2,32 @@
 // hours are classified"; checked against docs/overtime-vectors.json). Exact seconds throughout.
 import { offsetMsAt, parseIsoInstant, wallClockIn } from '../time';
 import { datesOf, workweekStartOf } from './periods';
-import { type OvertimeRules, type Weekday, thresholdSeconds } from './settings';
+import {
+  type GroupRules,
+  type MealBreak,
+  type OvertimeRules,
+  type PayPeriodSettings,
+  type RoundingMinutes,
+  type Weekday,
+  thresholdSeconds,
+} from './settings';
 
 /**
- * A closed record as classification sees it: the date of its in_time on its own wall clock, and
- * its elapsed time (out_time_utc - in_time_utc) in whole seconds.
+ * A closed record as classification sees it: the date of its stored in_time on its own wall clock,
+ * its elapsed time in whole seconds, and (for the meal-break rule) its start and end in seconds
+ * since the epoch, all after rounding when the group rounds.
  */
 export interface WorkedRecord {
   date: string;
   seconds: number;
+  start?: number;
+  end?: number;
 }
 
-/** One date's hours in seconds; `records` is the number of closed records counted on it. */
+/**
+ * One date's hours in seconds; `records` is the number of closed records counted on it.
+ * `worked` is after a meal break's deduction, which `break_deducted` holds (0 when none).
+ */
 export interface DayHours {
   date: string;
   worked: number;
@@ -21,7 +35,18 @@ export interface DayHours {
   overtime: number;
   double_time: number;
   records: number;
+  break_deducted: number;
 }
+
+/** The rules of CONTRACT 6.5 beyond the overtime thresholds: a pay group's `exempt`, `meal_break`, `rounding`. */
+export interface GroupDayRules {
+  exempt: boolean;
+  meal_break: MealBreak | null;
+  rounding: { minutes: RoundingMinutes } | null;
+}
+
+/** No 6.5 rule: hours as 6.3 classifies them. */
+export const NO_GROUP_DAY_RULES: GroupDayRules = Object.freeze({ exempt: false, meal_break: null, rounding: null });
 
 const SQL_UTC_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?$/;
 
@@ -95,14 +120,65 @@ export function localDater(): LocalDater {
   };
 }
 
-function workedRecordWith(dateOf: LocalDater, inTime: string, outTime: string, timeZone: string): WorkedRecord {
-  const inSeconds = utcSecondsOf(inTime);
-  return { date: dateOf(timeZone, inSeconds), seconds: Math.max(0, utcSecondsOf(outTime) - inSeconds) };
+/**
+ * An instant (seconds since the epoch) rounded to the nearest multiple of `minutes` on the zone's
+ * wall clock at that instant, a tie up: 09:07:30 is 09:15 with 15 minutes, and in Kathmandu
+ * (+05:45) the multiples are of local time, not of UTC.
+ */
+export function roundedOnWallClock(epochSeconds: number, timeZone: string, minutes: RoundingMinutes): number {
+  const offset = timeZone === 'UTC' ? 0 : offsetMsAt(timeZone, new Date(epochSeconds * 1000)) / 1000;
+  const step = minutes * 60;
+  const local = epochSeconds + offset;
+  return Math.floor((local + step / 2) / step) * step - offset;
 }
 
-/** A closed record's date (its in_time on its own wall clock) and elapsed seconds. */
+function workedRecordWith(
+  dateOf: LocalDater,
+  inTime: string,
+  outTime: string,
+  timeZone: string,
+  rounding: { minutes: RoundingMinutes } | null,
+): WorkedRecord {
+  const inSeconds = utcSecondsOf(inTime);
+  const outSeconds = utcSecondsOf(outTime);
+  // The date is the stored in_time's: rounding changes a record's length, never its date.
+  const date = dateOf(timeZone, inSeconds);
+  const start = rounding ? roundedOnWallClock(inSeconds, timeZone, rounding.minutes) : inSeconds;
+  const end = Math.max(start, rounding ? roundedOnWallClock(outSeconds, timeZone, rounding.minutes) : outSeconds);
+  return { date, seconds: end - start, start, end };
+}
+
+/** A closed record's date (its in_time on its own wall clock), elapsed seconds, start and end. */
 export function workedRecordOf(record: { in_time_utc: string; out_time_utc: string; timezone: string }): WorkedRecord {
-  return workedRecordWith(localDater(), record.in_time_utc, record.out_time_utc, record.timezone);
+  return workedRecordWith(localDater(), record.in_time_utc, record.out_time_utc, record.timezone, null);
+}
+
+/** workedRecordOf with the record's in and out time rounded on its wall clock (a group's `rounding`). */
+export function roundedWorkedRecordOf(
+  record: { in_time_utc: string; out_time_utc: string; timezone: string },
+  rounding: { minutes: RoundingMinutes } | null,
+): WorkedRecord {
+  return workedRecordWith(localDater(), record.in_time_utc, record.out_time_utc, record.timezone, rounding);
+}
+
+/**
+ * The seconds a meal break deducts from a date: `minutes` when the date's worked seconds exceed
+ * `after_hours` and no two of its records (by their start) leave a gap of at least `minutes`
+ * between the end of everything before and the next start; never more than the date's worked
+ * time. A record without start and end counts as one without gaps.
+ */
+export function mealBreakSeconds(records: readonly WorkedRecord[], worked: number, mealBreak: MealBreak): number {
+  if (worked <= thresholdSeconds(mealBreak.after_hours)) return 0;
+  const length = mealBreak.minutes * 60;
+  const timed = records
+    .filter((record): record is WorkedRecord & { start: number; end: number } => record.start !== undefined && record.end !== undefined)
+    .sort((a, b) => a.start - b.start);
+  let endSoFar: number | null = null;
+  for (const record of timed) {
+    if (endSoFar !== null && record.start - endSoFar >= length) return 0;
+    endSoFar = endSoFar === null ? record.end : Math.max(endSoFar, record.end);
+  }
+  return Math.min(length, worked);
 }
 
 const SEVENTH_DAY_OVERTIME_SECONDS = 8 * 3600;
@@ -133,21 +209,43 @@ export function dayClassifier(
   rules: OvertimeRules,
   workweekStart: Weekday,
   range: { from: string; to: string },
+  groupRules: GroupDayRules = NO_GROUP_DAY_RULES,
 ): (records: readonly WorkedRecord[]) => DayHours[] {
   if (range.from > range.to) return () => [];
-  const { daily, double, weekly, seventhDay } = thresholdsOf(rules);
+  // Exempt: no daily, weekly or seventh-day rule, so every worked hour stays regular.
+  const { daily, double, weekly, seventhDay } = groupRules.exempt
+    ? { daily: null, double: null, weekly: null, seventhDay: false }
+    : thresholdsOf(rules);
+  const mealBreak = groupRules.meal_break;
   const dates = datesOf({ start: workweekStartOf(range.from, workweekStart), end: range.to });
   const positions = new Map(dates.map((date, index) => [date, index]));
   const firstReported = dates.indexOf(range.from);
 
   return (records) => {
-    const days: DayHours[] = dates.map((date) => ({ date, worked: 0, regular: 0, overtime: 0, double_time: 0, records: 0 }));
+    const days: DayHours[] = dates.map((date) => ({
+      date,
+      worked: 0,
+      regular: 0,
+      overtime: 0,
+      double_time: 0,
+      records: 0,
+      break_deducted: 0,
+    }));
+    const recordsOfDay = mealBreak ? dates.map((): WorkedRecord[] => []) : null;
     for (const record of records) {
       const position = positions.get(record.date);
       if (position === undefined) continue;
       const day = days[position] as DayHours;
       day.worked += record.seconds;
       day.records += 1;
+      recordsOfDay?.[position]?.push(record);
+    }
+    if (mealBreak && recordsOfDay) {
+      // Before any rule: the deducted time is no worked time, so it reaches no threshold.
+      days.forEach((day, index) => {
+        day.break_deducted = mealBreakSeconds(recordsOfDay[index] ?? [], day.worked, mealBreak);
+        day.worked -= day.break_deducted;
+      });
     }
 
     for (let weekStart = 0; weekStart < days.length; weekStart += 7) {
@@ -194,8 +292,9 @@ export function classifyDays(
   rules: OvertimeRules,
   workweekStart: Weekday,
   range: { from: string; to: string },
+  groupRules: GroupDayRules = NO_GROUP_DAY_RULES,
 ): DayHours[] {
-  return dayClassifier(rules, workweekStart, range)(records);
+  return dayClassifier(rules, workweekStart, range, groupRules)(records);
 }
 
 /** An attendance record's times as stored: UTC instants, out_time_utc null while it is open. */
@@ -222,21 +321,51 @@ export function sheetClassifier(
   rules: OvertimeRules,
   workweekStart: Weekday,
   range: { from: string; to: string },
+  groupRules: GroupDayRules = NO_GROUP_DAY_RULES,
 ): (records: readonly StoredRecordTimes[]) => SheetDays {
-  const classify = dayClassifier(rules, workweekStart, range);
+  const classify = dayClassifier(rules, workweekStart, range, groupRules);
   const dateOf = localDater();
   return (records) => {
     let openRecords = 0;
     const worked: WorkedRecord[] = [];
     for (const { in_time_utc: inTime, out_time_utc: outTime, timezone } of records) {
       if (outTime !== null) {
-        worked.push(workedRecordWith(dateOf, inTime, outTime, timezone));
+        worked.push(workedRecordWith(dateOf, inTime, outTime, timezone, groupRules.rounding));
         continue;
       }
       const date = dateOf(timezone, utcSecondsOf(inTime));
       if (date >= range.from && date <= range.to) openRecords += 1;
     }
     return { days: classify(worked), openRecords };
+  };
+}
+
+/** Every pay group's rules by the group's id, as a reading loads them once (pay-groups/repository.ts, readGroupRules). */
+export type GroupRulesBook = ReadonlyMap<number, GroupRules>;
+
+/**
+ * sheetClassifier for employees of several pay groups: each employee's records classified by
+ * their group's overtime, exempt, meal break and rounding (CONTRACT 6.5), over the workweeks of
+ * `settings` (group 1's: the periods and their workweeks stay group 1's until the pay-period
+ * paths take `?group=`). An employee of a group `groups` does not hold (none should be) is
+ * classified by `settings.overtime` alone. One sheetClassifier per group, made when first needed.
+ */
+export function groupSheetClassifier(
+  groups: GroupRulesBook,
+  settings: PayPeriodSettings,
+  range: { from: string; to: string },
+): (groupId: number | null, records: readonly StoredRecordTimes[]) => SheetDays {
+  const classifiers = new Map<number | null, (records: readonly StoredRecordTimes[]) => SheetDays>();
+  return (groupId, records) => {
+    let classify = classifiers.get(groupId);
+    if (!classify) {
+      const group = groupId === null ? undefined : groups.get(groupId);
+      classify = group
+        ? sheetClassifier(group.overtime, settings.workweek_start, range, group)
+        : sheetClassifier(settings.overtime, settings.workweek_start, range);
+      classifiers.set(groupId, classify);
+    }
+    return classify(records);
   };
 }
 
@@ -254,13 +383,20 @@ export function formatHours(seconds: number): string {
 }
 
 /** Exact sums of the days' seconds (round only when reporting: hoursOf of each sum). */
-export function totalsOf(days: readonly DayHours[]): { worked: number; regular: number; overtime: number; double_time: number } {
-  const totals = { worked: 0, regular: 0, overtime: 0, double_time: 0 };
+export function totalsOf(days: readonly DayHours[]): {
+  worked: number;
+  regular: number;
+  overtime: number;
+  double_time: number;
+  break_deducted: number;
+} {
+  const totals = { worked: 0, regular: 0, overtime: 0, double_time: 0, break_deducted: 0 };
   for (const day of days) {
     totals.worked += day.worked;
     totals.regular += day.regular;
     totals.overtime += day.overtime;
     totals.double_time += day.double_time;
+    totals.break_deducted += day.break_deducted;
   }
   return totals;
 }

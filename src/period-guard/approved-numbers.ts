@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect';
-import { type DayHours, sheetClassifier, type StoredRecordTimes } from '../pay-rules/classify';
+import { type DayHours, type GroupRulesBook, groupSheetClassifier, type StoredRecordTimes } from '../pay-rules/classify';
 import { type Period, workweekStartOf } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import { lastReadingOn } from '../time';
@@ -33,24 +33,34 @@ export function sameNumbers(approved: string | null, days: readonly DayHours[]):
 
 /**
  * The employees' current days of a period, in the transaction: their records of the period and of
- * its first workweek through sheetClassifier, as every reader classifies them.
+ * its first workweek through groupSheetClassifier under each one's pay group's rules, as every
+ * reader classifies them (`groups`: every group's rules, pay-groups/repository.ts readGroupRules).
  */
 export async function currentNumbersOf(
   trx: Db,
   employeeIds: readonly number[],
   period: Period,
   settings: PayPeriodSettings,
+  groups: GroupRulesBook,
 ): Promise<Map<number, DayHours[]>> {
   const result = new Map<number, DayHours[]>();
   if (employeeIds.length === 0) return result;
-  const rows = (await trx('attendance')
-    .whereIn('employee_id', employeeIds)
-    .where('in_time_local', '>=', `${workweekStartOf(period.start, settings.workweek_start)} 00:00:00`)
-    .where('in_time_local', '<=', lastReadingOn(period.end))
-    .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone')) as Array<StoredRecordTimes & { employee_id: number | string }>;
+  const [rows, employees] = await Promise.all([
+    trx('attendance')
+      .whereIn('employee_id', employeeIds)
+      .where('in_time_local', '>=', `${workweekStartOf(period.start, settings.workweek_start)} 00:00:00`)
+      .where('in_time_local', '<=', lastReadingOn(period.end))
+      .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone') as Promise<
+      Array<StoredRecordTimes & { employee_id: number | string }>
+    >,
+    trx('employees').whereIn('id', employeeIds).select('id', 'pay_group_id') as Promise<
+      Array<{ id: number | string; pay_group_id: number | string | null }>
+    >,
+  ]);
+  const groupOf = new Map(employees.map((row) => [Number(row.id), row.pay_group_id === null ? null : Number(row.pay_group_id)]));
   const byEmployee = new Map<number, StoredRecordTimes[]>(employeeIds.map((id) => [id, []]));
   for (const row of rows) byEmployee.get(Number(row.employee_id))?.push(row);
-  const classify = sheetClassifier(settings.overtime, settings.workweek_start, { from: period.start, to: period.end });
-  for (const [id, records] of byEmployee) result.set(id, classify(records).days);
+  const classify = groupSheetClassifier(groups, settings, { from: period.start, to: period.end });
+  for (const [id, records] of byEmployee) result.set(id, classify(groupOf.get(id) ?? null, records).days);
   return result;
 }

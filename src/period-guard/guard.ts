@@ -8,7 +8,8 @@ import { ConflictError } from '../errors';
 import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
-import { findDefaultGroup } from '../pay-groups/repository';
+import type { GroupRulesBook } from '../pay-rules/classify';
+import { DEFAULT_GROUP_ID, findDefaultGroup, readGroupRules } from '../pay-groups/repository';
 import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -310,6 +311,7 @@ export async function reopenTimesheets(
   reason: ReopenReason = 'attendance_changed',
 ): Promise<void> {
   let settings: PayPeriodSettings | undefined;
+  let groups: GroupRulesBook | undefined;
   const changed: Array<{ employeeId: number; period: Period }> = [];
   for (const { employeeId, periods } of reopened) {
     for (const period of periods) {
@@ -319,7 +321,8 @@ export async function reopenTimesheets(
       if (!row) continue;
       if (row.approved_days != null) {
         settings ??= parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
-        const days = (await currentNumbersOf(trx, [employeeId], period, settings)).get(employeeId) ?? [];
+        groups ??= await readGroupRules(trx);
+        const days = (await currentNumbersOf(trx, [employeeId], period, settings, groups)).get(employeeId) ?? [];
         if (sameNumbers(String(row.approved_days), days)) continue;
       }
       changed.push({ employeeId, period });
@@ -333,16 +336,26 @@ export async function reopenTimesheets(
  * meets whose numbers the new rules change go back to open (`rules_changed`). The numbers are
  * computed over the approval's dates, whatever periods the new layout draws.
  */
-export async function reopenForRules(trx: Db, settings: PayPeriodSettings, context: GuardContext, _groupId = 1): Promise<void> {
-  // _groupId: the group whose rules changed, once pay groups exist (CONTRACT 6.5); every approval is group 1's until then.
+export async function reopenForRules(
+  trx: Db,
+  settings: PayPeriodSettings,
+  context: GuardContext,
+  scope: { groupId?: number; employeeId?: number } = {},
+): Promise<void> {
+  // groupId: only the approvals of the employees now in that group (PUT|PATCH /pay-groups/{id}
+  // changed its rules); employeeId: only that employee's (moved to another group); neither:
+  // everyone's (group 1's settings hold every employee's periods and workweeks).
+  const { groupId, employeeId } = scope;
   const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
   }));
-  const rows = (await trx('timesheet_approvals')
-    .where('status', 'approved')
-    .orderBy(['period_start', 'employee_id'])
-    .select('employee_id', 'period_start', 'period_end', 'approved_days')) as Array<Record<string, unknown>>;
+  const approved = trx('timesheet_approvals as t').where('t.status', 'approved');
+  if (groupId !== undefined) approved.join('employees as e', 'e.id', 't.employee_id').where('e.pay_group_id', groupId);
+  if (employeeId !== undefined) approved.where('t.employee_id', employeeId);
+  const rows = (await approved
+    .orderBy(['t.period_start', 't.employee_id'])
+    .select('t.employee_id', 't.period_start', 't.period_end', 't.approved_days')) as Array<Record<string, unknown>>;
   const byPeriod = new Map<string, { period: Period; approvals: Array<{ employeeId: number; days: string }> }>();
   for (const row of rows) {
     const period = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
@@ -353,6 +366,7 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
     byPeriod.get(key)!.approvals.push({ employeeId: Number(row.employee_id), days: String(row.approved_days) });
   }
   const changed: Array<{ employeeId: number; period: Period }> = [];
+  const groups = await readGroupRules(trx);
   for (const { period, approvals } of byPeriod.values()) {
     for (let at = 0; at < approvals.length; at += 500) {
       const batch = approvals.slice(at, at + 500);
@@ -361,12 +375,33 @@ export async function reopenForRules(trx: Db, settings: PayPeriodSettings, conte
         batch.map((approval) => approval.employeeId),
         period,
         settings,
+        groups,
       );
       for (const approval of batch)
         if (!sameNumbers(approval.days, current.get(approval.employeeId) ?? [])) changed.push({ employeeId: approval.employeeId, period });
     }
   }
   await reopenApproved(trx, changed, context, 'rules_changed');
+}
+
+/**
+ * After PUT|PATCH /pay-groups/{id} changed the group's rules, in its transaction: reopenForRules
+ * under group 1's settings (every employee's periods and workweeks), for the employees of that
+ * group; for everyone when group 1's own settings changed (they are every employee's periods).
+ */
+export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
+  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? {} : { groupId });
+}
+
+/**
+ * After an employee moved to another pay group (PATCH|PUT /employees/{id} `pay_group`), in its
+ * transaction: their approved timesheets of open periods whose numbers the new group's rules
+ * change reopen (`rules_changed`), as a change of the group's rules would.
+ */
+export async function reopenForGroupMove(trx: Db, employeeId: number, context: GuardContext): Promise<void> {
+  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  await reopenForRules(trx, settings, context, { employeeId });
 }
 
 /** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { GroupDayRules } from '../../src/pay-rules/classify';
 import type { OvertimeRules, Weekday } from '../../src/pay-rules/settings';
 
 // The published vectors (docs/overtime-vectors.md), as the unit test and the API replay read them.
@@ -19,11 +20,15 @@ export interface ExpectedDay {
   regular_hours: string;
   overtime_hours: string;
   double_time_hours: string;
+  /** Only in the vectors with `group_rules`. */
+  break_deducted_hours?: string;
 }
 
 export interface Vector {
   name: string;
   rules: OvertimeRules;
+  /** A pay group's exempt, meal_break and rounding (CONTRACT 6.5); absent: none of them. */
+  group_rules?: GroupDayRules;
   workweek_start: Weekday;
   range: { from: string; to: string };
   records: VectorRecord[];

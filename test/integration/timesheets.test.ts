@@ -17,6 +17,8 @@ const zero = (date: string) => ({
   regular_hours: 0,
   overtime_hours: 0,
   double_time_hours: 0,
+  // A meal break (docs/pay-periods.md, "A group's rules in the classification"): none in group 1 here.
+  break_deducted_hours: 0,
   records: 0,
   // Leave and holidays (docs/leave.md): none in these periods.
   leave_hours: 0,

@@ -1,4 +1,4 @@
-import { classifyDays, formatHours, totalsOf, workedRecordOf } from '../../src/pay-rules/classify';
+import { classifyDays, formatHours, roundedWorkedRecordOf, totalsOf } from '../../src/pay-rules/classify';
 import { publishedVectors, type Vector } from '../helpers/overtime-vectors';
 
 // The published vectors (docs/overtime-vectors.md) against the rules of src/pay-rules.
@@ -9,7 +9,9 @@ function classify(vector: Vector): Vector['expected'] & { zeroDays: string[]; da
   const closed = vector.records.flatMap((record) =>
     record.out_time_utc === null ? [] : [{ ...record, out_time_utc: record.out_time_utc }],
   );
-  const days = classifyDays(closed.map(workedRecordOf), vector.rules, vector.workweek_start, vector.range);
+  const groupRules = vector.group_rules;
+  const worked = closed.map((record) => roundedWorkedRecordOf(record, groupRules?.rounding ?? null));
+  const days = classifyDays(worked, vector.rules, vector.workweek_start, vector.range, groupRules);
   const totals = totalsOf(days);
   return {
     dates: days.map((day) => day.date),
@@ -22,6 +24,7 @@ function classify(vector: Vector): Vector['expected'] & { zeroDays: string[]; da
         regular_hours: formatHours(day.regular),
         overtime_hours: formatHours(day.overtime),
         double_time_hours: formatHours(day.double_time),
+        ...(groupRules ? { break_deducted_hours: formatHours(day.break_deducted) } : {}),
       })),
     zeroDays: days
       .filter((day) => day.records === 0 && day.worked + day.regular + day.overtime + day.double_time !== 0)
@@ -47,6 +50,11 @@ describe('the published overtime vectors (docs/overtime-vectors.json)', () => {
     expect(new Set(file.cases.map((vector) => vector.workweek_start)).size).toBe(7);
     expect(file.cases.some((vector) => vector.rules.seventh_day)).toBe(true);
     expect(file.cases.some((vector) => vector.records.some((record) => record.in_time_utc.slice(0, 10) < vector.range.from))).toBe(true);
+    const withGroupRules = file.cases.flatMap((vector) => (vector.group_rules ? [vector.group_rules] : []));
+    expect(withGroupRules.some((rules) => rules.exempt)).toBe(true);
+    expect(withGroupRules.some((rules) => rules.meal_break !== null)).toBe(true);
+    expect(withGroupRules.some((rules) => rules.rounding !== null)).toBe(true);
+    expect(withGroupRules.some((rules) => rules.meal_break !== null && rules.rounding !== null)).toBe(true);
   });
 
   it.each(file.cases.map((vector) => [vector.name, vector] as const))('%s', (_name, vector) => {

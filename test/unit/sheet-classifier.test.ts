@@ -1,6 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { classifyDays, localDater, sheetClassifier, type StoredRecordTimes, totalsOf, workedRecordOf } from '../../src/pay-rules/classify';
+import {
+  classifyDays,
+  type GroupDayRules,
+  localDater,
+  roundedWorkedRecordOf,
+  sheetClassifier,
+  type StoredRecordTimes,
+  totalsOf,
+} from '../../src/pay-rules/classify';
 import type { OvertimeRules, Weekday } from '../../src/pay-rules/settings';
 import { wallClockIn } from '../../src/time';
 
@@ -10,6 +18,7 @@ import { wallClockIn } from '../../src/time';
 interface Vector {
   name: string;
   rules: OvertimeRules;
+  group_rules?: GroupDayRules;
   workweek_start: Weekday;
   range: { from: string; to: string };
   records: StoredRecordTimes[];
@@ -20,17 +29,19 @@ const { cases } = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'd
   cases: Vector[];
 };
 
-/** What the vectors' own test computes: workedRecordOf and classifyDays over the closed records. */
+/** What the vectors' own test computes: roundedWorkedRecordOf and classifyDays over the closed records. */
 function rulesAnswer(vector: Vector) {
   const closed = vector.records.flatMap((record) =>
     record.out_time_utc === null ? [] : [{ ...record, out_time_utc: record.out_time_utc }],
   );
-  return classifyDays(closed.map(workedRecordOf), vector.rules, vector.workweek_start, vector.range);
+  const rounding = vector.group_rules?.rounding ?? null;
+  const worked = closed.map((record) => roundedWorkedRecordOf(record, rounding));
+  return classifyDays(worked, vector.rules, vector.workweek_start, vector.range, vector.group_rules);
 }
 
 describe('sheetClassifier', () => {
   it.each(cases.map((vector) => [vector.name, vector] as const))('answers vector "%s" as the rules do', (_name, vector) => {
-    const { days, openRecords } = sheetClassifier(vector.rules, vector.workweek_start, vector.range)(vector.records);
+    const { days, openRecords } = sheetClassifier(vector.rules, vector.workweek_start, vector.range, vector.group_rules)(vector.records);
 
     expect(days).toEqual(rulesAnswer(vector));
     expect(openRecords).toBe(vector.expected.open_records);
