@@ -69,6 +69,7 @@ describe.each(testDialects())('leave in payroll on %s', (dialect) => {
       overtime_hours: 2,
       double_time_hours: 0,
       records: 1,
+      break_deducted_hours: 0,
       leave_hours: 2,
       holiday_hours: 0,
       code: 'VAC',

@@ -65,6 +65,9 @@ describe('thresholds', () => {
   });
 });
 
+/** Whole seconds since the epoch, as the worked record's start and end. */
+const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
 describe('workedRecordOf', () => {
   it('dates a record by its in_time on its own wall clock and counts elapsed seconds', () => {
     expect(
@@ -72,6 +75,8 @@ describe('workedRecordOf', () => {
     ).toEqual({
       date: '2024-03-08',
       seconds: 8 * H,
+      start: at('2024-03-09T06:00:00Z'),
+      end: at('2024-03-09T14:00:00Z'),
     });
     // 22:00 PST to 06:00 PDT across the spring-forward night: 7 hours.
     expect(
@@ -79,16 +84,22 @@ describe('workedRecordOf', () => {
     ).toEqual({
       date: '2024-03-09',
       seconds: 7 * H,
+      start: at('2024-03-10T06:00:00Z'),
+      end: at('2024-03-10T13:00:00Z'),
     });
     expect(
       workedRecordOf({ in_time_utc: '2024-10-26T20:00:00Z', out_time_utc: '2024-10-27T05:00:00Z', timezone: 'Europe/Berlin' }),
     ).toEqual({
       date: '2024-10-26',
       seconds: 9 * H,
+      start: at('2024-10-26T20:00:00Z'),
+      end: at('2024-10-27T05:00:00Z'),
     });
     expect(workedRecordOf({ in_time_utc: '2024-06-30 23:30:00', out_time_utc: '2024-07-01 00:00:01', timezone: 'UTC' })).toEqual({
       date: '2024-06-30',
       seconds: 1801,
+      start: at('2024-06-30T23:30:00Z'),
+      end: at('2024-07-01T00:00:01Z'),
     });
   });
 
@@ -120,10 +131,14 @@ describe('workedRecordOf', () => {
     ).toEqual({
       date: '2024-06-03',
       seconds: 0,
+      start: at('2024-06-03T09:00:00.750Z'),
+      end: at('2024-06-03T11:00:00+02:00'),
     });
     expect(workedRecordOf({ in_time_utc: '2024-06-03T09:00:00Z', out_time_utc: '2024-06-03 17:30:15', timezone: 'Asia/Kolkata' })).toEqual({
       date: '2024-06-03',
       seconds: 8 * H + 30 * 60 + 15,
+      start: at('2024-06-03T09:00:00Z'),
+      end: at('2024-06-03T17:30:15Z'),
     });
     expect(() => workedRecordOf({ in_time_utc: 'yesterday', out_time_utc: '2024-06-03 17:30:15', timezone: 'UTC' })).toThrow(RangeError);
   });
@@ -136,6 +151,8 @@ const day = (date: string, worked: number, regular: number, overtime: number, do
   overtime,
   double_time,
   records,
+  // No meal break rule in these cases (pay-group-rules.test.ts has them).
+  break_deducted: 0,
 });
 
 describe('classifyDays', () => {
@@ -155,7 +172,7 @@ describe('classifyDays', () => {
     const days = classifyDays(records, flsa, 'monday', { from: '2024-06-03', to: '2024-06-09' });
 
     expect(days.slice(3, 5)).toEqual([day('2024-06-06', 9 * H, 9 * H, 0, 0, 1), day('2024-06-07', 9 * H, 4 * H, 5 * H, 0, 1)]);
-    expect(totalsOf(days)).toEqual({ worked: 45 * H, regular: 40 * H, overtime: 5 * H, double_time: 0 });
+    expect(totalsOf(days)).toEqual({ worked: 45 * H, regular: 40 * H, overtime: 5 * H, double_time: 0, break_deducted: 0 });
   });
 
   it('applies California daily 8/12, the seventh day and the weekly 40 on regular hours only', () => {
