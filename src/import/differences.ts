@@ -1,6 +1,5 @@
 import { periodContaining } from '../pay-rules/periods';
-import { parseStoredPayPeriodSettings } from '../pay-rules/settings';
-import { findDefaultGroup } from '../pay-groups/repository';
+import { readDefaultGroupSettings } from '../pay-groups/repository';
 import { ICEHRM_OVERTIME_SETTINGS } from './overtime-settings';
 import type { ImportContext } from './report';
 
@@ -46,7 +45,7 @@ export async function reportDifferences(
   icehrmSettings: ReadonlyMap<string, string | null> | undefined,
 ): Promise<void> {
   const { db, report } = context;
-  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(db))?.storedSettings ?? undefined);
+  const settings = await readDefaultGroupSettings(db);
   const dst: string[] = [];
   const periodEnds: string[] = [];
   let after = 0;

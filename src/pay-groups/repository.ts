@@ -108,6 +108,11 @@ export async function findDefaultGroup(db: Db): Promise<PayGroup | undefined> {
   return findPayGroup(db, DEFAULT_GROUP_ID);
 }
 
+/** The 6.3 settings in force (group 1's): every missing or unreadable key at its default. */
+export async function readDefaultGroupSettings(db: Db): Promise<PayPeriodSettings> {
+  return parseStoredPayPeriodSettings((await findDefaultGroup(db))?.storedSettings ?? undefined);
+}
+
 /** A page of groups by id, and how many there are. */
 export async function listPayGroups(db: Db, offset: number, limit: number): Promise<{ rows: PayGroup[]; total: number }> {
   const [rows, counted] = await Promise.all([

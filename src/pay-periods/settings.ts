@@ -3,8 +3,8 @@ import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
 import { type FieldError, ValidationError } from '../errors';
 import { fieldErrorsOf } from '../http/parse';
-import { DEFAULT_GROUP_ID, findDefaultGroup, writeGroupSettings } from '../pay-groups/repository';
-import { parseStoredPayPeriodSettings, type PayPeriodSettings } from '../pay-rules/settings';
+import { DEFAULT_GROUP_ID, findDefaultGroup, readDefaultGroupSettings, writeGroupSettings } from '../pay-groups/repository';
+import type { PayPeriodSettings } from '../pay-rules/settings';
 import { payPeriodSettingsUpdateSchema } from './schemas';
 
 // The settings of 6.3 are group 1's (docs/pay-periods.md, "Pay groups"): its row in `pay_groups`
@@ -12,7 +12,7 @@ import { payPeriodSettingsUpdateSchema } from './schemas';
 
 /** The settings in force: group 1's, each missing or unreadable key at its default. */
 export async function readPayPeriodSettings(db: Db): Promise<PayPeriodSettings> {
-  return parseStoredPayPeriodSettings((await findDefaultGroup(db))?.storedSettings ?? undefined);
+  return readDefaultGroupSettings(db);
 }
 
 /** The stored JSON exactly (an export's fingerprint covers it); undefined while unset. */

@@ -9,8 +9,8 @@ import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
 import type { GroupRulesBook } from '../pay-rules/classify';
-import { DEFAULT_GROUP_ID, findDefaultGroup, readGroupRules } from '../pay-groups/repository';
-import { DEFAULT_GROUP_RULES, parseStoredPayPeriodSettings, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
+import { DEFAULT_GROUP_ID, findDefaultGroup, readDefaultGroupSettings, readGroupRules } from '../pay-groups/repository';
+import { DEFAULT_GROUP_RULES, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
 // The guard of every attendance write (docs/pay-periods.md, "Locking a period"; docs/scaling.md,
@@ -320,7 +320,7 @@ export async function reopenTimesheets(
         .first('approved_days')) as { approved_days: string | null } | undefined;
       if (!row) continue;
       if (row.approved_days != null) {
-        settings ??= parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+        settings ??= await readDefaultGroupSettings(trx);
         groups ??= await readGroupRules(trx);
         const days = (await currentNumbersOf(trx, [employeeId], period, settings, groups)).get(employeeId) ?? [];
         if (sameNumbers(String(row.approved_days), days)) continue;
@@ -390,7 +390,7 @@ export async function reopenForRules(
  * group; for everyone when group 1's own settings changed (they are every employee's periods).
  */
 export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
-  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  const settings = await readDefaultGroupSettings(trx);
   await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? {} : { groupId });
 }
 
@@ -400,7 +400,7 @@ export async function reopenForGroupRules(trx: Db, groupId: number, context: Gua
  * change reopen (`rules_changed`), as a change of the group's rules would.
  */
 export async function reopenForGroupMove(trx: Db, employeeId: number, context: GuardContext): Promise<void> {
-  const settings = parseStoredPayPeriodSettings((await findDefaultGroup(trx))?.storedSettings ?? undefined);
+  const settings = await readDefaultGroupSettings(trx);
   await reopenForRules(trx, settings, context, { employeeId });
 }
 
