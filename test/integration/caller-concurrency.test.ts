@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import net from 'node:net';
 import mysql from 'mysql2/promise';
 import request from 'supertest';
@@ -27,13 +28,34 @@ interface RawResponse {
  * receives them together (in one turn of its event loop), as from a client that fires them at
  * once. On SQLite a list runs from start to end without yielding: requests that arrived apart
  * would never overlap.
+ *
+ * The lists that are served (`heldPath`) end only once every other request has been answered, as
+ * to a client that reads slowly: a served list holds its caller's turn however the requests'
+ * authentications interleave (each is its own query on MySQL, and under load one can come back
+ * after a whole list was answered).
  */
-async function sendAtOnce(t: TestApp, requests: Array<{ path: string; token: string }>): Promise<RawResponse[]> {
+async function sendAtOnce(t: TestApp, requests: Array<{ path: string; token: string }>, heldPath: string): Promise<RawResponse[]> {
   const server = t.app.listening ? t.app : await new Promise<typeof t.app>((resolve) => t.app.listen(0, '127.0.0.1', () => resolve(t.app)));
   const { port } = server.address() as AddressInfo;
   let accepted = 0;
   const count = () => accepted++;
   server.on('connection', count);
+  const held: Array<() => void> = [];
+  let answered = 0;
+  const releaseWhenOthersAnswered = () => {
+    if (held.length + answered === requests.length) held.splice(0).forEach((end) => end());
+  };
+  const holdServedLists = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.url !== heldPath) return;
+    const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.end = ((...args: unknown[]) => {
+      if (res.statusCode !== 200) return end(...args);
+      held.push(() => end(...args));
+      releaseWhenOthersAnswered();
+      return res;
+    }) as ServerResponse['end'];
+  };
+  server.prependListener('request', holdServedLists);
   const sockets = await Promise.all(
     requests.map(
       () =>
@@ -52,13 +74,21 @@ async function sendAtOnce(t: TestApp, requests: Array<{ path: string; token: str
         const chunks: Buffer[] = [];
         socket.on('data', (chunk: Buffer) => chunks.push(chunk));
         socket.once('error', reject);
-        socket.once('end', () => resolve(parseResponse(Buffer.concat(chunks).toString('utf8'))));
+        socket.once('end', () => {
+          answered++;
+          releaseWhenOthersAnswered();
+          resolve(parseResponse(Buffer.concat(chunks).toString('utf8')));
+        });
       }),
   );
   requests.forEach(({ path, token }, index) => {
     sockets[index]?.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
   });
-  return Promise.all(answers);
+  try {
+    return await Promise.all(answers);
+  } finally {
+    server.off('request', holdServedLists);
+  }
 }
 
 function parseResponse(raw: string): RawResponse {
@@ -99,11 +129,15 @@ describe.each(testDialects())('the per-caller budget of list requests on %s', (d
 
   it("refuses a caller's lists beyond the budget with 429 too_many_concurrent_requests and Retry-After, while another caller's are answered", async () => {
     const path = t.api('/employees?sortField=birthday');
-    const answers = await sendAtOnce(t, [
-      ...Array.from({ length: 8 }, () => ({ path, token: admin.token })),
-      { path, token: other.token },
-      { path: t.api('/employees/me'), token: other.token },
-    ]);
+    const answers = await sendAtOnce(
+      t,
+      [
+        ...Array.from({ length: 8 }, () => ({ path, token: admin.token })),
+        { path, token: other.token },
+        { path: t.api('/employees/me'), token: other.token },
+      ],
+      path,
+    );
     const flood = answers.slice(0, 8);
 
     // Received together: one list is served, the other seven find the budget spent.
