@@ -208,10 +208,14 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         ),
       );
 
+      // What was stored first: should the answers ever disagree with it, the failure tells which
+      // of the two is wrong (a second record, or a 201 for a write that did not commit).
+      const rows = await onEveryNode((db) => db('attendance').where({ employee_id: employeeId }).select('id', 'open_employee_id', 'note'));
+      for (const nodeRows of rows)
+        expect(nodeRows).toEqual([{ id: expect.any(Number), open_employee_id: employeeId, note: expect.any(String) }]);
       expect(statusesOf(responses)).toEqual([201, ...Array<number>(19).fill(409)]);
+      expect(responses.find((res) => res.status === 201)?.body).toMatchObject({ id: String(rows[0]?.[0]?.id), note: rows[0]?.[0]?.note });
       for (const res of responses.filter((r) => r.status === 409)) expectProblem(res, 409, 'already_punched_in');
-      const rows = await onEveryNode((db) => db('attendance').where({ employee_id: employeeId }).select('id', 'open_employee_id'));
-      for (const nodeRows of rows) expect(nodeRows).toEqual([{ id: expect.any(Number), open_employee_id: employeeId }]);
     });
 
     it('never commits both of two overlapping records sent to different nodes at once', async () => {
