@@ -305,3 +305,172 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
     violations,
   };
 }
+
+/** The workweek race's period, and the week that begins before it: Monday 29 June to Sunday 5 July. */
+const JULY = { start: '2026-07-01', end: '2026-07-31' };
+
+export type WorkweekRaceOptions = Omit<LockRaceOptions, 'period' | 'pauseMs'>;
+
+/**
+ * The lock race through a workweek (CONTRACT §6.5, "Frozen means frozen"): each employee has 40
+ * hours on 1 to 4 July (Wednesday to Saturday, all regular under the default weekly rule), and
+ * writers add or lengthen records on 29 and 30 June, in the open June period, while July is
+ * locked. Every June hour that commits turns a July hour into overtime, so each June write must
+ * either commit before the lock, and be in the overtime the lock froze, or be refused with 409
+ * period_locked naming July. Checks:
+ * - every race write answers 2xx or 409 period_locked; per writer, no 2xx after a period_locked;
+ *   a June write after the lock is refused, its detail naming the period;
+ * - each create is stored exactly when it committed, and the June seed ends where the last
+ *   committed patch put it;
+ * - July's frozen timesheet has as many overtime hours as the June records now in the database
+ *   hold, and the rest of its 40 hours regular.
+ */
+export async function runWorkweekLockRace(options: WorkweekRaceOptions): Promise<LockRaceOutcome> {
+  const { bases, token, db, employees } = options;
+  const violations: string[] = [];
+  let turn = 0;
+  const base = () => bases[turn++ % bases.length] as string;
+  const seed = async (employee: number, inTime: string, outTime: string) => {
+    const res = await call(base(), token, 'POST', '/attendance', { employee: String(employee), in_time: inTime, out_time: outTime });
+    if (res.status !== 201) throw new Error(`seed record of employee ${employee}: ${res.status} ${JSON.stringify(res.body)}`);
+    return String(res.body.id);
+  };
+  const juneSeeds = new Map<number, string>();
+  for (const employee of employees) {
+    for (const day of ['01', '02', '03', '04']) await seed(employee, `2026-07-${day} 08:00:00`, `2026-07-${day} 18:00:00`);
+    juneSeeds.set(employee, await seed(employee, '2026-06-30 08:00:00', '2026-06-30 09:00:00'));
+  }
+
+  const results: WriteResult[] = [];
+  let answered = 0;
+  let lockSentAt: number | undefined;
+  let lockStatus = 0;
+  let lockAttempts = 0;
+  let releaseLock!: () => void;
+  const lockDue = new Promise<void>((resolve) => (releaseLock = resolve));
+  const lock = (async () => {
+    await lockDue;
+    lockSentAt = Date.now();
+    for (;;) {
+      lockAttempts++;
+      const res = await call(options.lockBase ?? (bases[0] as string), token, 'POST', `/pay-periods/${JULY.start}/lock`);
+      lockStatus = res.status;
+      if (res.status !== 503 || lockAttempts >= 20) {
+        if (res.status !== 200) violations.push(`the lock answered ${res.status} ${JSON.stringify(res.body)}`);
+        return;
+      }
+    }
+  })();
+
+  const sentAfterLock = new Set<WriteResult>();
+  const outcome = (res: { status: number; body: any }) => ({
+    status: res.status,
+    ...(res.status >= 400 ? { code: String(res.body?.code) } : {}),
+  });
+  const writer = async (employee: number) => {
+    for (let step = 0; step < options.steps; step++) {
+      const sentAt = Date.now();
+      let result: WriteResult;
+      if (step % 2 === 0) {
+        // Half an hour on Monday 29 June, one slot per step.
+        const minutes = step * 30;
+        const value = `2026-06-29 ${pad(Math.floor(minutes / 60))}:${pad(minutes % 60)}:00`;
+        const end = minutes + 30;
+        const res = await call(base(), token, 'POST', '/attendance', {
+          employee: String(employee),
+          in_time: value,
+          out_time: `2026-06-29 ${pad(Math.floor(end / 60))}:${pad(end % 60)}:00`,
+        });
+        result = { employee, step, op: 'create', value, ...outcome(res) };
+      } else {
+        const value = `2026-06-30 09:${pad(step)}:30`;
+        const res = await call(base(), token, 'PATCH', `/attendance/${juneSeeds.get(employee)}`, { out_time: value });
+        result = { employee, step, op: 'patch', value, ...outcome(res) };
+      }
+      results.push(result);
+      if (lockSentAt !== undefined && sentAt >= lockSentAt) sentAfterLock.add(result);
+      if (++answered >= options.lockAfter) releaseLock();
+    }
+  };
+  await Promise.all(employees.map((employee) => writer(employee)));
+  releaseLock();
+  await lock;
+
+  // After the lock answered: one more June record per employee, refused, naming July.
+  for (const employee of employees) {
+    const res = await call(base(), token, 'POST', '/attendance', {
+      employee: String(employee),
+      in_time: '2026-06-29 23:00:00',
+      out_time: '2026-06-29 23:30:00',
+    });
+    if (lockStatus === 200 && !(res.status === 409 && res.body?.code === 'period_locked' && String(res.body?.detail).includes(JULY.start)))
+      violations.push(`employee ${employee}: a June write after the lock answered ${res.status} ${JSON.stringify(res.body)}`);
+  }
+
+  // 1. Answers, and their order per writer.
+  for (const result of results) {
+    const fine = result.status === 200 || result.status === 201 || (result.status === 409 && result.code === 'period_locked');
+    if (!fine) violations.push(`employee ${result.employee} step ${result.step} ${result.op}: ${result.status} ${result.code ?? ''}`);
+  }
+  for (const employee of employees) {
+    const own = results.filter((result) => result.employee === employee);
+    const firstRefused = own.findIndex((result) => result.code === 'period_locked');
+    if (firstRefused === -1) continue;
+    for (const later of own.slice(firstRefused + 1)) {
+      if (later.status < 300) violations.push(`employee ${employee}: ${later.op} of step ${later.step} committed after a period_locked`);
+    }
+  }
+
+  // 2. Each write is in the database exactly when it committed.
+  const june = (await db('attendance')
+    .whereIn('employee_id', employees)
+    .where('in_time_local', '<', `${JULY.start} 00:00:00`)
+    .select('id', 'employee_id', 'in_time_local', 'out_time_local', 'in_time_utc', 'out_time_utc')) as Array<
+    Record<string, string | number | null>
+  >;
+  for (const employee of employees) {
+    const own = june.filter((row) => Number(row.employee_id) === employee);
+    const starts = new Set(own.map((row) => String(row.in_time_local).slice(0, 19)));
+    for (const result of results.filter((r) => r.employee === employee && r.op === 'create')) {
+      if (starts.has(result.value) !== result.status < 300)
+        violations.push(
+          `employee ${employee}: create ${result.value} answered ${result.status} but is ${starts.has(result.value) ? '' : 'not '}stored`,
+        );
+    }
+    const lastPatch = results.filter((r) => r.employee === employee && r.op === 'patch' && r.status < 300).pop();
+    const juneSeed = own.find((row) => String(row.id) === juneSeeds.get(employee));
+    const expected = lastPatch?.value ?? '2026-06-30 09:00:00';
+    if (String(juneSeed?.out_time_local).slice(0, 19) !== expected)
+      violations.push(
+        `employee ${employee}: the June seed ends at ${String(juneSeed?.out_time_local)}, the last committed patch set ${expected}`,
+      );
+  }
+
+  // 3. The frozen July numbers hold every June hour that committed, and no other.
+  if (lockStatus === 200) {
+    for (const employee of employees) {
+      const juneSeconds = june
+        .filter((row) => Number(row.employee_id) === employee)
+        .reduce((sum, row) => sum + seconds(String(row.out_time_utc)) - seconds(String(row.in_time_utc)), 0);
+      const sheet = await call(bases[0] as string, token, 'GET', `/employees/${employee}/timesheets/${JULY.start}`);
+      const totals = sheet.body?.totals as { regular_hours: number; overtime_hours: number } | undefined;
+      const overtime = Math.round((juneSeconds / 3600) * 100) / 100;
+      const regular = Math.round(((40 * 3600 - juneSeconds) / 3600) * 100) / 100;
+      if (sheet.status !== 200 || totals?.overtime_hours !== overtime || totals?.regular_hours !== regular)
+        violations.push(
+          `employee ${employee}: July froze ${JSON.stringify(totals ?? sheet.body)}, the June records now hold ${juneSeconds} s (${overtime} h of overtime, ${regular} h regular)`,
+        );
+    }
+  }
+
+  const committed = results.filter((result) => result.status < 300).length;
+  return {
+    lockStatus,
+    lockAttempts,
+    results,
+    committed,
+    refused: results.filter((result) => result.code === 'period_locked').length,
+    committedWhileLocking: [...sentAfterLock].filter((result) => result.status < 300).length,
+    violations,
+  };
+}

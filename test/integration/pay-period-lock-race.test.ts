@@ -7,7 +7,7 @@ import { insertEmployee } from '../../src/employees/repository';
 import { setClock } from '../helpers/attendance';
 import { createTestDatabase, describeOnMysql, type TestDatabase, testDialects } from '../helpers/databases';
 import { createEmployee, createUser, employeeColumns } from '../helpers/factories';
-import { type LockRaceOutcome, runLockRace } from '../helpers/lock-race';
+import { type LockRaceOutcome, runLockRace, runWorkweekLockRace } from '../helpers/lock-race';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process';
 import type { GaleraCluster } from '../../support/galera';
 import { releaseGaleraCluster, startNodeApps, stopNodeApps, useGaleraCluster, whenGaleraAvailable } from '../helpers/galera-suite';
@@ -69,6 +69,21 @@ describe.each(testDialects())('the lock race on one server on %s', (dialect) => 
       expectRaceHeld(outcome);
     },
   );
+
+  it('a workweek that continues into the period: every June write that changes July committed before its lock or was refused', async () => {
+    const employees = await Promise.all(Array.from({ length: EMPLOYEES }, () => createEmployee(t)));
+
+    const outcome = await runWorkweekLockRace({
+      bases: [base],
+      token: admin.token,
+      db: t.db,
+      employees,
+      steps: STEPS,
+      lockAfter: EMPLOYEES * 3,
+    });
+
+    expectRaceHeld(outcome);
+  });
 });
 
 async function hrm(env: Record<string, string>, argv: string[]): Promise<number> {
@@ -96,6 +111,17 @@ describeOnMysql('the lock race across three server processes on mysql', () => {
     expect(await hrm({ DATABASE_URL: database.url }, ['api', 'enable'])).toBe(0);
     db = database.open();
   }, 120_000);
+  /** The processes' API URLs once each has seen the API enabled (they cache the setting for a few seconds). */
+  async function enabledBases(): Promise<string[]> {
+    const bases = servers.map((server) => server.apiUrl);
+    for (const url of bases) {
+      for (let tries = 0; (await fetch(`${url}/echo`, { headers: { Authorization: `Bearer ${token}` } })).status !== 200; tries++) {
+        if (tries > 100) throw new Error(`${url} never enabled its API`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    return bases;
+  }
   afterAll(async () => {
     for (const server of servers) await server.stop();
     await db?.destroy();
@@ -106,14 +132,7 @@ describeOnMysql('the lock race across three server processes on mysql', () => {
     'run %i: writes through every process, the lock through one: each write before the lock or refused',
     async (_run, period) => {
       const employees = await insertEmployees(db, EMPLOYEES);
-      // The settings (the API switch) are cached for a few seconds in each process.
-      const bases = servers.map((server) => server.apiUrl);
-      for (const url of bases) {
-        for (let tries = 0; (await fetch(`${url}/echo`, { headers: { Authorization: `Bearer ${token}` } })).status !== 200; tries++) {
-          if (tries > 100) throw new Error(`${url} never enabled its API`);
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      }
+      const bases = await enabledBases();
 
       const outcome = await runLockRace({
         bases,
@@ -129,6 +148,15 @@ describeOnMysql('the lock race across three server processes on mysql', () => {
       expectRaceHeld(outcome);
     },
   );
+
+  it('a workweek that continues into the period, through every process: each June write before the lock or refused', async () => {
+    const employees = await insertEmployees(db, EMPLOYEES);
+    const bases = await enabledBases();
+
+    const outcome = await runWorkweekLockRace({ bases, lockBase: bases[1], token, db, employees, steps: STEPS, lockAfter: EMPLOYEES * 3 });
+
+    expectRaceHeld(outcome);
+  });
 });
 
 describe('the lock race on a 3-node MariaDB Galera cluster', () => {
@@ -176,5 +204,21 @@ describe('the lock race on a 3-node MariaDB Galera cluster', () => {
         expect(outcome.lockAttempts).toBe(1);
       },
     );
+
+    it('a workweek that continues into the period, through every node: each June write before the lock or refused', async () => {
+      const employees = await Promise.all(Array.from({ length: EMPLOYEES }, () => createEmployee(apps[0]!)));
+
+      const outcome = await runWorkweekLockRace({
+        bases,
+        lockBase: bases[2],
+        token,
+        db: apps[0]!.db,
+        employees,
+        steps: STEPS,
+        lockAfter: EMPLOYEES * 3,
+      });
+
+      expectRaceHeld(outcome);
+    });
   });
 });
