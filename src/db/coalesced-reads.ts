@@ -4,17 +4,11 @@ import { compiledOnce, parameter, type Row, runStatement, valuesOf } from './dri
 import { limitedListSql, listReadLimitOf } from './statement-time';
 
 // Reads that several requests asking at once share one query for: the same list read
-// (preparedListRead) and lookups of one row by key (batchedLookup). The rule for both: no caller
-// ever sees another's change. A list read's rows are shaped once (the caller's `shape`, e.g.
-// toEmployeeRecord's names) and frozen, then shared by every caller of that read: a change
-// throws instead of reaching another request, and the page's rows are parsed and shaped once
-// however many requests asked for it. A lookup's single row is copied for every caller but the
-// first, which costs less than shaping it per caller (docs/performance.md, "Coalesced reads' rows").
-
-/** Rows for the `index`-th caller of one lookup: the rows as read for the first, copies for the others. */
-function rowsFor(rows: Row[], index: number): Row[] {
-  return index === 0 ? rows : rows.map((row) => ({ ...row }));
-}
+// (preparedListRead) and lookups of one row by key (batchedLookup). The rule for both: rows are
+// shaped once (the caller's `shape`, e.g. toEmployeeRecord's names) and frozen, then shared by
+// every caller of that read. A change throws instead of reaching another request, and the rows
+// are parsed and shaped once however many requests asked for them (docs/performance.md,
+// "Coalesced reads' rows").
 
 /** A list read's rows, shaped once and frozen (each row and its nested objects, and the list). */
 function frozenRows(rows: Row[], shape: ((row: Row) => unknown) | undefined): readonly Row[] {
@@ -137,11 +131,13 @@ interface BatchState<K> {
  * Each lookup still reads the database after it was asked for, never an earlier answer, so a
  * change committed before a request arrives (a revoked token) is always seen. Under load this
  * saves most of the per-query cost: the round trip, the statement and its column definitions.
+ * A row is shaped once (`shape`) and frozen, and every caller asking for its key shares it.
  */
 export function batchedLookup<K extends string | number>(
   build: (db: Db, keys: string[]) => Knex.QueryBuilder,
   keyOf: (row: Row) => K,
-): (db: Db, key: K) => Promise<Row | undefined> {
+  shape?: (row: Row) => unknown,
+): (db: Db, key: K) => Promise<Readonly<Row> | undefined> {
   const variants = new Map(
     BATCH_SIZES.map((size) => [
       size,
@@ -161,10 +157,10 @@ export function batchedLookup<K extends string | number>(
       const size = BATCH_SIZES.find((candidate) => candidate >= keys.length) ?? MAX_BATCH;
       const padded = keys.concat(Array<K>(size - keys.length).fill(keys[0] as K));
       const rows = (await runStatement(db, valuesOf(variants.get(size)!(db), padded), 'read')) as Row[];
-      const byKey = new Map<K, Row>(rows.map((row) => [keyOf(row), row]));
+      const byKey = new Map<K, Row>(frozenRows(rows, shape).map((row) => [keyOf(row), row]));
       for (const [key, waiters] of batch) {
         const row = byKey.get(key);
-        waiters.forEach((waiter, index) => waiter.resolve(row && rowsFor([row], index)[0]));
+        for (const waiter of waiters) waiter.resolve(row);
       }
     } catch (error) {
       for (const waiters of batch.values()) for (const waiter of waiters) waiter.reject(error);

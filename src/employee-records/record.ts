@@ -129,7 +129,7 @@ export function addEmployeeNames(query: Knex.QueryBuilder, alias: string): Knex.
  * name column is read by its own property: reading them by keys built per row was most of its cost.
  */
 export function toEmployeeRecord(row: Record<string, unknown>): EmployeeRecord {
-  // A row one caller already made a record of (coalesced reads copy rows per caller, so only its own).
+  // A row a coalesced read already shaped, and froze for every caller sharing it.
   if (row.employeeNames !== undefined) return row as unknown as EmployeeRecord;
   const names: Record<EmployeeReferenceField, string | null> = {
     supervisor: fullName(row.supervisor__first_name, row.supervisor__last_name),

@@ -16,6 +16,7 @@ import { columnOf, type EmployeeField } from '../employee-records/fields';
 const lookUpEmployee = batchedLookup(
   (db, ids) => selectEmployees(db).whereIn('e.id', ids),
   (row) => Number(row.id),
+  toEmployeeRecord,
 );
 
 /** The employee with the names it displays; read on `db`, a transaction's or the pool's. */

@@ -72,6 +72,7 @@ const findPrincipal = batchedLookup(selectPrincipals, tokenIdOf);
 const findPrincipalWithEmployee = batchedLookup(
   (db, tokenIds) => addEmployeeNames(selectPrincipals(db, tokenIds).select('e.*'), 'e'),
   tokenIdOf,
+  toEmployeeRecord,
 );
 
 /**

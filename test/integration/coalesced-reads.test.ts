@@ -5,8 +5,8 @@ import { createEmployee } from '../helpers/factories';
 import { useTestApp } from '../helpers/test-app';
 
 // The two coalescers of src/db/coalesced-reads.ts share one query between callers asking at once;
-// no caller may change what another request answers: a list read's rows are shaped once and
-// frozen (a change throws), a lookup's row is copied per caller (a change stays its own).
+// no caller may change what another request answers: a list read's rows and a lookup's row are
+// shaped once and frozen (a change throws), and shared.
 describe.each(testDialects())('coalesced reads on %s', (dialect) => {
   const t = useTestApp(dialect);
   const shares = dialect === 'mysql';
@@ -50,27 +50,35 @@ describe.each(testDialects())('coalesced reads on %s', (dialect) => {
     if (shares) expect(third).toBe(second);
   });
 
-  it('gives each caller of one batched lookup a row of its own, for the same key too', async () => {
+  it('gives the callers of one batched lookup its row shaped once and frozen: a change by one throws and reaches no other', async () => {
+    let shaped = 0;
     const lookup = batchedLookup(
       (db, keys) => db('employees').whereIn('id', keys).select('id', 'first_name'),
       (row) => Number(row.id),
+      (row) => {
+        shaped++;
+        row.names = { first: row.first_name };
+      },
     );
 
     // The first goes at once; the other four (two of each key) wait and go together.
     const { result, queries } = await countingQueries(() =>
       Promise.all([ids[0]!, ids[0]!, ids[0]!, ids[1]!, ids[1]!].map((id) => lookup(t.db, id))),
     );
-    const rows = result.map((row) => row!);
-    scribble([rows[1]!, rows[3]!]);
+    const rows = result.map((row) => row! as Record<string, unknown>);
 
+    expect(() => scribble([rows[1]!])).toThrow(TypeError);
+    expect(() => ((rows[3]!.names as Record<string, unknown>).first = 'changed')).toThrow(TypeError);
     expect(queries).toBe(2);
+    expect(shaped).toBe(3);
     expect(rows.map((row) => ({ ...row, id: Number(row.id) }))).toEqual([
-      { id: ids[0], first_name: 'Owner0' },
-      { id: ids[0], first_name: 'changed', added: true },
-      { id: ids[0], first_name: 'Owner0' },
-      { id: ids[1], first_name: 'changed', added: true },
-      { id: ids[1], first_name: 'Owner1' },
+      { id: ids[0], first_name: 'Owner0', names: { first: 'Owner0' } },
+      { id: ids[0], first_name: 'Owner0', names: { first: 'Owner0' } },
+      { id: ids[0], first_name: 'Owner0', names: { first: 'Owner0' } },
+      { id: ids[1], first_name: 'Owner1', names: { first: 'Owner1' } },
+      { id: ids[1], first_name: 'Owner1', names: { first: 'Owner1' } },
     ]);
-    expect(new Set(rows).size).toBe(5);
+    expect(rows[2]).toBe(rows[1]);
+    expect(rows[4]).toBe(rows[3]);
   });
 });
