@@ -19,6 +19,7 @@ const SERIAL = [
   'integration/pay-period-lock-race',
   'integration/server-cluster',
   'integration/server-process',
+  'integration/schedule-sweep-process',
   'integration/server-terminal',
   'integration/tokens',
   'integration/web-server-configs',

@@ -68,6 +68,8 @@ export interface Config {
   webhooks: { allowHttp: boolean; allowPrivate: boolean; timeoutMs: number };
   /** How often old token, idempotency and rate-limit rows are purged; 0: never (docs/security.md). */
   purgeIntervalMs: number;
+  /** How often rotations are generated ahead and final absences announced (docs/schedules.md, "Sweeps"). */
+  scheduleSweepIntervalMs: number;
   /** Where a first start writes the admin's token when standard output is not a terminal (docs/security.md). */
   firstAdminTokenFile: string;
 }
@@ -155,6 +157,7 @@ const envSchema = z.object({
     .int()
     .refine((seconds) => seconds === 0 || (seconds >= 60 && seconds <= 7 * 86_400), 'must be 0 (off) or 60 to 604800 seconds')
     .default(3600),
+  SCHEDULE_SWEEP_INTERVAL: z.coerce.number().int().min(1).max(86_400).default(900),
   FIRST_ADMIN_TOKEN_FILE: z.string().optional(),
 });
 
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: values.WEBHOOK_TIMEOUT * 1000,
     },
     purgeIntervalMs: values.PURGE_INTERVAL * 1000,
+    scheduleSweepIntervalMs: values.SCHEDULE_SWEEP_INTERVAL * 1000,
     firstAdminTokenFile: values.FIRST_ADMIN_TOKEN_FILE ?? defaultTokenFile(database),
   });
 }

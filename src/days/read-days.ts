@@ -3,7 +3,7 @@ import type { Caller } from '../caller';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { employeeDays } from '../day-rules/day-status';
-import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus } from '../day-rules/types';
+import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus, DayStatusName } from '../day-rules/types';
 import { whereVisible } from '../employees/access';
 import { type HolidayDay, type LeaveDay, readHolidaysOf, readLeaveDays } from '../leave/days';
 import { addDays, lastReadingOn } from '../time';
@@ -39,14 +39,88 @@ export async function findDayEmployee(db: Db, caller: Caller, id: number): Promi
   return row && toDayEmployee(row);
 }
 
-/** The employees the caller may read who are employed on `date`, of a department if given, by id. */
-export async function dayEmployeesOn(db: Db, caller: Caller, date: string, departmentId: number | undefined): Promise<DayEmployee[]> {
+/** GET /days's filter and page (CONTRACT 6.7). */
+export interface DaysListFilter {
+  date: string;
+  status?: DayStatusName | undefined;
+  department?: number | undefined;
+  page: number;
+  limit: number;
+}
+
+/** How many employees a status-filtered GET /days computes at a time. */
+export const DAYS_SCAN_BATCH = 500;
+
+/** Statuses a day has only with a published shift on its date, and those it has only without one. */
+const WITH_SHIFT: ReadonlySet<DayStatusName> = new Set(['absent', 'present', 'half_day', 'pending']);
+const WITHOUT_SHIFT: ReadonlySet<DayStatusName> = new Set(['holiday', 'day_off', 'unscheduled']);
+
+/**
+ * The employees the caller may read who are employed on `date` (each has exactly one day row),
+ * of a department if given; narrowed in SQL to those who can have `status`.
+ */
+function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryBuilder {
+  const { date, department, status } = filter;
   const query = whereVisible(db('employees as e'), caller)
     .where((joined) => joined.whereNull('e.joined_date').orWhere('e.joined_date', '<=', date))
     .where((left) => left.whereNull('e.termination_date').orWhere('e.termination_date', '>=', date));
-  if (departmentId !== undefined) query.where('e.department_id', departmentId);
-  const rows = (await query.orderBy('e.id').select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>;
-  return rows.map(toDayEmployee);
+  if (department !== undefined) query.where('e.department_id', department);
+  const shiftOnDate = () =>
+    db('shifts as ds').select(db.raw('1')).where('ds.employee_id', db.ref('e.id')).where('ds.status', 'published').where('ds.date', date);
+  if (status !== undefined && WITH_SHIFT.has(status)) query.whereExists(shiftOnDate());
+  if (status !== undefined && WITHOUT_SHIFT.has(status)) query.whereNotExists(shiftOnDate());
+  return query;
+}
+
+/**
+ * One page of GET /days, paged at the database so memory holds one page (or one batch), whatever
+ * the number of employees. Without `status` the page's employees are chosen and counted in SQL,
+ * and their statuses alone computed. A status exists only once computed, so with `status` the
+ * employees are read in id order DAYS_SCAN_BATCH at a time, and the matches counted and kept
+ * only while they fall on the page.
+ */
+export async function readDaysPage(
+  db: Db,
+  caller: Caller,
+  filter: DaysListFilter,
+  now: Date,
+  batch = DAYS_SCAN_BATCH,
+): Promise<{ rows: Array<Record<string, unknown>>; total: number }> {
+  const range = { from: filter.date, to: filter.date };
+  const offset = (filter.page - 1) * filter.limit;
+  const toRows = async (employees: DayEmployee[]) => {
+    const days = await readDays(db, employees, range, now);
+    return employees.flatMap((employee) =>
+      (days.get(employee.id) ?? [])
+        .filter((day) => filter.status === undefined || day.status === filter.status)
+        .map((day) => toDayResponse(employee, day)),
+    );
+  };
+  if (filter.status === undefined) {
+    const counted = (await employedOn(db, caller, filter).count({ total: '*' }).first()) as { total: number | string } | undefined;
+    const page = (await employedOn(db, caller, filter)
+      .orderBy('e.id')
+      .limit(filter.limit)
+      .offset(offset)
+      .select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>;
+    return { rows: await toRows(page.map(toDayEmployee)), total: Number(counted?.total ?? 0) };
+  }
+  const rows: Array<Record<string, unknown>> = [];
+  let total = 0;
+  for (let after = 0; ;) {
+    const employees = (
+      (await employedOn(db, caller, filter).where('e.id', '>', after).orderBy('e.id').limit(batch).select(EMPLOYEE_COLUMNS)) as Array<
+        Record<string, unknown>
+      >
+    ).map(toDayEmployee);
+    for (const row of await toRows(employees)) {
+      if (total >= offset && total < offset + filter.limit) rows.push(row);
+      total++;
+    }
+    const last = employees.at(-1);
+    if (!last || employees.length < batch) return { rows, total };
+    after = last.id;
+  }
 }
 
 function toDayShift(row: Record<string, unknown>): DayShift & { employeeId: number } {

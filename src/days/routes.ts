@@ -4,13 +4,13 @@ import { DAY_STATUSES } from '../day-rules/types';
 import { NotFoundError } from '../errors';
 import { callerOf, instanceOf } from '../http/context';
 import { idSchema } from '../http/field-schemas';
-import { offsetOf, paginationFields, toPage } from '../http/pagination';
+import { paginationFields, toPage } from '../http/pagination';
 import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { daysBetween, isCalendarDate } from '../time';
-import { dayEmployeesOn, findDayEmployee, readDays, toDayResponse } from './read-days';
+import { findDayEmployee, readDays, readDaysPage, toDayResponse } from './read-days';
 
 /** The longest range GET /employees/{id}/days answers. */
 export const MAX_DAYS = 62;
@@ -67,15 +67,8 @@ export function dayRoutes({ clock }: { clock: Clock }): Routes[] {
       get: async (req, res) => {
         const query = parseQuery(daysListQuery, req.query);
         const { db } = instanceOf(req);
-        const employees = await dayEmployeesOn(db, callerOf(req), query.date, query.department);
-        const days = await readDays(db, employees, { from: query.date, to: query.date }, clock.now());
-        const rows = employees.flatMap((employee) =>
-          (days.get(employee.id) ?? [])
-            .filter((day) => query.status === undefined || day.status === query.status)
-            .map((day) => toDayResponse(employee, day)),
-        );
-        const offset = offsetOf(query.page, query.limit);
-        sendJson(res, toPage(rows.slice(offset, offset + query.limit), rows.length, query.page, query.limit));
+        const { rows, total } = await readDaysPage(db, callerOf(req), query, clock.now());
+        sendJson(res, toPage(rows, total, query.page, query.limit));
       },
     },
     { heavy: true },

@@ -17,7 +17,6 @@ import { announceAbsences } from './absences';
 const LEASE = 'schedules';
 /** How long a holder keeps the lease without renewing it: another node takes over after. */
 const LEASE_MS = 30 * 60_000;
-export const SWEEP_INTERVAL_MS = 15 * 60_000;
 
 /** Takes or renews the lease for `holder`; false while another holder's lease runs. */
 export async function acquireSweepLease(db: Db, holder: string, now: Date): Promise<boolean> {
@@ -36,6 +35,11 @@ export async function acquireSweepLease(db: Db, holder: string, now: Date): Prom
   }
 }
 
+/** Gives the lease up, so that the next process (a restart) sweeps at once rather than after LEASE_MS. */
+export async function releaseSweepLease(db: Db, holder: string): Promise<void> {
+  await db('sweep_leases').where({ name: LEASE, holder }).delete();
+}
+
 /** One run on one database, if this holder gets the lease; what it did, or undefined without the lease. */
 export async function runScheduleSweep(db: Db, holder: string, now: Date): Promise<{ generated: number; absences: number } | undefined> {
   if (!(await acquireSweepLease(db, holder, now))) return undefined;
@@ -44,35 +48,54 @@ export async function runScheduleSweep(db: Db, holder: string, now: Date): Promi
   return { generated, absences };
 }
 
-/** Runs the sweep every SWEEP_INTERVAL_MS on every instance this process serves (src/start/serve.ts). */
-export function startScheduleSweep(options: { instances: InstanceSource; control?: Db; clock: Clock; logger: Logger }): {
+/**
+ * Runs the sweep every `intervalMs` (SCHEDULE_SWEEP_INTERVAL) on every instance this process
+ * serves (src/start/serve.ts); stopping gives up the leases it holds.
+ */
+export function startScheduleSweep(options: {
+  intervalMs: number;
+  instances: InstanceSource;
+  control?: Db;
+  clock: Clock;
+  logger: Logger;
+}): {
   stop(): Promise<void>;
 } {
   const { instances, control, clock, logger } = options;
   const holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const held = new Set<string | undefined>();
   let running: Promise<void> = Promise.resolve();
-  const sweepInstance = async (name: string | undefined) => {
+  const onInstance = async (name: string | undefined, work: (db: Db) => Promise<void>) => {
     const lease = await instances.acquire(name);
     if (!lease) return;
     try {
-      const done = await runScheduleSweep(lease.instance.db, holder, clock.now());
-      if (done && done.generated + done.absences > 0) logger.info({ instance: name, ...done }, 'schedules swept');
+      await work(lease.instance.db);
     } finally {
       lease.release();
     }
   };
+  const sweepInstance = (name: string | undefined) =>
+    onInstance(name, async (db) => {
+      const done = await runScheduleSweep(db, holder, clock.now());
+      if (done) held.add(name);
+      if (done && done.generated + done.absences > 0) logger.info({ instance: name, ...done }, 'schedules swept');
+    });
   const tick = async () => {
     if (!control) return sweepInstance(undefined);
     for (const { name } of await listRegisteredInstances(control)) await sweepInstance(name);
   };
   const timer = setInterval(() => {
     running = running.then(tick).catch((error: unknown) => logger.warn({ err: error }, 'schedules sweep failed'));
-  }, SWEEP_INTERVAL_MS);
+  }, options.intervalMs);
   timer.unref();
   return {
     stop: async () => {
       clearInterval(timer);
       await running;
+      for (const name of held)
+        await onInstance(name, (db) => releaseSweepLease(db, holder)).catch((error: unknown) =>
+          logger.warn({ err: error, instance: name }, 'schedules lease not released'),
+        );
     },
   };
 }

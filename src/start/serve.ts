@@ -48,7 +48,13 @@ export async function serve(config: Config, logger: Logger, opened: Opened, opti
     clock: systemClock,
     logger,
   });
-  const schedules = startScheduleSweep({ instances: opened.instances, control: opened.control, clock: systemClock, logger });
+  const schedules = startScheduleSweep({
+    intervalMs: config.scheduleSweepIntervalMs,
+    instances: opened.instances,
+    control: opened.control,
+    clock: systemClock,
+    logger,
+  });
   // Before the start message: a SIGTERM sent as soon as it is read must find the handler.
   onShutdownSignal(async (signal) => {
     await stop(server, logger, signal, async () => {

@@ -1,3 +1,5 @@
+import type { Caller } from '../../src/caller';
+import { readDaysPage } from '../../src/days/read-days';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createOrg } from '../helpers/factories';
@@ -120,5 +122,107 @@ describe.each(testDialects())('/employees/{id}/days and /days on %s', (dialect) 
     expect(absentOnly.body).toEqual({ data: [expect.objectContaining({ status: 'absent' })], total: 1, nextPage: null });
     const mine = await asUser(t, org.report).get('/days?date=2026-06-15');
     expect(mine.body.data.map((day: { employee: { id: string } }) => day.employee.id)).toEqual([String(org.report.employeeId)]);
+  });
+
+  /** A department of five employees on 2026-06-15: absent, present, day_off, absent, unscheduled. */
+  const fiveInADepartment = async () => {
+    const [department] = await t.db('departments').insert({ name: `Paged days ${dialect} ${Date.now()}` });
+    const employees: number[] = [];
+    for (let i = 0; i < 5; i++) employees.push(await createEmployee(t, { department_id: Number(department), timezone: 'UTC' }));
+    const [absent, present, , late, unscheduled] = employees as [number, number, number, number, number];
+    for (const employee of [absent, present, late]) await publish(employee, '2026-06-15T08:00', '2026-06-15T16:00');
+    await insertAttendanceRow(t, present, { in: '2026-06-15T08:00:00Z', out: '2026-06-15T16:00:00Z' });
+    await insertAttendanceRow(t, unscheduled, { in: '2026-06-15T09:00:00Z', out: '2026-06-15T12:00:00Z' });
+    return { department: Number(department), employees };
+  };
+  const idAndStatus = (body: { data: Array<{ employee: { id: string }; status: string }> }) =>
+    body.data.map((day) => [day.employee.id, day.status]);
+
+  it('pages /days at the database: the pages join up to the whole list, and only a page of employees is read', async () => {
+    const { department, employees } = await fiveInADepartment();
+    const whole = await admin().get(`/days?date=2026-06-15&department=${department}&limit=200`);
+    expect(whole.body).toMatchObject({ total: 5, nextPage: null });
+    expect(idAndStatus(whole.body)).toEqual([
+      [String(employees[0]), 'absent'],
+      [String(employees[1]), 'present'],
+      [String(employees[2]), 'day_off'],
+      [String(employees[3]), 'absent'],
+      [String(employees[4]), 'unscheduled'],
+    ]);
+
+    // Every query of a page's statuses names the page's employees only.
+    const shiftReads: unknown[][] = [];
+    const listen = (query: { sql: string; bindings?: unknown[] }) => {
+      if (/from [`"]shifts[`"]/i.test(query.sql)) shiftReads.push(query.bindings ?? []);
+    };
+    t.db.on('query', listen);
+    const pages = [];
+    try {
+      for (const page of [1, 2, 3]) pages.push(await admin().get(`/days?date=2026-06-15&department=${department}&limit=2&page=${page}`));
+    } finally {
+      t.db.off('query', listen);
+    }
+    expect(pages.map((res) => [res.status, res.body.total, res.body.nextPage])).toEqual([
+      [200, 5, 2],
+      [200, 5, 3],
+      [200, 5, null],
+    ]);
+    expect(pages.flatMap((res) => idAndStatus(res.body))).toEqual(idAndStatus(whole.body));
+    expect(shiftReads).toHaveLength(3);
+    expect(shiftReads[1]).toEqual(expect.arrayContaining([employees[2], employees[3]]));
+    expect(shiftReads[1]).not.toEqual(expect.arrayContaining([employees[0]]));
+    expect(shiftReads[1]).not.toEqual(expect.arrayContaining([employees[4]]));
+
+    const beyond = await admin().get(`/days?date=2026-06-15&department=${department}&limit=2&page=4`);
+    expect(beyond.body).toEqual({ data: [], total: 5, nextPage: null });
+  });
+
+  it('filters /days by status across pages and scan batches with the same answer', async () => {
+    const { department, employees } = await fiveInADepartment();
+    const absentPages = [
+      (await admin().get(`/days?date=2026-06-15&department=${department}&status=absent&limit=1&page=1`)).body,
+      (await admin().get(`/days?date=2026-06-15&department=${department}&status=absent&limit=1&page=2`)).body,
+    ];
+    expect(absentPages.map((body) => [idAndStatus(body), body.total, body.nextPage])).toEqual([
+      [[[String(employees[0]), 'absent']], 2, 2],
+      [[[String(employees[3]), 'absent']], 2, null],
+    ]);
+    const dayOff = await admin().get(`/days?date=2026-06-15&department=${department}&status=day_off`);
+    expect(idAndStatus(dayOff.body)).toEqual([[String(employees[2]), 'day_off']]);
+    expect((await admin().get(`/days?date=2026-06-15&department=${department}&status=on_leave`)).body).toEqual({
+      data: [],
+      total: 0,
+      nextPage: null,
+    });
+
+    // The status scan reads employees a batch at a time; batches of 2 and of 500 answer alike.
+    const caller: Caller = { userId: org.admin.userId, username: org.admin.username, role: 'admin', employeeId: null, tokenId: '' };
+    for (const status of ['absent', 'present', 'day_off', 'unscheduled', 'incomplete'] as const)
+      for (const page of [1, 2]) {
+        const filter = { date: '2026-06-15', department, status, page, limit: 1 };
+        const small = await readDaysPage(t.db, caller, filter, t.clock.now(), 2);
+        expect(small).toEqual(await readDaysPage(t.db, caller, filter, t.clock.now()));
+      }
+    const smallBatches = await readDaysPage(
+      t.db,
+      caller,
+      { date: '2026-06-15', department, status: 'absent', page: 2, limit: 1 },
+      t.clock.now(),
+      2,
+    );
+    expect(smallBatches.total).toBe(2);
+    expect(smallBatches.rows.map((row) => (row.employee as { id: string }).id)).toEqual([String(employees[3])]);
+  });
+
+  it('refuses a bad page, limit or department on /days with 400 naming the field', async () => {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=201', 'limit'],
+      ['page=0', 'page'],
+      ['department=x', 'department'],
+    ] as const) {
+      const res = await admin().get(`/days?date=2026-06-15&${query}`);
+      expect(expectProblem(res, 400, 'invalid_query').errors.map((error: { field: string }) => error.field)).toEqual([field]);
+    }
   });
 });

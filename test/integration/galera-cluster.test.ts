@@ -243,6 +243,33 @@ describe('on a 3-node MariaDB Galera cluster', () => {
       }
     });
 
+    it('publishes one of two overlapping shifts of one employee sent to different nodes at once: 201 and 409, one stored', async () => {
+      const employees = await Promise.all(Array.from({ length: 8 }, () => createEmployee(first())));
+      const shift = (employee: number, start: string, end: string) => ({
+        employee,
+        start_local: start,
+        end_local: end,
+        timezone: 'UTC',
+        status: 'published',
+      });
+
+      const responses = await Promise.all(
+        employees.flatMap((employee, index) => [
+          asAdmin(api(index).post(path('/shifts'))).send(shift(employee, '2026-11-25T08:00', '2026-11-25T16:00')),
+          asAdmin(api(index + 1).post(path('/shifts'))).send(shift(employee, '2026-11-25T12:00', '2026-11-25T20:00')),
+        ]),
+      );
+
+      for (const [index, employee] of employees.entries()) {
+        const pair = responses.slice(2 * index, 2 * index + 2);
+        expect(statusesOf(pair)).toEqual([201, 409]);
+        expectProblem(pair.find((res) => res.status === 409) as request.Response, 409, 'shift_overlap');
+        const stored = await onEveryNode(async (db) => db('shifts').where({ employee_id: employee }).pluck('id'));
+        const created = pair.find((res) => res.status === 201) as request.Response;
+        expect(stored.map((ids) => ids.map(String))).toEqual([[created.body.id], [created.body.id], [created.body.id]]);
+      }
+    });
+
     it('lets one of 9 corrections sent to three nodes move its record into one free slot', async () => {
       const employeeId = await createEmployee(first());
       const ids: number[] = [];

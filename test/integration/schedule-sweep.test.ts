@@ -1,5 +1,5 @@
 import { announceAbsences } from '../../src/days/absences';
-import { acquireSweepLease, runScheduleSweep } from '../../src/days/schedule-sweep';
+import { acquireSweepLease, releaseSweepLease, runScheduleSweep } from '../../src/days/schedule-sweep';
 import { createWebhook } from '../../src/webhooks/subscriptions';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
@@ -57,5 +57,17 @@ describe.each(testDialects())('the schedules sweep on %s', (dialect) => {
     setClock(t, '2026-04-10T08:31:00.000Z');
     expect(await acquireSweepLease(t.db, 'node-b', t.clock.now())).toBe(true);
     expect(await acquireSweepLease(t.db, 'node-a', t.clock.now())).toBe(false);
+  });
+
+  it('lets the next holder in at once when the holder releases its lease, and only its own', async () => {
+    setClock(t, '2026-04-11T08:00:00.000Z');
+    await t.db('sweep_leases').delete();
+    expect(await acquireSweepLease(t.db, 'node-a', t.clock.now())).toBe(true);
+    await releaseSweepLease(t.db, 'node-b');
+    expect(await acquireSweepLease(t.db, 'node-b', t.clock.now())).toBe(false);
+    await releaseSweepLease(t.db, 'node-a');
+    expect(await t.db('sweep_leases').select('holder')).toEqual([]);
+    expect(await acquireSweepLease(t.db, 'node-b', t.clock.now())).toBe(true);
+    expect(await t.db('sweep_leases').select('holder')).toEqual([{ holder: 'node-b' }]);
   });
 });

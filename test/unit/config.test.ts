@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       cloudIdleTimeoutMs: 60_000,
       webhooks: { allowHttp: false, allowPrivate: false, timeoutMs: 10_000 },
       purgeIntervalMs: 3_600_000,
+      scheduleSweepIntervalMs: 900_000,
       firstAdminTokenFile: 'data/first-admin-token',
     });
   });
@@ -82,6 +83,7 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_TIMEOUT: '5',
       PURGE_INTERVAL: '600',
+      SCHEDULE_SWEEP_INTERVAL: '60',
       FIRST_ADMIN_TOKEN_FILE: '/run/secrets/hrm-admin-token',
     });
 
@@ -112,6 +114,7 @@ describe('loadConfig', () => {
       cloudIdleTimeoutMs: 15_000,
       webhooks: { allowHttp: true, allowPrivate: true, timeoutMs: 5_000 },
       purgeIntervalMs: 600_000,
+      scheduleSweepIntervalMs: 60_000,
       firstAdminTokenFile: '/run/secrets/hrm-admin-token',
     });
   });
@@ -204,6 +207,8 @@ describe('loadConfig', () => {
     [{ PURGE_INTERVAL: '59' }, 'PURGE_INTERVAL'],
     [{ PURGE_INTERVAL: '-1' }, 'PURGE_INTERVAL'],
     [{ PURGE_INTERVAL: 'hourly' }, 'PURGE_INTERVAL'],
+    [{ SCHEDULE_SWEEP_INTERVAL: '0' }, 'SCHEDULE_SWEEP_INTERVAL'],
+    [{ SCHEDULE_SWEEP_INTERVAL: '86401' }, 'SCHEDULE_SWEEP_INTERVAL'],
   ])('rejects %j naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`\\b${variable}\\b`));
