@@ -1,5 +1,6 @@
 import type { Db } from '../db/connect';
 import { asUniqueViolation } from '../db/constraint-errors';
+import { retryConflicts } from '../db/retry-conflicts';
 import { toSqlDateTime } from '../db/sql-time';
 import { recordEvents } from '../webhooks/outbox';
 import { type DayEmployee, readDays, toDayResponse } from './read-days';
@@ -34,12 +35,16 @@ export async function announceAbsences(db: Db, now: Date): Promise<number> {
     const [day] = (await readDays(db, [employee], { from: date, to: date }, now)).get(employee.id) ?? [];
     if (day?.status !== 'absent') continue;
     try {
-      await db.transaction(async (trx) => {
-        const [id] = await trx('day_absences').insert({ employee_id: employee.id, date, announced_at: toSqlDateTime(now) });
-        await recordEvents(trx, [
-          { type: 'day.absent', resourceId: Number(id), occurredAt: now, data: () => toDayResponse(employee, day) },
-        ]);
-      });
+      // Run again after a conflict (another node's run announced it at the same moment, on a
+      // Galera cluster a certification failure): the second run meets the unique key.
+      await retryConflicts(() =>
+        db.transaction(async (trx) => {
+          const [id] = await trx('day_absences').insert({ employee_id: employee.id, date, announced_at: toSqlDateTime(now) });
+          await recordEvents(trx, [
+            { type: 'day.absent', resourceId: Number(id), occurredAt: now, data: () => toDayResponse(employee, day) },
+          ]);
+        }),
+      );
       announced++;
     } catch (error) {
       // Announced meanwhile by another run: once is enough.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Clock } from '../clock';
 import type { Db } from '../db/connect';
-import { asUniqueViolation } from '../db/constraint-errors';
+import { asUniqueViolation, isConflictAbort } from '../db/constraint-errors';
 import { toSqlDateTime } from '../db/sql-time';
 import { listRegisteredInstances } from '../instances/registry';
 import type { InstanceSource } from '../instances/source';
@@ -30,7 +30,9 @@ export async function acquireSweepLease(db: Db, holder: string, now: Date): Prom
     await db('sweep_leases').insert({ name: LEASE, holder, expires_at: expiresAt });
     return true;
   } catch (error) {
-    if (asUniqueViolation(error)) return false;
+    // Another holder's insert came first: on one server a unique violation, on a Galera cluster
+    // (inserts through two nodes at once) a certification conflict.
+    if (asUniqueViolation(error) || isConflictAbort(error)) return false;
     throw error;
   }
 }

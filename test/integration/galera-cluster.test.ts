@@ -3,6 +3,9 @@ import { issueToken } from '../../src/auth/issue-token';
 import { certifiesWrites, openDatabase } from '../../src/db/connect';
 import { retryConflicts } from '../../src/db/retry-conflicts';
 import { lockAttendanceEmployee } from '../../src/attendance/repository';
+import { announceAbsences } from '../../src/days/absences';
+import { runScheduleSweep } from '../../src/days/schedule-sweep';
+import { createWebhook } from '../../src/webhooks/subscriptions';
 import { MIGRATIONS } from '../../migrations';
 import { setClock } from '../helpers/attendance';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
@@ -268,6 +271,70 @@ describe('on a 3-node MariaDB Galera cluster', () => {
         const created = pair.find((res) => res.status === 201) as request.Response;
         expect(stored.map((ids) => ids.map(String))).toEqual([[created.body.id], [created.body.id], [created.body.id]]);
       }
+    });
+
+    it('announces each final absence once when the sweep and its announcements run on three nodes at once', async () => {
+      await createWebhook(first().db, { url: 'https://93.184.215.14/hooks', events: ['day.absent'] }, first().clock.now());
+      const employees = await Promise.all(Array.from({ length: 6 }, () => createEmployee(first())));
+      for (const [index, employee] of employees.entries()) {
+        const res = await asAdmin(api(index).post(path('/shifts'))).send({
+          employee,
+          start_local: '2026-11-18T08:00',
+          end_local: '2026-11-18T16:00',
+          timezone: 'UTC',
+          status: 'published',
+        });
+        expect(res.status).toBe(201);
+      }
+      const now = first().clock.now();
+
+      // The whole sweep on every node at once: one holder gets the lease, the others do nothing.
+      const sweeps = await Promise.all(apps.map((app, node) => runScheduleSweep(app.db, `node-${node}`, now)));
+      // Then the announcements alone, on every node at once (a lease taken over while a slow run
+      // still announces): the database lets each absence through once.
+      const again = await Promise.all(apps.map((app) => announceAbsences(app.db, now)));
+
+      expect(sweeps.filter((sweep) => sweep !== undefined)).toHaveLength(1);
+      expect(again).toEqual([0, 0, 0]);
+      const announced = await onEveryNode(async (db) => ({
+        absences: (await db('day_absences').whereIn('employee_id', employees).pluck('employee_id')).map(Number).sort((a, b) => a - b),
+        events: (await db('webhook_events').where({ type: 'day.absent' }).pluck('payload'))
+          .map((payload: string) => Number((JSON.parse(payload) as { data: { employee: { id: string } } }).data.employee.id))
+          .filter((id: number) => employees.includes(id))
+          .sort((a: number, b: number) => a - b),
+      }));
+      const ids = [...employees].sort((a, b) => a - b);
+      expect(announced).toEqual([0, 1, 2].map(() => ({ absences: ids, events: ids })));
+    });
+
+    it('lets each absence through once when three nodes announce it at the same moment', async () => {
+      const employees = await Promise.all(Array.from({ length: 6 }, () => createEmployee(first())));
+      for (const employee of employees) {
+        const res = await asAdmin(api(0).post(path('/shifts'))).send({
+          employee,
+          start_local: '2026-11-17T08:00',
+          end_local: '2026-11-17T16:00',
+          timezone: 'UTC',
+          status: 'published',
+        });
+        expect(res.status).toBe(201);
+      }
+      const now = first().clock.now();
+
+      const counts = await Promise.all(apps.map((app) => announceAbsences(app.db, now)));
+
+      // Which node announced which absence is the race's; that each was announced once is not.
+      expect(counts.reduce((sum, count) => sum + count, 0)).toBe(employees.length);
+      const stored = await onEveryNode(
+        async (db) => (await db('day_absences').whereIn('employee_id', employees).pluck('employee_id')).length,
+      );
+      expect(stored).toEqual([6, 6, 6]);
+      const events = await onEveryNode(async (db) =>
+        (await db('webhook_events').where({ type: 'day.absent' }).pluck('payload')).filter((payload: string) =>
+          employees.includes(Number((JSON.parse(payload) as { data: { employee: { id: string } } }).data.employee.id)),
+        ),
+      );
+      expect(events.map((list) => list.length)).toEqual([6, 6, 6]);
     });
 
     it('lets one of 9 corrections sent to three nodes move its record into one free slot', async () => {
