@@ -132,7 +132,10 @@ const exportRowSchema = z.strictObject({
   employee_id: z.string().max(50).meta({ description: "The employee's code" }),
   employee: idString,
   date,
-  code: z.enum(['REG', 'OT', 'DT']),
+  code: z
+    .string()
+    .max(20)
+    .meta({ description: "`REG`, `OT`, `DT`, a paid leave type's code (default `PTO`) or `HOL` (docs/leave.md)", example: 'REG' }),
   hours: z.number().gt(0).meta({ description: 'Hours with 2 decimals', example: 8 }),
   timesheet_status: z.enum(['open', 'approved']),
 });
