@@ -1,3 +1,4 @@
+import { createWebhook } from '../../src/webhooks/subscriptions';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser } from '../helpers/factories';
@@ -199,5 +200,126 @@ describe.each(testDialects())('leave in locked pay periods on %s', (dialect) => 
       ['2026-10-05', 'VAC', -1],
       ['2026-10-26', 'HOL', -8],
     ]);
+  });
+});
+
+// Approval is of numbers (CONTRACT 6.5): holidays, the leave settings and leave types that move an
+// approved timesheet's leave or holiday hours send it back to open, once; a locked period's stay.
+describe.each(testDialects())('approved timesheets when holidays, leave settings or leave types change on %s', (dialect) => {
+  const t = useTestApp(dialect);
+  let admin: TestUser;
+  let vacation: string;
+  let ana: number;
+  let ben: number;
+  let cara: number;
+  beforeAll(async () => {
+    setClock(t, '2026-11-28T09:00:00Z');
+    admin = await createUser(t, 'admin');
+    await createWebhook(t.db, { url: 'https://93.184.215.14/hooks', events: ['*'] }, t.clock.now());
+    vacation = (await asUser(t, admin).post('/leave-types', { name: 'Vacation', code: 'VAC' })).body.id;
+    ana = await createEmployee(t, { country_code: 'DE', first_name: 'Ana' });
+    ben = await createEmployee(t, { country_code: 'FR', first_name: 'Ben' });
+    cara = await createEmployee(t, { country_code: 'DE', first_name: 'Cara' });
+    // Ana's Monday 2 November off: 8 hours of VAC in November's timesheet.
+    const res = await asUser(t, admin).post('/leaves', {
+      employee: ana,
+      leave_type: vacation,
+      start_date: '2026-11-02',
+      end_date: '2026-11-02',
+      status: 'approved',
+    });
+    expect(res.status).toBe(201);
+  });
+  afterEach(async () => {
+    await asUser(t, admin).put('/leave-settings', {
+      work_week: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+      standard_day_hours: 8,
+    });
+    await asUser(t, admin).put(`/leave-types/${vacation}`, { name: 'Vacation', code: 'VAC' });
+    await t.db('pay_period_locks').delete();
+    await t.db('holidays').delete();
+    await t.db('timesheet_approvals').delete();
+    await t.db('webhook_events').delete();
+  });
+
+  const approve = async (employee: number, start: string) =>
+    expect((await asUser(t, admin).post(`/employees/${employee}/timesheets/${start}/approve`)).status).toBe(200);
+  const statusOf = async (employee: number, start: string) =>
+    (await t.db('timesheet_approvals').where({ employee_id: employee, period_start: start }).first('status', 'reopened_reason')) as {
+      status: string;
+      reopened_reason: string | null;
+    };
+  const reopenedEvents = async () =>
+    (await t.db('webhook_events').where({ type: 'timesheet.reopened' }).orderBy('id')).map((row) => JSON.parse(row.payload).data);
+  const reopened = (employee: number, reason: string) => ({
+    employee: String(employee),
+    period_start: '2026-11-01',
+    period_end: '2026-11-30',
+    status: 'open',
+    reason,
+  });
+
+  it('a holiday added, deleted or imported reopens the open timesheets whose hours it moves, once (holidays_changed)', async () => {
+    await approve(ana, '2026-11-01');
+    await approve(ben, '2026-11-01');
+    await approve(cara, '2026-10-01');
+    expect((await asUser(t, admin).post('/pay-periods/2026-10-01/lock')).status).toBe(200);
+
+    // A Saturday moves no hours; a German Wednesday moves Ana's (not Ben's, in France); October is locked.
+    expect((await asUser(t, admin).post('/holidays', { date: '2026-11-14', name: 'Saturday fair' })).status).toBe(201);
+    expect(await reopenedEvents()).toEqual([]);
+    const local = await asUser(t, admin).post('/holidays', { date: '2026-11-11', name: 'Local day', country: 'DE' });
+    expect(local.status).toBe(201);
+    expect((await asUser(t, admin).post('/holidays', { date: '2026-10-14', name: 'Local day', country: 'DE' })).status).toBe(201);
+    expect(await statusOf(ana, '2026-11-01')).toEqual({ status: 'open', reopened_reason: 'holidays_changed' });
+    expect(await statusOf(ben, '2026-11-01')).toEqual({ status: 'approved', reopened_reason: null });
+    expect(await statusOf(cara, '2026-10-01')).toEqual({ status: 'approved', reopened_reason: null });
+    expect(await reopenedEvents()).toEqual([reopened(ana, 'holidays_changed')]);
+    const audits = await t.db('audit_log').where({ entity_type: 'timesheet', entity_id: ana, action: 'timesheet.reopen' });
+    expect(audits).toHaveLength(1);
+
+    await approve(ana, '2026-11-01');
+    expect((await asUser(t, admin).delete(`/holidays/${local.body.id}`)).status).toBe(200);
+    expect(await statusOf(ana, '2026-11-01')).toEqual({ status: 'open', reopened_reason: 'holidays_changed' });
+
+    // France's 11 November (Armistice, a Wednesday) moves Ben's hours; Germany's import none of November's.
+    await approve(ana, '2026-11-01');
+    expect((await asUser(t, admin).post('/holidays/import', { country: 'DE', year: 2026 })).status).toBe(200);
+    expect((await asUser(t, admin).post('/holidays/import', { country: 'FR', year: 2026 })).status).toBe(200);
+    expect(await statusOf(ana, '2026-11-01')).toEqual({ status: 'approved', reopened_reason: null });
+    expect(await statusOf(ben, '2026-11-01')).toEqual({ status: 'open', reopened_reason: 'holidays_changed' });
+    expect((await reopenedEvents()).slice(2)).toEqual([reopened(ben, 'holidays_changed')]);
+  });
+
+  it('PUT /leave-settings reopens those whose hours move (leave_settings_changed); a refused body changes nothing', async () => {
+    await approve(ana, '2026-11-01');
+    await approve(ben, '2026-11-01');
+    const bad = expectProblem(await asUser(t, admin).put('/leave-settings', { standard_day_hours: 30 }), 422, 'validation_failed');
+    expect(bad.errors).toEqual([{ field: 'standard_day_hours', message: 'must be a number of hours from 0.25 to 24' }]);
+    expect((await asUser(t, admin).get('/leave-settings')).body.standard_day_hours).toBe(8);
+
+    // Saturday as a working day moves no hours of theirs; a 7-hour day moves Ana's day off.
+    expect(
+      (await asUser(t, admin).put('/leave-settings', { work_week: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'] }))
+        .status,
+    ).toBe(200);
+    expect(await reopenedEvents()).toEqual([]);
+    expect((await asUser(t, admin).put('/leave-settings', { standard_day_hours: 7 })).status).toBe(200);
+    expect(await statusOf(ana, '2026-11-01')).toEqual({ status: 'open', reopened_reason: 'leave_settings_changed' });
+    expect(await statusOf(ben, '2026-11-01')).toEqual({ status: 'approved', reopened_reason: null });
+    expect(await reopenedEvents()).toEqual([reopened(ana, 'leave_settings_changed')]);
+    const sheet = await asUser(t, admin).get(`/employees/${ana}/timesheets/2026-11-01`);
+    expect(sheet.body).toMatchObject({ status: 'open', reopened_reason: 'leave_settings_changed', totals: { leave_hours: 7 } });
+  });
+
+  it("a leave type's new code reopens the approved timesheets holding its leave (leave_changed)", async () => {
+    await approve(ana, '2026-11-01');
+    await approve(ben, '2026-11-01');
+    expect((await asUser(t, admin).put(`/leave-types/${vacation}`, { name: 'Vacation', code: 'VAC' })).status).toBe(200);
+    expect(await reopenedEvents()).toEqual([]);
+    expect((await asUser(t, admin).put(`/leave-types/${vacation}`, { name: 'Vacation', code: 'HOLS' })).status).toBe(200);
+    expect(await statusOf(ana, '2026-11-01')).toEqual({ status: 'open', reopened_reason: 'leave_changed' });
+    expect(await statusOf(ben, '2026-11-01')).toEqual({ status: 'approved', reopened_reason: null });
+    expect(await reopenedEvents()).toEqual([reopened(ana, 'leave_changed')]);
   });
 });
