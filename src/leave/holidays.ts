@@ -6,6 +6,7 @@ import { parseBody } from '../http/parse';
 import { deleteHoliday, findHoliday, type Holiday, type HolidayColumns, insertHoliday, insertMissingHolidays } from './holidays-repository';
 import type { WriteContext } from './leave-types';
 import { holidayCreate, holidayImport } from './schemas';
+import { addDays } from '../time';
 import type { ApprovalScope } from '../period-guard/guard';
 import { reopenWhereLeaveHoursMove } from './reopen';
 
@@ -55,7 +56,8 @@ export async function removeHoliday(trx: Knex.Transaction, id: number, context: 
 /**
  * The public holidays of a country (and region) in a year, as the installed date-holidays
  * release computes them, in English where it has the name. Bank holidays, observances, school
- * and optional days are left out; a holiday of several days is stored on its first date.
+ * and optional days are left out; a holiday of several days (Korean New Year, Eid al-Fitr in many
+ * countries) is a row on each of its dates, all with its name.
  */
 export function publicHolidaysOf(country: string, region: string | undefined, year: number): HolidayColumns[] {
   const library = new Holidays();
@@ -68,11 +70,24 @@ export function publicHolidaysOf(country: string, region: string | undefined, ye
   const rows = new Map<string, HolidayColumns>();
   for (const holiday of calendar.getHolidays(year, 'en')) {
     if (holiday.type !== 'public') continue;
-    const date = holiday.date.slice(0, 10);
     const name = holiday.name.slice(0, 150);
-    rows.set(`${date} ${name}`, { date, name, portion: 'full', country, paid: true });
+    for (const date of datesOfHoliday(holiday)) rows.set(`${date} ${name}`, { date, name, portion: 'full', country, paid: true });
   }
   return [...rows.values()];
+}
+
+/** Milliseconds of a day: a holiday's length in whole days, rounded (a daylight-saving change makes one 23 or 25 hours). */
+const DAY_MS = 86_400_000;
+
+/**
+ * The local dates a library holiday covers: its `date` (the local date it begins on) and the days
+ * after it while it lasts. Its `start` and `end` are instants, so a holiday beginning at the
+ * evening before (Eid) still counts from its `date`.
+ */
+function datesOfHoliday(holiday: { date: string; start: Date; end: Date }): string[] {
+  const first = holiday.date.slice(0, 10);
+  const days = Math.max(1, Math.round((holiday.end.getTime() - holiday.start.getTime()) / DAY_MS));
+  return Array.from({ length: days }, (_day, index) => addDays(first, index));
 }
 
 /** POST /holidays/import: the rows not stored yet; a second import of the same adds nothing. */
