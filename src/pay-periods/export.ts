@@ -294,6 +294,8 @@ interface ExportSheet {
   fields: EmployeeFields;
   status: string;
   days: DaySeconds[];
+  /** A locked period's paid leave and holiday hours, as frozen at its lock (snapshotLeaveOf). */
+  frozenLeave?: DayLeaveHours[];
 }
 
 /**
@@ -338,10 +340,10 @@ async function batchSheets(
   groups: GroupRulesBook,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
-  const frozen = new Map<number, DayLeaveHours[]>();
   const [sheets, leave] = await Promise.all([
-    workedSheets(db, period, settings, batch, withFields, groups, frozen),
-    period.status === 'locked' ? frozen : readLeaveHours(db, ids, period.start, period.end),
+    workedSheets(db, period, settings, batch, withFields, groups),
+    // A locked period's sheets carry the hours frozen at its lock.
+    period.status === 'locked' ? new Map<number, DayLeaveHours[]>() : readLeaveHours(db, ids, period.start, period.end),
   ]);
   const missing = batch.filter((employee) => !sheets.has(employee.id) && (leave.get(employee.id) ?? []).length > 0);
   if (missing.length > 0 && period.status !== 'locked') {
@@ -367,7 +369,7 @@ async function batchSheets(
         days: [],
       });
   }
-  for (const [id, sheet] of sheets) sheet.days = withPaidHours(sheet.days, leave.get(id) ?? []);
+  for (const [id, sheet] of sheets) sheet.days = withPaidHours(sheet.days, sheet.frozenLeave ?? leave.get(id) ?? []);
   return sheets;
 }
 
@@ -378,7 +380,6 @@ async function workedSheets(
   batch: ExportEmployee[],
   withFields: boolean,
   groups: GroupRulesBook,
-  frozenLeave: Map<number, DayLeaveHours[]>,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const sheets = new Map<number, ExportSheet>();
@@ -389,7 +390,7 @@ async function workedSheets(
       .select('employee_id', 'employee_code', 'timesheet_status', 'days', 'leave', ...(withFields ? ['employee_fields'] : []))) as Array<
       Record<string, unknown>
     >;
-    for (const [id, days] of await snapshotLeaveOf(db, rows, period)) frozenLeave.set(id, days);
+    const frozenLeave = await snapshotLeaveOf(db, rows, period);
     // A lock taken before migration 0025 froze no names: those employees' current ones.
     const unfrozen = withFields ? rows.filter((row) => row.employee_fields == null).map((row) => Number(row.employee_id)) : [];
     const current = unfrozen.length > 0 ? await employeeFieldsOf(db, unfrozen) : new Map<number, EmployeeFields>();
@@ -401,7 +402,12 @@ async function workedSheets(
         : row.employee_fields != null
           ? { ...(JSON.parse(String(row.employee_fields)) as EmployeeFields), id, code }
           : { ...(current.get(id) ?? codeOnly(id, code)), code };
-      sheets.set(id, { fields, status: String(row.timesheet_status), days: daysFromFrozen(String(row.days), period) });
+      sheets.set(id, {
+        fields,
+        status: String(row.timesheet_status),
+        days: daysFromFrozen(String(row.days), period),
+        frozenLeave: frozenLeave.get(id) ?? [],
+      });
     }
     return sheets;
   }

@@ -91,8 +91,9 @@ const MAX_LISTED_UNAPPROVED = 100;
  *    out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
  * 3. The lock row, with the period's dates; the open records made missed punch-outs.
  * 4. Every employee's timesheet (Active ones, and others with a record or approved paid leave in
- *    the period), leave and holiday hours included, frozen in pay_period_snapshots, in batches; with `requireApproved`, 409 `unapproved_timesheets` when
- *    a timesheet with hours is not approved (the transaction then rolls back whole).
+ *    the period), leave and holiday hours included, frozen in pay_period_snapshots, in batches;
+ *    with `requireApproved`, 409 `unapproved_timesheets` when a timesheet with worked hours is not
+ *    approved (the transaction then rolls back whole).
  * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
  */
 export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions, groupId = 1): Promise<LockedPayPeriod> {
@@ -177,7 +178,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
               .where('a.in_time_local', '<=', to)
               .select(trx.raw('1')),
           )
-          // Paid leave makes rows of the export even without a record (the others' holidays are Active ones').
+          // Approved paid leave is paid without a record, also to one no longer Active (as the open export does).
           .orWhereExists(paidLeaveIn(trx, dates).whereRaw('d.live_employee_id = e.id').select(trx.raw('1'))),
       )
       .orderBy('e.id')
