@@ -30,6 +30,7 @@ import * as lockVersions from './0028_lock_versions';
 import * as leave from './0029_leave';
 import * as shifts from './0031_shifts';
 import * as calendarFeedsAndRotations from './0032_calendar_feeds_and_rotations';
+import * as frozenLeaveHours from './0035_frozen_leave_hours';
 
 export interface Migration {
   name: string;
@@ -73,4 +74,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0029_leave', ...leave },
   { name: '0031_shifts', ...shifts },
   { name: '0032_calendar_feeds_and_rotations', ...calendarFeedsAndRotations },
+  { name: '0035_frozen_leave_hours', ...frozenLeaveHours },
 ];

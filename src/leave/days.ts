@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/connect';
 import { fromSqlDateTime } from '../db/sql-time';
 import { type DayLeaveHours, leaveHoursOf, type PlannedHoursByDate, type Portion } from '../leave-rules/hours';
@@ -165,21 +166,25 @@ export async function readLeaveHours(
   return hours;
 }
 
+/** The days of approved leave of a paid type in the period (`leave_days as d`): a query to select from or to correlate. */
+export function paidLeaveIn(db: Db, period: { start: string; end: string }): Knex.QueryBuilder {
+  return db('leave_days as d')
+    .join('leaves as l', 'l.id', 'd.leave_id')
+    .join('leave_types as t', 't.id', 'l.leave_type_id')
+    .where('l.status', 'approved')
+    .where('t.paid', true)
+    .whereNotNull('d.live_employee_id')
+    .where('d.date', '>=', period.start)
+    .where('d.date', '<=', period.end);
+}
+
 /**
  * The employees who may have paid leave or holiday hours in [from, to]: those with approved leave
  * of a paid type there, and, when a paid holiday falls there, the Active employees it applies to.
  * A superset: readLeaveHours decides the hours (a holiday on a day off pays none).
  */
 export async function employeesWithPaidHours(db: Db, from: string, to: string): Promise<number[]> {
-  const onLeave = (await db('leave_days as d')
-    .join('leaves as l', 'l.id', 'd.leave_id')
-    .join('leave_types as t', 't.id', 'l.leave_type_id')
-    .where('l.status', 'approved')
-    .where('t.paid', true)
-    .whereNotNull('d.live_employee_id')
-    .where('d.date', '>=', from)
-    .where('d.date', '<=', to)
-    .distinct('d.live_employee_id as id')) as Array<{ id: number }>;
+  const onLeave = (await paidLeaveIn(db, { start: from, end: to }).distinct('d.live_employee_id as id')) as Array<{ id: number }>;
   const holidays = (await db('holidays')
     .where('paid', true)
     .where('date', '>=', from)

@@ -6,10 +6,22 @@ import { parseBody } from '../http/parse';
 import { deleteHoliday, findHoliday, type Holiday, type HolidayColumns, insertHoliday, insertMissingHolidays } from './holidays-repository';
 import type { WriteContext } from './leave-types';
 import { holidayCreate, holidayImport } from './schemas';
+import { addDays } from '../time';
+import type { ApprovalScope } from '../period-guard/guard';
+import { reopenWhereLeaveHoursMove } from './reopen';
 
 // The writes of /holidays (admins; the route checks the role). Imports copy public holidays from
 // the date-holidays package into rows: later releases of the package never change a stored row
-// (docs/leave.md, "Holidays"; its data licence: docs/decisions.md, "Holiday data").
+// (docs/leave.md, "Holidays"; its data licence: docs/decisions.md, "Holiday data"). Each write
+// reopens the approved timesheets of open periods whose holiday hours it moves (holidays_changed).
+
+/**
+ * The approved timesheets a holiday of from..to may move (reopenWhereLeaveHoursMove): those of its
+ * country's employees, everyone's for a holiday of everyone (country null).
+ */
+function holidayScope(from: string, to: string, country: string | null): ApprovalScope {
+  return country === null ? { from, to } : { from, to, country };
+}
 
 export async function createHoliday(trx: Knex.Transaction, body: unknown, context: WriteContext): Promise<Holiday> {
   const values = parseBody(holidayCreate, body);
@@ -20,14 +32,23 @@ export async function createHoliday(trx: Knex.Transaction, body: unknown, contex
     country: values.country ?? null,
     paid: values.paid ?? true,
   };
-  const id = await insertHoliday(trx, columns, context.now);
+  const id = await reopenWhereLeaveHoursMove(
+    trx,
+    holidayScope(columns.date, columns.date, columns.country),
+    context,
+    'holidays_changed',
+    () => insertHoliday(trx, columns, context.now),
+  );
   await writeAudit(trx, { action: 'create', entityType: 'holiday', entityId: id, fields: Object.keys(columns) }, context);
   return { id, ...columns };
 }
 
 export async function removeHoliday(trx: Knex.Transaction, id: number, context: WriteContext): Promise<{ id: string }> {
-  if (!(await findHoliday(trx, id))) throw new NotFoundError({ detail: 'No such holiday' });
-  await deleteHoliday(trx, id);
+  const holiday = await findHoliday(trx, id);
+  if (!holiday) throw new NotFoundError({ detail: 'No such holiday' });
+  await reopenWhereLeaveHoursMove(trx, holidayScope(holiday.date, holiday.date, holiday.country), context, 'holidays_changed', () =>
+    deleteHoliday(trx, id),
+  );
   await writeAudit(trx, { action: 'delete', entityType: 'holiday', entityId: id, fields: [] }, context);
   return { id: String(id) };
 }
@@ -35,7 +56,8 @@ export async function removeHoliday(trx: Knex.Transaction, id: number, context: 
 /**
  * The public holidays of a country (and region) in a year, as the installed date-holidays
  * release computes them, in English where it has the name. Bank holidays, observances, school
- * and optional days are left out; a holiday of several days is stored on its first date.
+ * and optional days are left out; a holiday of several days (Korean New Year, Eid al-Fitr in many
+ * countries) is a row on each of its dates, all with its name.
  */
 export function publicHolidaysOf(country: string, region: string | undefined, year: number): HolidayColumns[] {
   const library = new Holidays();
@@ -48,11 +70,24 @@ export function publicHolidaysOf(country: string, region: string | undefined, ye
   const rows = new Map<string, HolidayColumns>();
   for (const holiday of calendar.getHolidays(year, 'en')) {
     if (holiday.type !== 'public') continue;
-    const date = holiday.date.slice(0, 10);
     const name = holiday.name.slice(0, 150);
-    rows.set(`${date} ${name}`, { date, name, portion: 'full', country, paid: true });
+    for (const date of datesOfHoliday(holiday)) rows.set(`${date} ${name}`, { date, name, portion: 'full', country, paid: true });
   }
   return [...rows.values()];
+}
+
+/** Milliseconds of a day: a holiday's length in whole days, rounded (a daylight-saving change makes one 23 or 25 hours). */
+const DAY_MS = 86_400_000;
+
+/**
+ * The local dates a library holiday covers: its `date` (the local date it begins on) and the days
+ * after it while it lasts. Its `start` and `end` are instants, so a holiday beginning at the
+ * evening before (Eid) still counts from its `date`.
+ */
+function datesOfHoliday(holiday: { date: string; start: Date; end: Date }): string[] {
+  const first = holiday.date.slice(0, 10);
+  const days = Math.max(1, Math.round((holiday.end.getTime() - holiday.start.getTime()) / DAY_MS));
+  return Array.from({ length: days }, (_day, index) => addDays(first, index));
 }
 
 /** POST /holidays/import: the rows not stored yet; a second import of the same adds nothing. */
@@ -63,7 +98,17 @@ export async function importHolidays(
 ): Promise<{ imported: number; skipped: number }> {
   const values = parseBody(holidayImport, body);
   const rows = publicHolidaysOf(values.country, values.region, values.year);
-  const imported = await insertMissingHolidays(trx, rows, context.now);
+  const dates = rows.map((row) => row.date).sort();
+  const imported =
+    rows.length === 0
+      ? 0
+      : await reopenWhereLeaveHoursMove(
+          trx,
+          holidayScope(dates[0]!, dates[dates.length - 1]!, values.country),
+          context,
+          'holidays_changed',
+          () => insertMissingHolidays(trx, rows, context.now),
+        );
   if (imported > 0)
     await writeAudit(
       trx,

@@ -5,6 +5,7 @@ import { ConflictError, type FieldError, NotFoundError, ValidationError } from '
 import { parseBody } from '../http/parse';
 import {
   deleteLeaveType,
+  employeesWithApprovedLeaveOf,
   findLeaveType,
   insertLeaveType,
   isLeaveTypeUsed,
@@ -12,6 +13,7 @@ import {
   type LeaveTypeColumns,
   updateLeaveType,
 } from './repository';
+import { reopenWhereLeaveHoursMove } from './reopen';
 import { leaveTypeCreate, leaveTypeReplace } from './schemas';
 
 // The writes of /leave-types (admins; the route checks the role). CONTRACT 6.8's defaults: paid,
@@ -62,7 +64,11 @@ export async function replaceLeaveType(trx: Knex.Transaction, id: number, body: 
     throw new ValidationError([{ field: 'id', message: 'must match the id in the path' }]);
   await storedType(trx, id);
   const columns = columnsOf(values);
-  await updateLeaveType(trx, id, columns, context.now);
+  // A new code or pay moves the leave hours of the approved timesheets holding this type's leave.
+  const holders = await employeesWithApprovedLeaveOf(trx, id);
+  await reopenWhereLeaveHoursMove(trx, { employeeIds: holders }, context, 'leave_changed', () =>
+    updateLeaveType(trx, id, columns, context.now),
+  );
   await audit(trx, 'update', id, Object.keys(columns), context);
   return { id, ...columns };
 }

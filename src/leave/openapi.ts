@@ -126,6 +126,8 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     path: '/leave-types/{id}',
     operationId: 'replaceLeaveType',
     summary: 'Replace a leave type (admins); omitted fields take their defaults',
+    description:
+      'A new `code` or `paid` reopens the approved timesheets of open periods holding its approved leave (`leave_changed`); locked periods keep the hours frozen at their lock.',
     request: { params: idParam, headers: idempotencyKeyHeader, body: jsonBody(leaveTypeReplace) },
     responses: { 200: jsonResponse('The leave type', leaveTypeSchema), ...writeProblems },
   });
@@ -268,6 +270,8 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     path: '/holidays',
     operationId: 'createHoliday',
     summary: 'Add a holiday (admins)',
+    description:
+      'Approved timesheets of open periods whose holiday hours it moves go back to open (`holidays_changed`); a locked period keeps the hours frozen at its lock.',
     request: { headers: idempotencyKeyHeader, body: jsonBody(holidayCreate) },
     responses: { 201: jsonResponse('The holiday', holidaySchema, location), ...writeProblems },
   });
@@ -277,7 +281,7 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     operationId: 'importHolidays',
     summary: "Add a country's (and region's) public holidays of a year from the holiday library (admins)",
     description:
-      'Idempotent: holidays already stored (same country, date and name) are skipped, and stored rows never change when the library does. Holiday data: date-holidays (docs/decisions.md, "Holiday data").',
+      'Idempotent: holidays already stored (same country, date and name) are skipped, and stored rows never change when the library does. A holiday of several days is a row on each of its dates. Approved timesheets of open periods whose holiday hours the new rows move go back to open (`holidays_changed`). Holiday data: date-holidays (docs/decisions.md, "Holiday data").',
     request: { headers: idempotencyKeyHeader, body: jsonBody(holidayImport) },
     responses: {
       200: jsonResponse(
@@ -292,6 +296,8 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     path: '/holidays/{id}',
     operationId: 'deleteHoliday',
     summary: 'Delete a holiday (admins)',
+    description:
+      'Approved timesheets of open periods whose holiday hours it moves go back to open (`holidays_changed`); a locked period keeps the hours frozen at its lock.',
     request: { params: idParam, headers: idempotencyKeyHeader },
     responses: {
       200: jsonResponse('The deleted holiday', z.strictObject({ id: idString }).meta({ id: 'HolidayDeleted' })),
@@ -310,6 +316,8 @@ export function describeLeave(registry: OpenAPIRegistry): void {
     path: '/leave-settings',
     operationId: 'updateLeaveSettings',
     summary: 'Change the work week or the hours of a day (admins); omitted fields stay',
+    description:
+      'Approved timesheets of open periods whose leave or holiday hours the change moves go back to open (`leave_settings_changed`); locked periods keep the hours frozen at their lock.',
     request: { headers: idempotencyKeyHeader, body: jsonBody(leaveSettingsUpdate) },
     responses: { 200: jsonResponse('The settings', leaveSettingsSchema), ...problems(400, 401, 409, 413, 415, 422, ...COMMON_PROBLEMS) },
   });

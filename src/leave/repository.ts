@@ -98,6 +98,17 @@ export async function isLeaveTypeUsed(db: Db, id: number): Promise<boolean> {
   return (await db('leaves').where({ leave_type_id: id }).first('id')) !== undefined;
 }
 
+/** The employees holding approved leave of the type (the live days of it). */
+export async function employeesWithApprovedLeaveOf(db: Db, typeId: number): Promise<number[]> {
+  const rows = (await db('leave_days as d')
+    .join('leaves as l', 'l.id', 'd.leave_id')
+    .where('l.leave_type_id', typeId)
+    .where('l.status', 'approved')
+    .whereNotNull('d.live_employee_id')
+    .distinct('d.live_employee_id as id')) as Array<{ id: number | string }>;
+  return rows.map((row) => Number(row.id));
+}
+
 /** The part of an employee the leave rules and access look at. */
 export interface LeaveEmployee {
   id: number;

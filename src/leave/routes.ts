@@ -19,7 +19,8 @@ import { createLeaveType, removeLeaveType, replaceLeaveType, type WriteContext }
 import { leaveJson, toHolidayResponse, toLeaveResponse, toLeaveTypeResponse } from './output';
 import { findLeave, findLeaveEmployee, findLeaveType, type LeaveCriteria, listLeaves, listLeaveTypes } from './repository';
 import { employeeLeaveQuery, holidayListQuery, leaveListQuery, leaveTypeListQuery } from './schemas';
-import { leaveSettingsUpdate, readLeaveSettings, writeLeaveSettings } from './settings';
+import { leaveSettingsUpdate, readLeaveSettings } from './settings';
+import { changeLeaveSettings } from './settings-change';
 
 /**
  * Leave and holidays (CONTRACT 6.8, docs/leave.md): leave types, leaves (also under IceHrm's
@@ -216,7 +217,7 @@ export function leaveRoutes({ clock }: { clock: Clock }): Routes[] {
       requireAdmin(req, 'change the leave settings');
       const change = parseBody(leaveSettingsUpdate, requireJsonObject(req));
       const write = context(req);
-      await sendWrite(req, res, write.now, async (trx) => ({ status: 200, body: await writeLeaveSettings(trx, change, write.now) }));
+      await sendWrite(req, res, write.now, async (trx) => ({ status: 200, body: await changeLeaveSettings(trx, change, write) }));
     },
   });
 

@@ -2,10 +2,21 @@ import type { Db } from '../db/connect';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExportProfile } from '../export-profiles/definition';
 import { adjustmentRows, type EmployeeFields, profileWriter } from '../export-profiles/render';
-import { byCodeBytes, codeOnly, DEFAULT_PROFILE, EXPORT_BATCH, type ExportFormat, type ExportSink, exportedPeriod, GROUP } from './export';
+import type { DayLeaveHours } from '../leave/days';
+import {
+  byCodeBytes,
+  codeOnly,
+  DEFAULT_PROFILE,
+  EXPORT_BATCH,
+  type ExportFormat,
+  type ExportSink,
+  exportedPeriod,
+  GROUP,
+  withPaidHours,
+} from './export';
 import { employeeFieldsOf, usesEmployeeFields } from './export-fields';
 import type { PayPeriod } from './periods';
-import { daysFromFrozen } from './timesheets';
+import { daysFromFrozen, snapshotLeaveOf } from './timesheets';
 
 // The adjustment export (docs/pay-periods.md, "Adjustments after a re-lock"; CONTRACT 6.5):
 // `GET /pay-periods/{start}/export?since_version=N` answers only what changed between lock
@@ -20,6 +31,7 @@ interface SnapshotRow {
   timesheet_status: string;
   days: string;
   employee_fields: string | null;
+  leave: string | null;
 }
 
 /**
@@ -89,7 +101,7 @@ export async function writeAdjustment(
   }
   const employees = [...codes].map(([id, code]) => ({ id, code })).sort(byCodeBytes);
   const withFields = format === 'csv' && usesEmployeeFields(profile);
-  const columns = ['employee_id', 'employee_code', 'timesheet_status', 'days', 'employee_fields'];
+  const columns = ['employee_id', 'employee_code', 'timesheet_status', 'days', 'employee_fields', 'leave'];
   let first = true;
   for (let at = 0; at < employees.length; at += EXPORT_BATCH) {
     const ids = employees.slice(at, at + EXPORT_BATCH).map((employee) => employee.id);
@@ -99,6 +111,8 @@ export async function writeAdjustment(
     ]);
     const was = new Map(before.map((row) => [Number(row.employee_id), row]));
     const now = new Map(after.map((row) => [Number(row.employee_id), row]));
+    // Each lock's leave and holiday hours as it froze them: a change between the locks is a row too.
+    const [leaveWas, leaveNow] = await Promise.all([snapshotLeaveOf(db, before, period), snapshotLeaveOf(db, after, period)]);
     // A lock taken before migration 0025 froze no names: those employees' current ones.
     const unfrozen = withFields ? ids.filter((id) => (now.get(id) ?? was.get(id))?.employee_fields == null) : [];
     const named = unfrozen.length > 0 ? await employeeFieldsOf(db, unfrozen) : new Map<number, EmployeeFields>();
@@ -112,12 +126,14 @@ export async function writeAdjustment(
           ? { ...(JSON.parse(String(shown.employee_fields)) as EmployeeFields), id, code }
           : { ...(named.get(id) ?? codeOnly(id, code)), code };
       const status = String(shown.timesheet_status);
-      const daysOf = (row: SnapshotRow | undefined) => (row ? daysFromFrozen(String(row.days), period) : []);
+      const daysOf = (row: SnapshotRow | undefined, leave: Map<number, DayLeaveHours[]>) =>
+        row ? withPaidHours(daysFromFrozen(String(row.days), period), leave.get(id) ?? []) : [];
+      const [daysBefore, daysAfter] = [daysOf(was.get(id), leaveWas), daysOf(now.get(id), leaveNow)];
       if (format === 'csv') {
-        text += writer.adjustmentLines(fields, status, daysOf(was.get(id)), daysOf(now.get(id)));
+        text += writer.adjustmentLines(fields, status, daysBefore, daysAfter);
         continue;
       }
-      for (const row of adjustmentRows(daysOf(was.get(id)), daysOf(now.get(id)), { hours_format: 'decimal', decimals: 2 })) {
+      for (const row of adjustmentRows(daysBefore, daysAfter, { hours_format: 'decimal', decimals: 2 })) {
         const line = JSON.stringify({
           employee_id: code,
           employee: String(id),

@@ -8,7 +8,7 @@ import { type DaySeconds, type EmployeeFields, longRows, profileWriter } from '.
 import { findExportProfile } from '../export-profiles/repository';
 import { findDefaultGroup } from '../pay-groups/repository';
 import { BadRequestError } from '../errors';
-import { employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
+import { type DayLeaveHours, employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
 import { groupRulesFingerprint, readGroupRules } from '../pay-groups/repository';
 import type { GroupRulesBook } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
@@ -17,7 +17,7 @@ import type { PayPeriod } from './periods';
 import { readStoredPayPeriodSettings } from './settings';
 import { employeeFieldsOf, usesEmployeeFields, usesReferenceNames } from './export-fields';
 import { unclosedRecordsOf } from './open-records';
-import { classifiedDaysOf, daysFromFrozen } from './timesheets';
+import { classifiedDaysOf, daysFromFrozen, snapshotLeaveOf } from './timesheets';
 
 // The payroll export of a period (docs/pay-periods.md, "Export"): one row per employee, date and
 // code with hours, ordered by the employee's code (bytes), date, then REG, OT, DT. Written in
@@ -86,7 +86,9 @@ export async function exportEtag(
   let parts: unknown[];
   if (period.status === 'locked') {
     // The lock version too: a re-lock within the same millisecond by the same user is another lock.
-    // Leave and holiday hours are read live, also in a locked period (docs/leave.md, "The export").
+    // Its leave and holiday hours are frozen with it, but a lock taken before migration 0035 reads
+    // them live (docs/leave.md, "Locked periods"): only such a lock's tag follows them.
+    const unfrozen = await db('pay_period_snapshots').where('period_start', period.start).whereNull('leave').first('employee_id');
     parts = [
       'locked',
       ...rendering,
@@ -95,7 +97,7 @@ export async function exportEtag(
       period.locked_at,
       period.locked_by,
       period.lock_version,
-      await leaveFingerprint(db, period.start, period.end),
+      unfrozen ? await leaveFingerprint(db, period.start, period.end) : null,
     ];
     // An adjustment: the difference between a kept version (written once) and the current lock.
     if (sinceVersion !== undefined) parts.push('since', sinceVersion);
@@ -292,6 +294,30 @@ interface ExportSheet {
   fields: EmployeeFields;
   status: string;
   days: DaySeconds[];
+  /** A locked period's paid leave and holiday hours, as frozen at its lock (snapshotLeaveOf). */
+  frozenLeave?: DayLeaveHours[];
+}
+
+/**
+ * Classified days with each date's paid leave (under its code) and paid holiday (HOL) seconds
+ * added as `paid` parts, dates of leave alone included, in date order: what every export (full
+ * or adjustment) writes.
+ */
+export function withPaidHours(days: readonly DaySeconds[], leave: readonly DayLeaveHours[]): DaySeconds[] {
+  const paid = new Map(leave.map((day) => [day.date, day]));
+  if (paid.size === 0) return [...days];
+  const byDate = new Map(days.map((day) => [day.date, day]));
+  for (const date of paid.keys()) if (!byDate.has(date)) byDate.set(date, { date, regular: 0, overtime: 0, double_time: 0 });
+  return [...byDate.values()]
+    .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
+    .map((day) => {
+      const hours = paid.get(day.date);
+      if (!hours) return day;
+      const parts: Array<{ code: string; seconds: number }> = [];
+      if (hours.leave_hours > 0 && hours.code !== null) parts.push({ code: hours.code, seconds: Math.round(hours.leave_hours * 3600) });
+      if (hours.holiday_hours > 0) parts.push({ code: 'HOL', seconds: Math.round(hours.holiday_hours * 3600) });
+      return { ...day, paid: parts };
+    });
 }
 
 /** Fields for a profile that writes only codes and ids (the default): no read of names. */
@@ -301,8 +327,9 @@ export function codeOnly(id: number, code: string): EmployeeFields {
 
 /**
  * The batch's sheets with each date's paid leave (under its code) and paid holiday (HOL) seconds:
- * one read of leave hours per batch (src/leave/days.ts). An employee with paid hours and no
- * record of an open period gets a sheet of them alone.
+ * a locked period's as frozen at its lock (every employee with them is in its snapshots), an open
+ * one's in one read of leave hours per batch (src/leave/days.ts). An employee with paid hours and
+ * no record of an open period gets a sheet of them alone.
  */
 async function batchSheets(
   db: Db,
@@ -315,7 +342,8 @@ async function batchSheets(
   const ids = batch.map((employee) => employee.id);
   const [sheets, leave] = await Promise.all([
     workedSheets(db, period, settings, batch, withFields, groups),
-    readLeaveHours(db, ids, period.start, period.end),
+    // A locked period's sheets carry the hours frozen at its lock.
+    period.status === 'locked' ? new Map<number, DayLeaveHours[]>() : readLeaveHours(db, ids, period.start, period.end),
   ]);
   const missing = batch.filter((employee) => !sheets.has(employee.id) && (leave.get(employee.id) ?? []).length > 0);
   if (missing.length > 0 && period.status !== 'locked') {
@@ -341,22 +369,7 @@ async function batchSheets(
         days: [],
       });
   }
-  for (const [id, sheet] of sheets) {
-    const paid = new Map((leave.get(id) ?? []).map((day) => [day.date, day]));
-    if (paid.size === 0) continue;
-    const byDate = new Map(sheet.days.map((day) => [day.date, day]));
-    for (const date of paid.keys()) if (!byDate.has(date)) byDate.set(date, { date, regular: 0, overtime: 0, double_time: 0 });
-    sheet.days = [...byDate.values()]
-      .sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))
-      .map((day) => {
-        const hours = paid.get(day.date);
-        if (!hours) return day;
-        const parts: Array<{ code: string; seconds: number }> = [];
-        if (hours.leave_hours > 0 && hours.code !== null) parts.push({ code: hours.code, seconds: Math.round(hours.leave_hours * 3600) });
-        if (hours.holiday_hours > 0) parts.push({ code: 'HOL', seconds: Math.round(hours.holiday_hours * 3600) });
-        return { ...day, paid: parts };
-      });
-  }
+  for (const [id, sheet] of sheets) sheet.days = withPaidHours(sheet.days, sheet.frozenLeave ?? leave.get(id) ?? []);
   return sheets;
 }
 
@@ -374,9 +387,10 @@ async function workedSheets(
     const rows = (await db('pay_period_snapshots')
       .where('period_start', period.start)
       .whereIn('employee_id', ids)
-      .select('employee_id', 'employee_code', 'timesheet_status', 'days', ...(withFields ? ['employee_fields'] : []))) as Array<
+      .select('employee_id', 'employee_code', 'timesheet_status', 'days', 'leave', ...(withFields ? ['employee_fields'] : []))) as Array<
       Record<string, unknown>
     >;
+    const frozenLeave = await snapshotLeaveOf(db, rows, period);
     // A lock taken before migration 0025 froze no names: those employees' current ones.
     const unfrozen = withFields ? rows.filter((row) => row.employee_fields == null).map((row) => Number(row.employee_id)) : [];
     const current = unfrozen.length > 0 ? await employeeFieldsOf(db, unfrozen) : new Map<number, EmployeeFields>();
@@ -388,7 +402,12 @@ async function workedSheets(
         : row.employee_fields != null
           ? { ...(JSON.parse(String(row.employee_fields)) as EmployeeFields), id, code }
           : { ...(current.get(id) ?? codeOnly(id, code)), code };
-      sheets.set(id, { fields, status: String(row.timesheet_status), days: daysFromFrozen(String(row.days), period) });
+      sheets.set(id, {
+        fields,
+        status: String(row.timesheet_status),
+        days: daysFromFrozen(String(row.days), period),
+        frozenLeave: frozenLeave.get(id) ?? [],
+      });
     }
     return sheets;
   }

@@ -14,7 +14,8 @@ import { findLockedPeriod, type PayPeriod } from './periods';
 import { readPayPeriodSettings } from './settings';
 import { employeeFieldsOf, frozenFieldsJson } from './export-fields';
 import { readGroupRules } from '../pay-groups/repository';
-import { classifiedDaysOf, frozenDaysJson, SHEET_BATCH } from './timesheets';
+import { classifiedDaysOf, frozenDaysJson, frozenLeaveJson, SHEET_BATCH } from './timesheets';
+import { paidLeaveIn, readLeaveHours } from '../leave/days';
 
 /** Who locks or unlocks, when, and (over HTTP) the request: the audit row and the events say it. */
 export interface LockContext {
@@ -89,9 +90,10 @@ const MAX_LISTED_UNAPPROVED = 100;
  *    begun on every employee's wall clock; 409 `open_records` while a record counted in it has no
  *    out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
  * 3. The lock row, with the period's dates; the open records made missed punch-outs.
- * 4. Every employee's timesheet (Active ones, and others with a record in the period) frozen in
- *    pay_period_snapshots, in batches; with `requireApproved`, 409 `unapproved_timesheets` when
- *    a timesheet with hours is not approved (the transaction then rolls back whole).
+ * 4. Every employee's timesheet (Active ones, and others with a record or approved paid leave in
+ *    the period), leave and holiday hours included, frozen in pay_period_snapshots, in batches;
+ *    with `requireApproved`, 409 `unapproved_timesheets` when a timesheet with worked hours is not
+ *    approved (the transaction then rolls back whole).
  * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
  */
 export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions, groupId = 1): Promise<LockedPayPeriod> {
@@ -175,7 +177,9 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
               .where('a.in_time_local', '>=', from)
               .where('a.in_time_local', '<=', to)
               .select(trx.raw('1')),
-          ),
+          )
+          // Approved paid leave is paid without a record, also to one no longer Active (as the open export does).
+          .orWhereExists(paidLeaveIn(trx, dates).whereRaw('d.live_employee_id = e.id').select(trx.raw('1'))),
       )
       .orderBy('e.id')
       .limit(SHEET_BATCH)
@@ -187,7 +191,11 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     if (employees.length === 0) break;
     after = Number(employees[employees.length - 1]!.id);
     const ids = employees.map((employee) => Number(employee.id));
-    const [counts, fields] = await Promise.all([classifiedDaysOf(trx, ids, dates, settings, groups), employeeFieldsOf(trx, ids)]);
+    const [counts, fields, leave] = await Promise.all([
+      classifiedDaysOf(trx, ids, dates, settings, groups),
+      employeeFieldsOf(trx, ids),
+      readLeaveHours(trx, ids, dates.start, dates.end),
+    ]);
     const rows = employees.map((employee) => {
       const id = Number(employee.id);
       const { days, openRecords } = counts.get(id)!;
@@ -204,6 +212,9 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
         timesheet_status: status,
         open_records: openRecords,
         days: frozenDaysJson(days),
+        // Leave and holiday hours as they are at the lock: later changes of holidays, leave types
+        // or the leave settings move no locked number (docs/leave.md, "Locked periods").
+        leave: frozenLeaveJson(leave.get(id) ?? []),
         // Names and ids as they are at the lock: export profiles write them (byte-identical files).
         employee_fields: fields.has(id) ? frozenFieldsJson(fields.get(id)!) : null,
       };
@@ -372,6 +383,7 @@ async function keepSnapshots(trx: Db, start: string, lockVersion: number, groupI
     'timesheet_status',
     'days',
     'employee_fields',
+    'leave',
   ];
   await trx.into(trx.raw(`?? (${columns.map(() => '??').join(', ')})`, ['pay_period_version_snapshots', ...columns])).insert(
     trx('pay_period_snapshots')
@@ -385,6 +397,7 @@ async function keepSnapshots(trx: Db, start: string, lockVersion: number, groupI
         'timesheet_status',
         'days',
         'employee_fields',
+        'leave',
       ),
   );
 }

@@ -13,6 +13,7 @@ import {
   problems,
   requiredReferenceSchema,
 } from '../http/openapi';
+import { REOPEN_REASONS } from '../period-guard/approved-numbers';
 import {
   exportQuery,
   lockQuery,
@@ -72,9 +73,9 @@ const timesheetFields = {
   status: z.enum(['open', 'approved']),
   approved_at: instant.nullable().meta({ description: 'null unless approved' }),
   approved_by: z.string().max(100).nullable().meta({ description: 'The username that approved it; null unless approved' }),
-  reopened_reason: z.enum(['reopened', 'attendance_changed', 'rules_changed', 'leave_changed']).nullable().meta({
+  reopened_reason: z.enum(REOPEN_REASONS).nullable().meta({
     description:
-      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings or a change of the rules of the employee’s pay group changed them); null while approved or never approved',
+      'Why an approved timesheet is open again: `reopened` (POST .../reopen), `attendance_changed` (a write changed its numbers), `rules_changed` (PUT /pay-periods/settings or a change of the rules of the employee’s pay group changed them), `leave_changed` (a leave on its dates, or a leave type, moved its leave hours), `holidays_changed` (a holiday added, imported or deleted moved its holiday hours), `leave_settings_changed` (PUT /leave-settings moved its leave or holiday hours); null while approved or never approved',
   }),
   totals: totalsSchema.meta({ description: 'Rounded from the exact sums of seconds' }),
   open_records: int32(0, 1_000_000).meta({ description: 'Records begun in the period and not closed: they count nothing' }),
@@ -118,9 +119,9 @@ export const timesheetEventSchema = z
     status: z.enum(['open', 'approved']),
     approved_at: instant.nullable().optional(),
     approved_by: z.string().max(100).nullable().optional(),
-    reason: z.enum(['reopened', 'attendance_changed', 'rules_changed', 'leave_changed']).optional().meta({
+    reason: z.enum(REOPEN_REASONS).optional().meta({
       description:
-        'timesheet.reopened: by hand (POST .../reopen), because a write changed its numbers, or because a change of the rules did',
+        'timesheet.reopened: by hand (POST .../reopen), because a write changed its numbers, because a change of the rules did, or because leave, holidays or the leave settings moved its leave or holiday hours (the values of `reopened_reason`)',
     }),
   })
   .meta({ id: 'TimesheetEvent' });
@@ -132,7 +133,10 @@ const exportRowSchema = z.strictObject({
   employee_id: z.string().max(50).meta({ description: "The employee's code" }),
   employee: idString,
   date,
-  code: z.enum(['REG', 'OT', 'DT']),
+  code: z
+    .string()
+    .max(20)
+    .meta({ description: "`REG`, `OT`, `DT`, a paid leave type's code (default `PTO`) or `HOL` (docs/leave.md)", example: 'REG' }),
   hours: z.number().gt(0).meta({ description: 'Hours with 2 decimals', example: 8 }),
   timesheet_status: z.enum(['open', 'approved']),
 });

@@ -22,7 +22,7 @@ import { lastReadingOn } from '../time';
 
 // Timesheets: each employee's days of a period, classified (docs/pay-periods.md, "Timesheets").
 // An open period is computed from the records at every read; a locked one is read from the
-// numbers frozen at its lock (pay_period_snapshots).
+// numbers frozen at its lock (pay_period_snapshots), its leave and holiday hours included.
 
 /** What a timesheet shows of its employee. */
 export interface SheetEmployee {
@@ -133,6 +133,42 @@ export function frozenDaysJson(days: readonly DayHours[]): string {
   return JSON.stringify(nonZero);
 }
 
+/** A snapshot's leave (`leave`, migration 0035): `[date, leave_hours, holiday_hours, code]` per date with paid hours. */
+type FrozenLeaveDay = [string, number, number, string | null];
+
+export function frozenLeaveJson(leave: readonly DayLeaveHours[]): string {
+  return JSON.stringify(leave.map((day): FrozenLeaveDay => [day.date, day.leave_hours, day.holiday_hours, day.code]));
+}
+
+/**
+ * The paid leave and holiday hours of locked snapshot rows, by employee: as frozen at the lock;
+ * a row of a lock taken before migration 0035 (`leave` null) reads them live, as it always did.
+ */
+export async function snapshotLeaveOf(
+  db: Db,
+  rows: ReadonlyArray<{ employee_id?: unknown; leave?: unknown }>,
+  period: { start: string; end: string },
+): Promise<Map<number, DayLeaveHours[]>> {
+  const leave = new Map<number, DayLeaveHours[]>();
+  const unfrozen: number[] = [];
+  for (const row of rows) {
+    const id = Number(row.employee_id);
+    if (row.leave == null) unfrozen.push(id);
+    else
+      leave.set(
+        id,
+        (JSON.parse(String(row.leave)) as FrozenLeaveDay[]).map(([date, leaveHours, holidayHours, code]) => ({
+          date,
+          leave_hours: leaveHours,
+          holiday_hours: holidayHours,
+          code,
+        })),
+      );
+  }
+  if (unfrozen.length > 0) for (const [id, days] of await readLeaveHours(db, unfrozen, period.start, period.end)) leave.set(id, days);
+  return leave;
+}
+
 /** Every date of the period, from a snapshot's non-zero ones. */
 export function daysFromFrozen(json: string, period: { start: string; end: string }): DayHours[] {
   const frozen = new Map((JSON.parse(json) as FrozenDay[]).map((day) => [day[0], day]));
@@ -230,11 +266,13 @@ export async function listSheets(
   const columns = [
     ...EMPLOYEE_COLUMNS,
     ...APPROVAL_COLUMNS,
-    ...(locked ? ['s.employee_code as frozen_code', 's.timesheet_status as frozen_status', 's.open_records', 's.days'] : []),
+    ...(locked ? ['s.employee_code as frozen_code', 's.timesheet_status as frozen_status', 's.open_records', 's.days', 's.leave'] : []),
   ];
   // The count runs beside the page and its records: three queries, two round trips.
   // One row more than the page says exactly whether another follows, whatever the total's age.
   let hasMore = false;
+  // A locked period's leave as frozen at its lock (snapshotLeaveOf), an open one's read below.
+  let frozenLeave: Map<number, DayLeaveHours[]> | undefined;
   const [total, sheetsWithoutLeave] = await Promise.all([
     totalOf(async () => {
       const counted = (await sheetEmployeesQuery(db, period, criteria).count({ total: '*' })) as Array<{ total: number | string }>;
@@ -249,6 +287,11 @@ export async function listSheets(
       hasMore = rows.length > page.limit;
       if (hasMore) rows.pop();
       if (locked) {
+        frozenLeave = await snapshotLeaveOf(
+          db,
+          rows.map((row) => ({ employee_id: row.id, leave: row.leave })),
+          period,
+        );
         return rows.map((row) => ({
           employee: sheetEmployeeOf(row),
           days: daysFromFrozen(String(row.days), period),
@@ -269,54 +312,52 @@ export async function listSheets(
       });
     })(),
   ]);
-  const leave = await readLeaveHours(
-    db,
-    sheetsWithoutLeave.map((sheet) => sheet.employee.id),
-    period.start,
-    period.end,
-  );
+  const leave =
+    frozenLeave ??
+    (await readLeaveHours(
+      db,
+      sheetsWithoutLeave.map((sheet) => sheet.employee.id),
+      period.start,
+      period.end,
+    ));
   const sheets = sheetsWithoutLeave.map((sheet) => ({ ...sheet, leave: leave.get(sheet.employee.id) ?? [] }));
   return { sheets, total, hasMore };
 }
 
 /** One employee's timesheet of a period (any employee: the caller's access is checked before). */
 export async function findSheet(db: Db, employee: SheetEmployee, period: PayPeriod, settings: PayPeriodSettings): Promise<Sheet> {
-  const [sheet, leave] = await Promise.all([
-    findSheetWithoutLeave(db, employee, period, settings),
-    readLeaveHours(db, [employee.id], period.start, period.end),
-  ]);
-  return { ...sheet, leave: leave.get(employee.id) ?? [] };
-}
-
-async function findSheetWithoutLeave(
-  db: Db,
-  employee: SheetEmployee,
-  period: PayPeriod,
-  settings: PayPeriodSettings,
-): Promise<Omit<Sheet, 'leave'>> {
   if (period.status === 'locked') {
     const row = (await db('pay_period_snapshots as s')
       .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 's.employee_id').andOn('t.period_start', 's.period_start'))
       .where({ 's.period_start': period.start, 's.employee_id': employee.id })
-      .first(['s.employee_code', 's.timesheet_status', 's.open_records', 's.days', ...APPROVAL_COLUMNS])) as
+      .first(['s.employee_code', 's.timesheet_status', 's.open_records', 's.days', 's.leave', ...APPROVAL_COLUMNS])) as
       Record<string, unknown> | undefined;
     // An employee who was not in the period when it was locked has nothing in it.
-    if (!row) return { employee, days: zeroDays(period), openRecords: 0, approval: NOT_APPROVED };
+    if (!row) return { employee, days: zeroDays(period), openRecords: 0, approval: NOT_APPROVED, leave: [] };
+    const leave = await snapshotLeaveOf(db, [{ employee_id: employee.id, leave: row.leave }], period);
     return {
       employee: { ...employee, code: String(row.employee_code) },
       days: daysFromFrozen(String(row.days), period),
       openRecords: Number(row.open_records),
       approval: approvalOf(row, row.timesheet_status),
+      leave: leave.get(employee.id) ?? [],
     };
   }
-  const [counts, approvalRow] = await Promise.all([
+  const [counts, approvalRow, leave] = await Promise.all([
     classifiedDaysOf(db, [employee.id], period, settings),
     db('timesheet_approvals as t')
       .where({ 't.employee_id': employee.id, 't.period_start': period.start })
       .first(APPROVAL_COLUMNS) as Promise<Record<string, unknown> | undefined>,
+    readLeaveHours(db, [employee.id], period.start, period.end),
   ]);
   const { days, openRecords } = counts.get(employee.id) ?? { days: zeroDays(period), openRecords: 0 };
-  return { employee, days, openRecords, approval: approvalRow ? approvalOf(approvalRow) : NOT_APPROVED };
+  return {
+    employee,
+    days,
+    openRecords,
+    approval: approvalRow ? approvalOf(approvalRow) : NOT_APPROVED,
+    leave: leave.get(employee.id) ?? [],
+  };
 }
 
 /** The employee of a timesheet path: any employee row (the caller's access is checked after). */

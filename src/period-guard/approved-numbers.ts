@@ -11,9 +11,19 @@ import { lastReadingOn } from '../time';
  * Why an approved timesheet is open again (the timesheet's `reopened_reason`, the event's
  * `reason`): `reopened` by POST .../reopen, `attendance_changed` by a write that changed its
  * numbers, `rules_changed` by PUT /pay-periods/settings changing them, `leave_changed` by a
- * leave approved, changed or cancelled on its dates (its leave hours).
+ * leave approved, changed or cancelled on its dates or a leave type's code or pay changed (its
+ * leave hours), `holidays_changed` by a holiday added, imported or deleted, and
+ * `leave_settings_changed` by PUT /leave-settings (its leave or holiday hours).
  */
-export type ReopenReason = 'reopened' | 'attendance_changed' | 'rules_changed' | 'leave_changed';
+export const REOPEN_REASONS = [
+  'reopened',
+  'attendance_changed',
+  'rules_changed',
+  'leave_changed',
+  'holidays_changed',
+  'leave_settings_changed',
+] as const;
+export type ReopenReason = (typeof REOPEN_REASONS)[number];
 
 /** An approved day: `[date, worked, regular, overtime, double_time]` in exact seconds. */
 type ApprovedDay = [string, number, number, number, number];

@@ -404,8 +404,43 @@ export async function reopenForGroupMove(trx: Db, employeeId: number, context: G
   await reopenForRules(trx, settings, context, { employeeId });
 }
 
+/** Which approved timesheets a change of instance-wide leave inputs (holidays, leave settings, a leave type) may move. */
+export interface ApprovalScope {
+  /** Only timesheets whose period meets from..to (dates 'YYYY-MM-DD'); either bound may be left open. */
+  from?: string;
+  to?: string;
+  /** Only the employees of this country (a holiday of one country); undefined: everyone. */
+  country?: string;
+  /** Only these employees. */
+  employeeIds?: readonly number[];
+}
+
+/**
+ * The approved timesheets in `scope` of periods no lock meets, oldest period first: those a change
+ * of leave or holiday hours may send back to open (a locked period keeps the hours frozen at its
+ * lock, and its approvals with them).
+ */
+export async function approvedOpenTimesheets(trx: Db, scope: ApprovalScope): Promise<Array<{ employeeId: number; period: Period }>> {
+  if (scope.employeeIds?.length === 0) return [];
+  const query = trx('timesheet_approvals as t').where('t.status', 'approved');
+  if (scope.from !== undefined) query.where('t.period_end', '>=', scope.from);
+  if (scope.to !== undefined) query.where('t.period_start', '<=', scope.to);
+  if (scope.country !== undefined) query.join('employees as e', 'e.id', 't.employee_id').where('e.country_code', scope.country);
+  if (scope.employeeIds !== undefined) query.whereIn('t.employee_id', [...scope.employeeIds]);
+  query.whereNotExists(
+    trx('pay_period_locks as k').whereRaw('k.period_start <= t.period_end').whereRaw('k.period_end >= t.period_start').select(trx.raw('1')),
+  );
+  const rows = (await query
+    .orderBy(['t.period_start', 't.employee_id'])
+    .select('t.employee_id', 't.period_start', 't.period_end')) as Array<Record<string, unknown>>;
+  return rows.map((row) => ({
+    employeeId: Number(row.employee_id),
+    period: { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) },
+  }));
+}
+
 /** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */
-async function reopenApproved(
+export async function reopenApproved(
   trx: Db,
   reopened: ReadonlyArray<{ employeeId: number; period: Period }>,
   context: GuardContext,

@@ -107,6 +107,41 @@ describe.each(testDialects())('holidays on %s', (dialect) => {
       expect(regional.body).toEqual({ imported: bavaria.length - expected.length, skipped: expected.length });
     });
 
+    it('stores a holiday of several days on each of its dates, and payroll pays each of them', async () => {
+      // date-holidays gives South Korea's New Year and Thanksgiving of 2026 three days each.
+      const first = await asUser(t, org.admin).post('/holidays/import', { country: 'KR', year: 2026 });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ imported: 20, skipped: 0 });
+      const rows = (name: string) =>
+        t
+          .db('holidays')
+          .where({ country: 'KR', name })
+          .orderBy('date')
+          .select('date', 'portion', 'paid')
+          .then((found) => found.map((row) => [String(row.date).slice(0, 10), row.portion, Boolean(Number(row.paid))]));
+      expect(await rows('Korean New Year')).toEqual([
+        ['2026-02-17', 'full', true],
+        ['2026-02-18', 'full', true],
+        ['2026-02-19', 'full', true],
+      ]);
+      expect(await rows('Korean Thanksgiving')).toEqual([
+        ['2026-09-24', 'full', true],
+        ['2026-09-25', 'full', true],
+        ['2026-09-26', 'full', true],
+      ]);
+      const second = await asUser(t, org.admin).post('/holidays/import', { country: 'KR', year: 2026 });
+      expect(second.body).toEqual({ imported: 0, skipped: 20 });
+
+      // Tuesday to Thursday of the New Year: three working days of holiday pay.
+      const employee = await createEmployee(t, { country_code: 'KR' });
+      const sheet = await asUser(t, org.admin).get(`/employees/${employee}/timesheets/2026-02-01`);
+      expect(sheet.status).toBe(200);
+      expect(sheet.body.totals.holiday_hours).toBe(24);
+      expect(
+        sheet.body.days.filter((day: { holiday_hours: number }) => day.holiday_hours > 0).map((day: { date: string }) => day.date),
+      ).toEqual(['2026-02-17', '2026-02-18', '2026-02-19']);
+    });
+
     it('refuses an unknown country or region, a bad year, and non-admins; nothing is written', async () => {
       const before = await t.db('holidays').count({ n: '*' }).first();
       const unknown = expectProblem(
