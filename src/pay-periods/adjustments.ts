@@ -2,7 +2,8 @@ import type { Db } from '../db/connect';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ExportProfile } from '../export-profiles/definition';
 import { adjustmentRows, type EmployeeFields, profileWriter } from '../export-profiles/render';
-import { byCodeBytes, codeOnly, DEFAULT_PROFILE, EXPORT_BATCH, type ExportFormat, type ExportSink, exportedPeriod, GROUP } from './export';
+import { byCodeBytes, codeOnly, DEFAULT_PROFILE, EXPORT_BATCH, type ExportFormat, type ExportSink, exportedPeriod } from './export';
+import type { PeriodGroup } from './settings';
 import { employeeFieldsOf, usesEmployeeFields } from './export-fields';
 import type { PayPeriod } from './periods';
 import { daysFromFrozen } from './timesheets';
@@ -31,7 +32,7 @@ export async function adjustmentVersions(
   db: Db,
   period: PayPeriod,
   sinceVersion: number,
-  groupId = 1,
+  groupId: number,
 ): Promise<{ since: number; current: number }> {
   if (period.status !== 'locked' || period.lock_version === null)
     throw new ConflictError({
@@ -65,10 +66,11 @@ export async function writeAdjustment(
   versions: { since: number; current: number },
   format: ExportFormat,
   sink: ExportSink,
+  group: PeriodGroup,
   profile: ExportProfile = DEFAULT_PROFILE,
-  groupId = 1,
 ): Promise<void> {
-  const writer = profileWriter(profile, { start: period.start, end: period.end, group: GROUP.name });
+  const groupId = group.id;
+  const writer = profileWriter(profile, { start: period.start, end: period.end, group: group.name });
   if (format === 'csv') await sink.write(writer.header);
   else
     await sink.write(
@@ -76,7 +78,7 @@ export async function writeAdjustment(
     );
   const earlier = (query: Db) =>
     query('pay_period_version_snapshots').where({ group_id: groupId, period_start: period.start, lock_version: versions.since });
-  const current = (query: Db) => query('pay_period_snapshots').where('period_start', period.start);
+  const current = (query: Db) => query('pay_period_snapshots').where({ group_id: groupId, period_start: period.start });
   const same = versions.since === versions.current;
 
   // Every employee of either lock, by the code the current lock knows them by (else the earlier's).
