@@ -15,7 +15,8 @@ const date = z
 
 /** `?group=`: the pay group whose periods a path names (default 1, `Default`; docs/pay-periods.md, "Groups"). */
 const group = idSchema('a pay group')
-  .default(1)
+  // Parsed as a sent value would be, so the document's default is the string a client sends.
+  .prefault('1')
   .meta({ description: 'The pay group whose periods, locks and employees this is (GET /pay-groups); default 1, `Default`' });
 
 /** GET /pay-periods/{start} and POST /pay-periods/{start}/unlock */
