@@ -269,6 +269,38 @@ describe.each(testDialects())('pay periods per pay group on %s', (dialect) => {
     });
   });
 
+  describe("a group's workweek", () => {
+    it("keeps an approval a same-length correction leaves as it was, counting weeks from the group's workweek_start", async () => {
+      // Weeks from Sunday: 10 hours on Sunday 2026-11-01 and 4 x 8 hours make 42 in that workweek (2 overtime on
+      // Thursday); counted from Monday, as group 1's, Sunday would be another week and nothing overtime.
+      const created = await admin().post('/pay-groups', {
+        name: unique('Sundays'),
+        frequency: 'weekly',
+        anchor_date: '2026-11-01',
+        workweek_start: 'sunday',
+        overtime: { weekly_after_hours: 40 },
+      });
+      expect(created.status).toBe(201);
+      const employee = await createEmployee(t);
+      expect((await admin().patch(`/employees/${employee}`, { pay_group: String(created.body.id) })).status).toBe(200);
+      await insertAttendanceRow(t, employee, { in: '2026-11-01T06:00:00Z', out: '2026-11-01T16:00:00Z' });
+      for (const day of ['02', '03', '04'])
+        await insertAttendanceRow(t, employee, { in: `2026-11-${day}T08:00:00Z`, out: `2026-11-${day}T16:00:00Z` });
+      const thursday = await insertAttendanceRow(t, employee, { in: '2026-11-05T08:00:00Z', out: '2026-11-05T16:00:00Z' });
+      const approved = await admin().post(`/employees/${employee}/timesheets/2026-11-01/approve`);
+      expect(approved.status).toBe(200);
+      expect(approved.body.totals).toMatchObject({ worked_hours: 42, regular_hours: 40, overtime_hours: 2 });
+
+      const moved = await admin().patch(`/attendance/${thursday}`, { in_time: '2026-11-05 09:00:00', out_time: '2026-11-05 17:00:00' });
+
+      expect(moved.status).toBe(200);
+      expect((await admin().get(`/employees/${employee}/timesheets/2026-11-01`)).body).toMatchObject({
+        status: 'approved',
+        totals: { overtime_hours: 2 },
+      });
+    });
+  });
+
   describe('hrm pay-period --group', () => {
     it("lists, locks, exports and unlocks the group's periods", async () => {
       const { group, weekly } = await setUp();
