@@ -79,6 +79,7 @@ export async function exportEtag(
 ): Promise<string> {
   const rendering =
     format === 'csv' ? [EXPORT_RENDERING, format, profile.id, profile.template, profile.version] : [EXPORT_RENDERING, format];
+  const groupPart = group.id === 1 ? [] : [group.id];
   let parts: unknown[];
   if (period.status === 'locked') {
     // The lock version too: a re-lock within the same millisecond by the same user is another lock.
@@ -86,7 +87,8 @@ export async function exportEtag(
     parts = [
       'locked',
       ...rendering,
-      group.id,
+      // Group 1's tags stay those its exports had before groups were named in them.
+      ...groupPart,
       period.start,
       period.end,
       period.locked_at,
@@ -120,7 +122,7 @@ export async function exportEtag(
     parts = [
       'open',
       ...rendering,
-      group.id,
+      ...groupPart,
       period.start,
       period.end,
       group.storedSettings,

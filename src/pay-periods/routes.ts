@@ -80,7 +80,8 @@ export function payPeriodRoutes({
             const after = applySettingsBody(before, body);
             await savePayPeriodSettings(trx, before, after, context);
             // At the write, as for attendance: approvals whose numbers the new rules change reopen.
-            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context);
+            // Group 1's settings are its own employees' periods and rules (docs/pay-periods.md, "Groups").
+            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context, { groupId: 1 });
             return { status: 200, body: payPeriodSettingsResponse(after) };
           },
           forgetTotals(req),

@@ -431,12 +431,12 @@ export async function reopenForRules(
 
 /**
  * After PUT|PATCH /pay-groups/{id} changed the group's rules, in its transaction: reopenForRules
- * under group 1's settings (every employee's periods and workweeks), for the employees of that
- * group; for everyone when group 1's own settings changed (they are every employee's periods).
+ * for the employees of that group, each classified under their group's settings and rules (a
+ * group's settings, group 1's included, are its own employees' periods and workweeks only).
  */
-export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
+export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, _settingsChanged: boolean): Promise<void> {
   const settings = await readDefaultGroupSettings(trx);
-  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? {} : { groupId });
+  await reopenForRules(trx, settings, context, { groupId });
 }
 
 /**
