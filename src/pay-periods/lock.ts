@@ -79,19 +79,20 @@ async function notEndedIn(
 const MAX_LISTED_UNAPPROVED = 100;
 
 /**
- * Locks the period starting on `start`, in the caller's transaction `trx`, which must not have
- * read anything yet (docs/pay-periods.md, "Locking"):
+ * Locks the period of pay group `groupId` starting on `start`, in the caller's transaction `trx`,
+ * which must not have read anything yet (docs/pay-periods.md, "Locking", "Groups"):
  * 1. FIRST, every employee's attendance_version + 1. On one server this waits for every
  *    attendance write in flight (each holds its employee's row) and makes later ones wait for this
  *    transaction; on Galera it puts every employee row in the write set, so that the lock and
  *    any concurrent attendance write certify-conflict and one of them is retried. No consistent
  *    read comes before it, so the snapshot below sees every write that committed first.
- * 2. 404 when no period starts on `start`; 409 `period_locked` when it (or a period of an earlier
- *    layout overlapping it) is locked; 409 `period_not_ended` until the day after its end has
- *    begun on every employee's wall clock; 409 `open_records` while a record counted in it has no
- *    out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
+ * 2. 400 naming `group` for a group that does not exist; 404 when none of the group's periods
+ *    starts on `start`; 409 `period_locked` when it (or a period of an earlier layout of the group
+ *    overlapping it) is locked; 409 `period_not_ended` until the day after its end has begun on
+ *    the wall clock of every employee of the group; 409 `open_records` while a record of theirs
+ *    counted in it has no out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
  * 3. The lock row, with the period's dates; the open records made missed punch-outs.
- * 4. Every employee's timesheet (Active ones, and others with a record in the period) frozen in
+ * 4. Every timesheet of the group's employees (Active ones, and others with a record in the period) frozen in
  *    pay_period_snapshots, in batches; with `requireApproved`, 409 `unapproved_timesheets` when
  *    a timesheet with hours is not approved (the transaction then rolls back whole).
  * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
