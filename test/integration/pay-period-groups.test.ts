@@ -192,6 +192,24 @@ describe.each(testDialects())('pay periods per pay group on %s', (dialect) => {
       expect((await admin().post(`/pay-periods/${WEEK.start}/lock?group=${group}&require_approved=true`)).status).toBe(200);
     });
 
+    it("asks about the group's open records only: another group's open record neither refuses the lock nor becomes a missed punch-out", async () => {
+      const { group, weekly, monthly } = await setUp();
+      const open = await insertAttendanceRow(t, monthly, { in: '2026-11-04T08:00:00Z', out: null });
+
+      const locked = await admin().post(`/pay-periods/${WEEK.start}/lock?group=${group}`);
+
+      expect(locked.status).toBe(200);
+      expect(locked.body.open_records).toBeUndefined();
+      const row = await t.db('attendance').where({ id: open }).first('missed_punch_out', 'out_time_utc');
+      expect([Boolean(row.missed_punch_out), row.out_time_utc]).toEqual([false, null]);
+      // The weekly group's own open record refuses its next week's lock.
+      const weeklyOpen = await insertAttendanceRow(t, weekly, { in: '2026-11-10T08:00:00Z', out: null });
+      const refused = await admin().post(`/pay-periods/2026-11-09/lock?group=${group}`);
+      expect(expectProblem(refused, 409, 'open_records').open_records).toEqual([
+        { employee: String(weekly), attendance: String(weeklyOpen), in_time: '2026-11-10 08:00:00' },
+      ]);
+    });
+
     it('unlocks per group, and the lock and unlock events name the group', async () => {
       const { group } = await setUp();
       const before = Number((await t.db('webhook_events').max({ id: 'id' }).first())?.id ?? 0);
