@@ -7,8 +7,9 @@ import { findExportProfile } from '../export-profiles/repository';
 import { adjustmentVersions, writeAdjustment } from '../pay-periods/adjustments';
 import { type ExportFormat, type ExportSink, writeExport } from '../pay-periods/export';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from '../pay-periods/lock';
-import { listPeriods, periodListRange, resolvePeriod } from '../pay-periods/periods';
-import { readPayPeriodSettings } from '../pay-periods/settings';
+import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
+import { listPeriods, periodListRange, settingsAndPeriod } from '../pay-periods/periods';
+import { readPeriodGroup } from '../pay-periods/settings';
 import { dayNumber, isCalendarDate } from '../time';
 import { CliError, type CliContext } from './context';
 import { formatTable } from './table';
@@ -19,6 +20,15 @@ function dateOption(value: string | undefined, name: string): string | undefined
   if (!isCalendarDate(value)) throw new CliError(`${name} must be a date YYYY-MM-DD`);
   return value;
 }
+
+/** --group: a pay group's id (default 1), or a one-line usage error; an id no group has is refused as the API refuses it. */
+function groupOption(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_GROUP_ID;
+  if (!/^[1-9][0-9]{0,9}$/.test(value) || Number(value) > 2_147_483_647) throw new CliError('--group must be the id of a pay group');
+  return Number(value);
+}
+
+const GROUP_HELP = 'the pay group whose periods these are (hrm api GET /pay-groups lists them; default 1, Default)';
 
 /** What the API answers as a problem, as one line: its code and detail. */
 async function asCliErrors<T>(run: () => Promise<T>): Promise<T> {
@@ -42,12 +52,15 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .description('the pay periods meeting --from..--to (default: the year up to today, UTC), newest first')
     .option('--from <date>', 'YYYY-MM-DD')
     .option('--to <date>', 'YYYY-MM-DD')
-    .action(async (options: { from?: string; to?: string }) => {
+    .option('--group <id>', GROUP_HELP)
+    .action(async (options: { from?: string; to?: string; group?: string }) => {
       const [from, to] = [dateOption(options.from, '--from'), dateOption(options.to, '--to')];
+      const groupId = groupOption(options.group);
       if (from !== undefined && to !== undefined && dayNumber(from) > dayNumber(to)) throw new CliError('--from must not be after --to');
       const range = await asCliErrors(async () => periodListRange({ from, to }, context.io.clock.now().toISOString().slice(0, 10)));
       const { db } = await context.instance();
-      const periods = await listPeriods(db, await readPayPeriodSettings(db), range);
+      const group = await asCliErrors(() => readPeriodGroup(db, groupId));
+      const periods = await listPeriods(db, group.settings, range, group.id);
       context.print(
         formatTable(
           ['START', 'END', 'STATUS', 'LOCKED AT', 'LOCKED BY'],
@@ -62,8 +75,10 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
     .option('--require-approved', 'refuse while a timesheet with hours is not approved')
     .option('--allow-open-records', 'lock even while records of the period have no punch-out: they become missed punch-outs (no hours)')
-    .action(async (options: { start: string; requireApproved?: boolean; allowOpenRecords?: boolean }) => {
+    .option('--group <id>', GROUP_HELP)
+    .action(async (options: { start: string; requireApproved?: boolean; allowOpenRecords?: boolean; group?: string }) => {
       const start = dateOption(options.start, '--start') as string;
+      const groupId = groupOption(options.group);
       const { db, settings } = await context.instance();
       const now = context.io.clock.now();
       const lockContext = {
@@ -74,7 +89,13 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
         allowOpenRecords: options.allowOpenRecords === true,
       };
       const period = await asCliErrors(() =>
-        lockInTwoSteps(db, start, lockContext, () => retryConflicts(() => db.transaction((trx) => lockPayPeriod(trx, start, lockContext)))),
+        lockInTwoSteps(
+          db,
+          start,
+          lockContext,
+          () => retryConflicts(() => db.transaction((trx) => lockPayPeriod(trx, start, lockContext, groupId))),
+          groupId,
+        ),
       );
       context.print(`Locked the pay period ${period.start} to ${period.end}.`);
       if (period.open_records) {
@@ -92,12 +113,14 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .command('unlock')
     .description('unlock the pay period starting on --start')
     .requiredOption('--start <date>', 'the first date of the period, YYYY-MM-DD')
-    .action(async (options: { start: string }) => {
+    .option('--group <id>', GROUP_HELP)
+    .action(async (options: { start: string; group?: string }) => {
       const start = dateOption(options.start, '--start') as string;
+      const groupId = groupOption(options.group);
       const { db } = await context.instance();
       const now = context.io.clock.now();
       const period = await asCliErrors(() =>
-        retryConflicts(() => db.transaction((trx) => unlockPayPeriod(trx, start, { caller: undefined, now }))),
+        retryConflicts(() => db.transaction((trx) => unlockPayPeriod(trx, start, { caller: undefined, now }, groupId))),
       );
       context.print(`Unlocked the pay period ${period.start} to ${period.end}.`);
     });
@@ -110,20 +133,23 @@ export function registerPayPeriodCommands(program: Command, context: CliContext)
     .option('--out <file>', 'write it to this file (created or replaced) instead of standard output')
     .option('--profile <id>', 'the export profile of a CSV (GET /export-profiles lists them)', 'default')
     .option('--since-version <n>', 'only the difference between this lock version of the period and its current lock (signed hours)')
-    .action(async (options: { start: string; format: string; out?: string; profile: string; sinceVersion?: string }) => {
+    .option('--group <id>', GROUP_HELP)
+    .action(async (options: { start: string; format: string; out?: string; profile: string; sinceVersion?: string; group?: string }) => {
       const start = dateOption(options.start, '--start') as string;
       if (options.format !== 'csv' && options.format !== 'json') throw new CliError('--format must be csv or json');
       const format: ExportFormat = options.format;
+      const groupId = groupOption(options.group);
       const { db } = await context.instance();
-      const settings = await readPayPeriodSettings(db);
-      const period = await asCliErrors(() => resolvePeriod(db, settings, start));
+      const { group, period } = await asCliErrors(() => settingsAndPeriod(db, groupId, start));
       const profile = await findExportProfile(db, options.profile);
       if (!profile) throw new CliError(`--profile names no export profile: ${options.profile}`);
       const since = options.sinceVersion;
       if (since !== undefined && !/^[1-9][0-9]{0,8}$/.test(since)) throw new CliError('--since-version must be a whole number from 1');
-      const versions = since === undefined ? undefined : await asCliErrors(() => adjustmentVersions(db, period, Number(since)));
+      const versions = since === undefined ? undefined : await asCliErrors(() => adjustmentVersions(db, period, Number(since), group.id));
       const write = (sink: ExportSink) =>
-        versions ? writeAdjustment(db, period, versions, format, sink, profile) : writeExport(db, period, settings, format, sink, profile);
+        versions
+          ? writeAdjustment(db, period, versions, format, sink, group, profile)
+          : writeExport(db, period, group, format, sink, profile);
       if (options.out === undefined) {
         await write(streamSink(context.io.stdout));
         return;

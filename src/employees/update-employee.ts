@@ -86,7 +86,13 @@ export async function updateEmployee(
   const update = Object.fromEntries(changed.map((field) => [columnOf(field), columns[columnOf(field) as keyof EmployeeColumns]]));
   await updateEmployeeRow(trx, id, update, now);
   // Their new group's rules classify them from now on: approvals whose numbers change reopen.
-  if (changed.includes('pay_group')) await reopenForGroupMove(trx, id, { caller, requestId: context.requestId, now });
+  if (changed.includes('pay_group'))
+    await reopenForGroupMove(
+      trx,
+      id,
+      { caller, requestId: context.requestId, now },
+      { from: existing.pay_group_id ?? 1, to: columns.pay_group_id! },
+    );
   if (terminating) await disableUsersOfEmployee(trx, id, now);
   await writeAudit(
     trx,

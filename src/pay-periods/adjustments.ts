@@ -11,9 +11,9 @@ import {
   type ExportFormat,
   type ExportSink,
   exportedPeriod,
-  GROUP,
   withPaidHours,
 } from './export';
+import type { PeriodGroup } from './settings';
 import { employeeFieldsOf, usesEmployeeFields } from './export-fields';
 import type { PayPeriod } from './periods';
 import { daysFromFrozen, snapshotLeaveOf } from './timesheets';
@@ -43,7 +43,7 @@ export async function adjustmentVersions(
   db: Db,
   period: PayPeriod,
   sinceVersion: number,
-  groupId = 1,
+  groupId: number,
 ): Promise<{ since: number; current: number }> {
   if (period.status !== 'locked' || period.lock_version === null)
     throw new ConflictError({
@@ -77,10 +77,11 @@ export async function writeAdjustment(
   versions: { since: number; current: number },
   format: ExportFormat,
   sink: ExportSink,
+  group: PeriodGroup,
   profile: ExportProfile = DEFAULT_PROFILE,
-  groupId = 1,
 ): Promise<void> {
-  const writer = profileWriter(profile, { start: period.start, end: period.end, group: GROUP.name });
+  const groupId = group.id;
+  const writer = profileWriter(profile, { start: period.start, end: period.end, group: group.name });
   if (format === 'csv') await sink.write(writer.header);
   else
     await sink.write(
@@ -88,7 +89,7 @@ export async function writeAdjustment(
     );
   const earlier = (query: Db) =>
     query('pay_period_version_snapshots').where({ group_id: groupId, period_start: period.start, lock_version: versions.since });
-  const current = (query: Db) => query('pay_period_snapshots').where('period_start', period.start);
+  const current = (query: Db) => query('pay_period_snapshots').where({ group_id: groupId, period_start: period.start });
   const same = versions.since === versions.current;
 
   // Every employee of either lock, by the code the current lock knows them by (else the earlier's).

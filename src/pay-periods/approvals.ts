@@ -9,8 +9,7 @@ import { lastReadingOn } from '../time';
 import { approvedNumbersJson, type ReopenReason } from '../period-guard/approved-numbers';
 import { recordEvents } from '../webhooks/outbox';
 import { resolvePeriod, toLockedPeriod, type PayPeriod } from './periods';
-import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
-import { readPayPeriodSettings } from './settings';
+import { readPeriodGroup } from './settings';
 import { findSheet, findSheetEmployee, type Sheet, type SheetEmployee, sheetResponse } from './timesheets';
 
 interface ApprovalContext {
@@ -51,7 +50,7 @@ export async function approveTimesheet(
   const employee = await lockedSheetEmployee(trx, caller, employeeId);
   if (caller.role !== 'admin' && !(caller.role === 'manager' && isDirectReport(caller, employee) && !isSelf(caller, employee)))
     throw new ForbiddenError({ detail: 'Only admins, and managers for their direct reports (never their own), may approve timesheets' });
-  const { settings, period } = await unlockedPeriod(trx, start);
+  const { settings, period } = await unlockedPeriod(trx, start, employee.group_id);
   const open = (await trx('attendance')
     .where('employee_id', employeeId)
     .whereNull('out_time_utc')
@@ -65,11 +64,12 @@ export async function approveTimesheet(
       code: 'open_records',
       detail: `The employee has an open record in the period (attendance ${String(open.id)}); punch out or correct it first`,
     });
-  const { status: before, numbered } = await approvalStatusOf(trx, employeeId, period.start);
+  const key = { employee_id: employeeId, group_id: employee.group_id, period_start: period.start };
+  const { status: before, numbered } = await approvalStatusOf(trx, key);
   if (before === 'approved' && !numbered) {
     // Approved before approvals kept numbers (migration 0028): approving again keeps today's, nothing else changes.
     await trx('timesheet_approvals')
-      .where({ employee_id: employeeId, period_start: period.start })
+      .where(key)
       .update({ approved_days: approvedNumbersJson((await findSheet(trx, employee, period, settings)).days) });
   }
   if (before !== 'approved') {
@@ -78,9 +78,7 @@ export async function approveTimesheet(
     const now = toSqlDateTime(context.now);
     await trx('timesheet_approvals')
       .insert({
-        employee_id: employeeId,
-        group_id: DEFAULT_GROUP_ID,
-        period_start: period.start,
+        ...key,
         period_end: period.end,
         status: 'approved',
         approved_at: now,
@@ -123,16 +121,16 @@ export async function reopenTimesheet(
   const employee = await lockedSheetEmployee(trx, caller, employeeId);
   if (caller.role === 'employee')
     throw new ForbiddenError({ detail: 'Only admins, and the manager who approved it, may reopen a timesheet' });
-  const { settings, period } = await unlockedPeriod(trx, start);
-  const approval = (await trx('timesheet_approvals')
-    .where({ employee_id: employeeId, period_start: period.start })
-    .first('status', 'approved_by')) as { status: string; approved_by: number | string | null } | undefined;
+  const { settings, period } = await unlockedPeriod(trx, start, employee.group_id);
+  const key = { employee_id: employeeId, group_id: employee.group_id, period_start: period.start };
+  const approval = (await trx('timesheet_approvals').where(key).first('status', 'approved_by')) as
+    { status: string; approved_by: number | string | null } | undefined;
   const approved = approval?.status === 'approved';
   if (caller.role !== 'admin' && !(approved && Number(approval.approved_by) === caller.userId))
     throw new ForbiddenError({ detail: 'Only admins, and the manager who approved it, may reopen a timesheet' });
   if (approved) {
     await trx('timesheet_approvals')
-      .where({ employee_id: employeeId, period_start: period.start })
+      .where(key)
       .update({ status: 'open', reopened_reason: 'reopened' satisfies ReopenReason, updated_at: toSqlDateTime(context.now) });
   }
   const sheet = await findSheet(trx, employee, period, settings);
@@ -151,29 +149,35 @@ async function lockedSheetEmployee(trx: Db, caller: Caller, employeeId: number):
   return employee;
 }
 
-/** The settings and the period starting on `start`: 409 period_locked when it, or a lock meeting its dates, is locked. */
-async function unlockedPeriod(trx: Db, start: string) {
-  const settings = await readPayPeriodSettings(trx);
-  const period = await resolvePeriod(trx, settings, start);
+/**
+ * The pay group's settings and its period starting on `start`: 409 period_locked when it, or a
+ * lock of the group meeting its dates, is locked.
+ */
+async function unlockedPeriod(trx: Db, start: string, groupId: number) {
+  const { settings } = await readPeriodGroup(trx, groupId);
+  const period = await resolvePeriod(trx, settings, start, groupId);
   refuseLocked(period);
-  await refuseOverlappingLock(trx, period);
+  await refuseOverlappingLock(trx, period, groupId);
   return { settings, period };
 }
 
 /** A period of today's layout whose dates meet a lock of an earlier layout is frozen too. */
-async function refuseOverlappingLock(trx: Db, period: PayPeriod): Promise<void> {
+async function refuseOverlappingLock(trx: Db, period: PayPeriod, groupId: number): Promise<void> {
   // A lock still being taken (`locking`) refuses too: its numbers are being frozen.
   const row = (await trx('pay_period_locks')
+    .where('group_id', groupId)
     .where('period_start', '<=', period.end)
     .andWhere('period_end', '>=', period.start)
     .first('period_start', 'period_end', 'locked_at', 'locked_by_name')) as Parameters<typeof toLockedPeriod>[0] | undefined;
   if (row) refuseLocked(toLockedPeriod(row));
 }
 
-async function approvalStatusOf(trx: Db, employeeId: number, start: string): Promise<{ status?: string; numbered: boolean }> {
-  const row = (await trx('timesheet_approvals')
-    .where({ employee_id: employeeId, period_start: start })
-    .first('status', 'approved_days')) as { status: string; approved_days: string | null } | undefined;
+async function approvalStatusOf(
+  trx: Db,
+  key: { employee_id: number; group_id: number; period_start: string },
+): Promise<{ status?: string; numbered: boolean }> {
+  const row = (await trx('timesheet_approvals').where(key).first('status', 'approved_days')) as
+    { status: string; approved_days: string | null } | undefined;
   return { status: row?.status, numbered: row?.approved_days != null };
 }
 

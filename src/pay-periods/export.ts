@@ -6,7 +6,6 @@ import { lastReadingOn } from '../time';
 import { type ExportProfile, exportFilename, findTemplate, templateProfile } from '../export-profiles/definition';
 import { type DaySeconds, type EmployeeFields, longRows, profileWriter } from '../export-profiles/render';
 import { findExportProfile } from '../export-profiles/repository';
-import { findDefaultGroup } from '../pay-groups/repository';
 import { BadRequestError } from '../errors';
 import { type DayLeaveHours, employeesWithPaidHours, leaveFingerprint, readLeaveHours } from '../leave/days';
 import { groupRulesFingerprint, readGroupRules } from '../pay-groups/repository';
@@ -14,7 +13,7 @@ import type { GroupRulesBook } from '../pay-rules/classify';
 import { addDays } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import type { PayPeriod } from './periods';
-import { readStoredPayPeriodSettings } from './settings';
+import type { PeriodGroup } from './settings';
 import { employeeFieldsOf, usesEmployeeFields, usesReferenceNames } from './export-fields';
 import { unclosedRecordsOf } from './open-records';
 import { classifiedDaysOf, daysFromFrozen, snapshotLeaveOf } from './timesheets';
@@ -33,9 +32,6 @@ const EXPORT_RENDERING = 4;
 
 /** The profile an export uses when the request names none (CONTRACT 6.6): exactly 6.3's CSV. */
 export const DEFAULT_PROFILE: ExportProfile = templateProfile(findTemplate('default')!);
-
-/** The pay group of every export until pay groups exist (CONTRACT 6.4): group 1, `Default`. */
-export const GROUP = { id: '1', name: 'Default' };
 
 /**
  * Employees per batch of the export. Small enough that a batch's rows are gone before the young
@@ -76,13 +72,14 @@ export async function exportEtag(
   db: Db,
   key: KeyObject,
   period: PayPeriod,
-  settings: PayPeriodSettings,
+  group: PeriodGroup,
   format: ExportFormat,
   profile: ExportProfile = DEFAULT_PROFILE,
   sinceVersion?: number,
 ): Promise<string> {
   const rendering =
     format === 'csv' ? [EXPORT_RENDERING, format, profile.id, profile.template, profile.version] : [EXPORT_RENDERING, format];
+  const groupPart = group.id === 1 ? [] : [group.id];
   let parts: unknown[];
   if (period.status === 'locked') {
     // The lock version too: a re-lock within the same millisecond by the same user is another lock.
@@ -92,6 +89,8 @@ export async function exportEtag(
     parts = [
       'locked',
       ...rendering,
+      // Group 1's tags stay those its exports had before groups were named in them.
+      ...groupPart,
       period.start,
       period.end,
       period.locked_at,
@@ -103,8 +102,7 @@ export async function exportEtag(
     if (sinceVersion !== undefined) parts.push('since', sinceVersion);
   } else {
     const first = addDays(period.start, -6);
-    const [stored, groups, records, employees, approvals, names, leave] = await Promise.all([
-      readStoredPayPeriodSettings(db),
+    const [groups, records, employees, approvals, names, leave] = await Promise.all([
       groupRulesFingerprint(db),
       readAttendanceMarks(db, first, period.end),
       db('employees').first(
@@ -114,7 +112,7 @@ export async function exportEtag(
         db.raw('max(updated_at) as changed'),
       ),
       db('timesheet_approvals')
-        .where('period_start', period.start)
+        .where({ group_id: group.id, period_start: period.start })
         .first(
           db.raw('count(*) as n'),
           db.raw('max(updated_at) as changed'),
@@ -123,7 +121,21 @@ export async function exportEtag(
       format === 'csv' ? referenceNamesFingerprint(db, profile) : Promise.resolve(null),
       leaveFingerprint(db, period.start, period.end),
     ]);
-    parts = ['open', ...rendering, period.start, period.end, stored ?? null, settings, groups, records, employees, approvals, names, leave];
+    parts = [
+      'open',
+      ...rendering,
+      ...groupPart,
+      period.start,
+      period.end,
+      group.storedSettings,
+      group.settings,
+      groups,
+      records,
+      employees,
+      approvals,
+      names,
+      leave,
+    ];
   }
   // 32 characters, the export tag's published form (an HMAC-SHA-256 as entityTag's, longer).
   const digest = createHmac('sha256', key)
@@ -146,13 +158,14 @@ async function referenceNamesFingerprint(db: Db, profile: ExportProfile): Promis
 export function sendExportHeaders(
   res: ServerResponse,
   period: PayPeriod,
+  group: PeriodGroup,
   format: ExportFormat,
   profile: ExportProfile = DEFAULT_PROFILE,
   sinceVersion?: number,
 ): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', format === 'csv' ? 'text/csv; charset=utf-8; header=present' : 'application/json; charset=utf-8');
-  const full = format === 'csv' ? exportFilename(profile.filename, period, GROUP.id) : `pay-period-${period.start}.json`;
+  const full = format === 'csv' ? exportFilename(profile.filename, period, String(group.id)) : `pay-period-${period.start}.json`;
   // An adjustment's file says so: pay-period-2026-11-01-since-v1.csv.
   const filename =
     sinceVersion === undefined ? full : full.replace(/(\.[A-Za-z0-9]{1,8})?$/, (extension) => `-since-v${sinceVersion}${extension}`);
@@ -160,12 +173,12 @@ export function sendExportHeaders(
 }
 
 /**
- * The profile `?profile=` names, else the one group 1 names (its `export_profile`), else `default`;
- * 400 naming `profile` when the request names none that exists.
+ * The profile `?profile=` names, else the one the pay group names (its `export_profile`), else
+ * `default`; 400 naming `profile` when the request names none that exists.
  */
-export async function exportProfileOf(db: Db, id: string | undefined): Promise<ExportProfile> {
+export async function exportProfileOf(db: Db, id: string | undefined, group: PeriodGroup): Promise<ExportProfile> {
   if (id === undefined) {
-    const groupProfile = (await findDefaultGroup(db))?.export_profile;
+    const groupProfile = group.exportProfile;
     // A group's profile cannot be deleted (409 in_use), so it is there; `default` if it is not.
     return (groupProfile != null && (await findExportProfile(db, groupProfile))) || DEFAULT_PROFILE;
   }
@@ -193,12 +206,13 @@ export interface ExportSink {
 export async function writeExport(
   db: Db,
   period: PayPeriod,
-  settings: PayPeriodSettings,
+  group: PeriodGroup,
   format: ExportFormat,
   sink: ExportSink,
   profile: ExportProfile = DEFAULT_PROFILE,
 ): Promise<void> {
-  const writer = profileWriter(profile, { start: period.start, end: period.end, group: GROUP.name });
+  const { settings } = group;
+  const writer = profileWriter(profile, { start: period.start, end: period.end, group: group.name });
   const jsonRows = (sheet: ExportSheet) =>
     longRows(sheet.days, { hours_format: 'decimal', decimals: 2, include_zero: false }).map((row) =>
       JSON.stringify({
@@ -215,12 +229,12 @@ export async function writeExport(
   else await sink.write(`{"period":${JSON.stringify(exportedPeriod(period))},"rows":[`);
 
   const withFields = format === 'csv' && usesEmployeeFields(profile);
-  const employees = await exportEmployeesOf(db, period);
+  const employees = await exportEmployeesOf(db, period, group.id);
   // Every group's rules, once for the whole export (each employee is classified by their group's).
   const groups: GroupRulesBook = period.status === 'locked' ? new Map() : await readGroupRules(db);
   for (let at = 0; at < employees.length; at += EXPORT_BATCH) {
     const batch = employees.slice(at, at + EXPORT_BATCH);
-    const sheets = await batchSheets(db, period, settings, batch, withFields, groups);
+    const sheets = await batchSheets(db, period, settings, batch, withFields, groups, group.id);
     let text = '';
     for (const employee of batch) {
       const sheet = sheets.get(employee.id);
@@ -234,7 +248,7 @@ export async function writeExport(
     }
     if (text) await sink.write(text);
   }
-  if (format === 'json') await sink.write(`]${await openRecordsMember(db, period)}}`);
+  if (format === 'json') await sink.write(`]${await openRecordsMember(db, period, group.id)}}`);
 }
 
 /**
@@ -252,21 +266,24 @@ export function exportedPeriod(period: PayPeriod): Omit<PayPeriod, 'lock_version
  * such an export stays as it was. A locked period's cannot change until it is unlocked: every
  * write into its dates is refused.
  */
-async function openRecordsMember(db: Db, period: PayPeriod): Promise<string> {
-  const unclosed = await unclosedRecordsOf(db, period, 'all');
+async function openRecordsMember(db: Db, period: PayPeriod, groupId: number): Promise<string> {
+  const unclosed = await unclosedRecordsOf(db, period, 'all', groupId);
   return unclosed.length === 0 ? '' : `,"open_records":${JSON.stringify(unclosed.map((record) => record.json))}`;
 }
 
 /**
- * The employees with rows: an open period's with a record counted in it, a locked one's frozen at
- * its lock. Only ids and codes are held (sorted by the codes' bytes, which no collation of both
+ * The employees of the pay group with rows: an open period's with a record counted in it (or
+ * paid leave), a locked one's frozen at its lock. Only ids and codes are held (sorted by the codes' bytes, which no collation of both
  * databases gives): memory grows with the employees, not with the rows.
  */
-async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmployee[]> {
+async function exportEmployeesOf(db: Db, period: PayPeriod, groupId: number): Promise<ExportEmployee[]> {
   const rows = (
     period.status === 'locked'
-      ? await db('pay_period_snapshots').where('period_start', period.start).select('employee_id as id', 'employee_code as code')
+      ? await db('pay_period_snapshots')
+          .where({ group_id: groupId, period_start: period.start })
+          .select('employee_id as id', 'employee_code as code')
       : await db('employees as e')
+          .where('e.pay_group_id', groupId)
           .whereExists(
             db('attendance as a')
               .whereRaw('a.employee_id = e.id')
@@ -283,6 +300,7 @@ async function exportEmployeesOf(db: Db, period: PayPeriod): Promise<ExportEmplo
     for (let at = 0; at < paid.length; at += EXPORT_BATCH)
       rows.push(
         ...((await db('employees')
+          .where('pay_group_id', groupId)
           .whereIn('id', paid.slice(at, at + EXPORT_BATCH))
           .select('id', 'employee_id as code')) as typeof rows),
       );
@@ -338,10 +356,11 @@ async function batchSheets(
   batch: ExportEmployee[],
   withFields: boolean,
   groups: GroupRulesBook,
+  groupId: number,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const [sheets, leave] = await Promise.all([
-    workedSheets(db, period, settings, batch, withFields, groups),
+    workedSheets(db, period, settings, batch, withFields, groups, groupId),
     // A locked period's sheets carry the hours frozen at its lock.
     period.status === 'locked' ? new Map<number, DayLeaveHours[]>() : readLeaveHours(db, ids, period.start, period.end),
   ]);
@@ -354,7 +373,7 @@ async function batchSheets(
         )
       : new Map<number, EmployeeFields>();
     const approvals = (await db('timesheet_approvals')
-      .where('period_start', period.start)
+      .where({ group_id: groupId, period_start: period.start })
       .whereIn(
         'employee_id',
         missing.map((employee) => employee.id),
@@ -380,12 +399,13 @@ async function workedSheets(
   batch: ExportEmployee[],
   withFields: boolean,
   groups: GroupRulesBook,
+  groupId: number,
 ): Promise<Map<number, ExportSheet>> {
   const ids = batch.map((employee) => employee.id);
   const sheets = new Map<number, ExportSheet>();
   if (period.status === 'locked') {
     const rows = (await db('pay_period_snapshots')
-      .where('period_start', period.start)
+      .where({ group_id: groupId, period_start: period.start })
       .whereIn('employee_id', ids)
       .select('employee_id', 'employee_code', 'timesheet_status', 'days', 'leave', ...(withFields ? ['employee_fields'] : []))) as Array<
       Record<string, unknown>
@@ -414,7 +434,7 @@ async function workedSheets(
   const [counts, approvals, fields] = await Promise.all([
     classifiedDaysOf(db, ids, period, settings, groups),
     db('timesheet_approvals')
-      .where('period_start', period.start)
+      .where({ group_id: groupId, period_start: period.start })
       .whereIn('employee_id', ids)
       .where('status', 'approved')
       .select('employee_id') as Promise<Array<{ employee_id: number | string }>>,

@@ -11,7 +11,8 @@ import { dayNumber, isCalendarDate, isTimeZone, lastReadingOn, todayIn } from '.
 import { recordEvents } from '../webhooks/outbox';
 import { type OpenRecord, openRecordsRefusal, unclosedRecordsOf } from './open-records';
 import { findLockedPeriod, type PayPeriod } from './periods';
-import { readPayPeriodSettings } from './settings';
+import { readPeriodGroup } from './settings';
+import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
 import { employeeFieldsOf, frozenFieldsJson } from './export-fields';
 import { readGroupRules } from '../pay-groups/repository';
 import { classifiedDaysOf, frozenDaysJson, frozenLeaveJson, SHEET_BATCH } from './timesheets';
@@ -45,13 +46,13 @@ export function periodEntityId(start: string): number {
 }
 
 /**
- * The wall clocks a period's end is read on (docs/pay-periods.md, "Period end, step by step"):
- * every employee's time zone, and the instance's default for one the process cannot read (or
- * when there are no employees). A few hundred zones at most, however many employees.
+ * The wall clocks a group's period end is read on (docs/pay-periods.md, "Period end, step by
+ * step"): the time zone of every employee of the group, and the instance's default for one the
+ * process cannot read (or when the group has no employees). A few hundred zones at most.
  */
-async function employeeTimeZones(trx: Db, defaultTimezone: string): Promise<string[]> {
+async function employeeTimeZones(trx: Db, defaultTimezone: string, groupId: number): Promise<string[]> {
   const fallback = isTimeZone(defaultTimezone) ? defaultTimezone : 'UTC';
-  const stored = (await trx('employees').distinct('timezone').pluck('timezone')) as string[];
+  const stored = (await trx('employees').where('pay_group_id', groupId).distinct('timezone').pluck('timezone')) as string[];
   const zones = new Set(stored.map((zone) => (isTimeZone(String(zone)) ? String(zone) : fallback)));
   return zones.size === 0 ? [fallback] : [...zones].sort();
 }
@@ -65,9 +66,10 @@ async function notEndedIn(
   trx: Db,
   period: { end: string },
   context: Pick<LockingContext, 'now' | 'defaultTimezone'>,
+  groupId: number,
 ): Promise<{ zone: string; today: string } | undefined> {
   let behind: { zone: string; today: string } | undefined;
-  for (const zone of await employeeTimeZones(trx, context.defaultTimezone)) {
+  for (const zone of await employeeTimeZones(trx, context.defaultTimezone, groupId)) {
     const today = todayIn(zone, context.now);
     if (dayNumber(today) <= dayNumber(period.end) && (!behind || dayNumber(today) < dayNumber(behind.today))) behind = { zone, today };
   }
@@ -78,38 +80,45 @@ async function notEndedIn(
 const MAX_LISTED_UNAPPROVED = 100;
 
 /**
- * Locks the period starting on `start`, in the caller's transaction `trx`, which must not have
- * read anything yet (docs/pay-periods.md, "Locking"):
+ * Locks the period of pay group `groupId` starting on `start`, in the caller's transaction `trx`,
+ * which must not have read anything yet (docs/pay-periods.md, "Locking", "Groups"):
  * 1. FIRST, every employee's attendance_version + 1. On one server this waits for every
  *    attendance write in flight (each holds its employee's row) and makes later ones wait for this
  *    transaction; on Galera it puts every employee row in the write set, so that the lock and
  *    any concurrent attendance write certify-conflict and one of them is retried. No consistent
  *    read comes before it, so the snapshot below sees every write that committed first.
- * 2. 404 when no period starts on `start`; 409 `period_locked` when it (or a period of an earlier
- *    layout overlapping it) is locked; 409 `period_not_ended` until the day after its end has
- *    begun on every employee's wall clock; 409 `open_records` while a record counted in it has no
- *    out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
+ * 2. 400 naming `group` for a group that does not exist; 404 when none of the group's periods
+ *    starts on `start`; 409 `period_locked` when it (or a period of an earlier layout of the group
+ *    overlapping it) is locked; 409 `period_not_ended` until the day after its end has begun on
+ *    the wall clock of every employee of the group; 409 `open_records` while a record of theirs
+ *    counted in it has no out_time and is not yet a missed punch-out, unless `allowOpenRecords`.
  * 3. The lock row, with the period's dates; the open records made missed punch-outs.
- * 4. Every employee's timesheet (Active ones, and others with a record or approved paid leave in
- *    the period), leave and holiday hours included, frozen in pay_period_snapshots, in batches;
- *    with `requireApproved`, 409 `unapproved_timesheets` when a timesheet with worked hours is not
- *    approved (the transaction then rolls back whole).
+ * 4. Every timesheet of the group's employees (Active ones, and others with a record or approved
+ *    paid leave in the period), leave and holiday hours included, frozen in pay_period_snapshots,
+ *    in batches; with `requireApproved`, 409 `unapproved_timesheets` when a timesheet with worked
+ *    hours is not approved (the transaction then rolls back whole).
  * 5. The audit row and the event `pay_period.locked`, listing the records without an out_time.
  */
-export async function lockPayPeriod(trx: Db, start: string, context: LockingContext & LockOptions, groupId = 1): Promise<LockedPayPeriod> {
+export async function lockPayPeriod(
+  trx: Db,
+  start: string,
+  context: LockingContext & LockOptions,
+  groupId = DEFAULT_GROUP_ID,
+): Promise<LockedPayPeriod> {
   await trx('employees').update({ attendance_version: trx.raw('attendance_version + 1') });
 
+  const { settings } = await readPeriodGroup(trx, groupId);
   if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
-  const already = await findLockedPeriod(trx, start);
+  const already = await findLockedPeriod(trx, start, groupId);
   if (already)
     throw new ConflictError({
       code: 'period_locked',
       detail: `The pay period ${already.start} to ${already.end} is already locked (since ${already.locked_at})`,
     });
-  const settings = await readPayPeriodSettings(trx);
   const dates = periodStartingOn(settings, start);
   if (!dates) throw new NotFoundError({ detail: 'No pay period starts on that date' });
   const overlapping = (await trx('pay_period_locks')
+    .where('group_id', groupId)
     .whereNot('period_start', dates.start)
     .andWhere('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)
@@ -119,13 +128,13 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
       code: 'period_locked',
       detail: `Its dates overlap the locked pay period starting ${String(overlapping.period_start).slice(0, 10)}; unlock that one first`,
     });
-  const behind = await notEndedIn(trx, dates, context);
+  const behind = await notEndedIn(trx, dates, context, groupId);
   if (behind)
     throw new ConflictError({
       code: 'period_not_ended',
-      detail: `The pay period ends on ${dates.end}; it may be locked once the next day has begun on every employee's wall clock (it is ${behind.today} in ${behind.zone})`,
+      detail: `The pay period ends on ${dates.end}; it may be locked once the next day has begun on the wall clock of every employee of its pay group (it is ${behind.today} in ${behind.zone})`,
     });
-  const open = await unclosedRecordsOf(trx, dates, 'open');
+  const open = await unclosedRecordsOf(trx, dates, 'open', groupId);
   if (open.length > 0 && !context.allowOpenRecords) throw openRecordsRefusal(open);
 
   const lockedAt = toSqlDateTime(context.now);
@@ -141,6 +150,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     locked_by_name: lockedByName,
   });
   const lockRow = {
+    group_id: groupId,
     period_start: dates.start,
     period_end: dates.end,
     locked_at: lockedAt,
@@ -150,7 +160,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     lock_version: lockVersion,
   };
   // The row of the first step (claimPayPeriodLock), when it ran; else this is the only step.
-  const claimed = await trx('pay_period_locks').where({ period_start: dates.start, state: 'locking' }).update(lockRow);
+  const claimed = await trx('pay_period_locks').where({ group_id: groupId, period_start: dates.start, state: 'locking' }).update(lockRow);
   if (claimed === 0) await trx('pay_period_locks').insert(lockRow);
   await markMissedPunchOuts(
     trx,
@@ -166,7 +176,11 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
   for (;;) {
     const [from, to] = [`${dates.start} 00:00:00`, lastReadingOn(dates.end)];
     const employees = (await trx('employees as e')
-      .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 'e.id').andOnVal('t.period_start', dates.start))
+      .leftJoin('timesheet_approvals as t', (on) =>
+        on.on('t.employee_id', 'e.id').andOnVal('t.group_id', groupId).andOnVal('t.period_start', dates.start),
+      )
+      // The group's employees only: each timesheet is of its employee's group (CONTRACT 6.5).
+      .where('e.pay_group_id', groupId)
       .where('e.id', '>', after)
       .where((included) =>
         included
@@ -206,6 +220,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
           unapproved.push({ field: 'employee', message: `${id} (${employee.code}) has hours and is not approved` });
       }
       return {
+        group_id: groupId,
         period_start: dates.start,
         employee_id: id,
         employee_code: employee.code,
@@ -230,7 +245,7 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
     });
 
   // Missed punch-outs of earlier locks of these dates too: payroll sees every record without an out_time.
-  const unclosed = await unclosedRecordsOf(trx, dates, 'all');
+  const unclosed = await unclosedRecordsOf(trx, dates, 'all', groupId);
   const period: LockedPayPeriod = {
     start: dates.start,
     end: dates.end,
@@ -248,12 +263,18 @@ export async function lockPayPeriod(trx: Db, start: string, context: LockingCont
       entityType: 'pay_period',
       entityId: periodEntityId(dates.start),
       fields: ['status'],
-      changes: { status: { from: 'open', to: 'locked' } },
+      // The period is the group's (entity_id names its start): unchanged, named here.
+      changes: { status: { from: 'open', to: 'locked' }, group: { from: String(groupId), to: String(groupId) } },
     },
     { caller: context.caller, requestId: context.requestId, now: context.now },
   );
   await recordEvents(trx, [
-    { type: 'pay_period.locked', resourceId: periodEntityId(dates.start), occurredAt: context.now, data: () => ({ ...period }) },
+    {
+      type: 'pay_period.locked',
+      resourceId: periodEntityId(dates.start),
+      occurredAt: context.now,
+      data: () => ({ ...period, group: String(groupId) }),
+    },
   ]);
   return period;
 }
@@ -272,16 +293,19 @@ export async function lockInTwoSteps<T>(
   start: string,
   context: LockingContext & LockOptions,
   lockInOneTransaction: () => Promise<T>,
+  groupId = DEFAULT_GROUP_ID,
 ): Promise<T> {
   // A concurrent lock of the same period may store its row first: that one is then the claim.
-  const claimed = await retryConflicts(() => db.transaction((trx) => claimPayPeriodLock(trx, start, context))).catch((error: unknown) => {
-    if (asUniqueViolation(error)) return false;
-    throw error;
-  });
+  const claimed = await retryConflicts(() => db.transaction((trx) => claimPayPeriodLock(trx, start, context, groupId))).catch(
+    (error: unknown) => {
+      if (asUniqueViolation(error)) return false;
+      throw error;
+    },
+  );
   try {
     return await lockInOneTransaction();
   } catch (error) {
-    if (claimed) await db('pay_period_locks').where({ period_start: start, state: 'locking' }).delete();
+    if (claimed) await db('pay_period_locks').where({ group_id: groupId, period_start: start, state: 'locking' }).delete();
     throw error;
   }
 }
@@ -293,17 +317,21 @@ export async function lockInTwoSteps<T>(
  * with its reason, and no write is refused meanwhile: the punch-out that closes the last open
  * record of a period must not meet the claim of a lock that will be refused for it.
  */
-async function claimPayPeriodLock(trx: Db, start: string, context: LockingContext & LockOptions): Promise<boolean> {
+async function claimPayPeriodLock(trx: Db, start: string, context: LockingContext & LockOptions, groupId: number): Promise<boolean> {
   if (!isCalendarDate(start)) return false;
-  const dates = periodStartingOn(await readPayPeriodSettings(trx), start);
-  if (!dates || (await notEndedIn(trx, dates, context))) return false;
-  if (!context.allowOpenRecords && (await unclosedRecordsOf(trx, dates, 'open')).length > 0) return false;
+  // An unknown group is lockPayPeriod's to refuse (400 naming `group`).
+  const group = await readPeriodGroup(trx, groupId).catch(() => undefined);
+  const dates = group && periodStartingOn(group.settings, start);
+  if (!dates || (await notEndedIn(trx, dates, context, groupId))) return false;
+  if (!context.allowOpenRecords && (await unclosedRecordsOf(trx, dates, 'open', groupId)).length > 0) return false;
   const met = await trx('pay_period_locks')
+    .where('group_id', groupId)
     .where('period_start', '<=', dates.end)
     .andWhere('period_end', '>=', dates.start)
     .first('period_start');
   if (met) return false;
   await trx('pay_period_locks').insert({
+    group_id: groupId,
     period_start: dates.start,
     period_end: dates.end,
     locked_at: toSqlDateTime(context.now),
@@ -319,21 +347,21 @@ async function claimPayPeriodLock(trx: Db, start: string, context: LockingContex
  * period starts there, 409 `period_not_locked` when it is open. Answers the period as it was
  * locked (its stored dates), now open.
  */
-export async function unlockPayPeriod(trx: Db, start: string, context: LockContext, groupId = 1): Promise<PayPeriod> {
+export async function unlockPayPeriod(trx: Db, start: string, context: LockContext, groupId = DEFAULT_GROUP_ID): Promise<PayPeriod> {
+  const { settings } = await readPeriodGroup(trx, groupId);
   if (!isCalendarDate(start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
   const locked = (await trx('pay_period_locks')
-    .where('period_start', start)
+    .where({ group_id: groupId, period_start: start })
     .forUpdate()
     .first('period_start', 'period_end', 'lock_version')) as
     { period_start: string; period_end: string; lock_version: number | string } | undefined;
   if (!locked) {
-    const settings = await readPayPeriodSettings(trx);
     if (!periodStartingOn(settings, start)) throw new NotFoundError({ detail: 'No pay period starts on that date' });
     throw new ConflictError({ code: 'period_not_locked', detail: 'The pay period is not locked' });
   }
   await keepSnapshots(trx, start, Number(locked.lock_version), groupId);
-  await trx('pay_period_snapshots').where('period_start', start).delete();
-  await trx('pay_period_locks').where('period_start', start).delete();
+  await trx('pay_period_snapshots').where({ group_id: groupId, period_start: start }).delete();
+  await trx('pay_period_locks').where({ group_id: groupId, period_start: start }).delete();
   const period: PayPeriod = {
     start,
     end: String(locked.period_end).slice(0, 10),
@@ -349,18 +377,23 @@ export async function unlockPayPeriod(trx: Db, start: string, context: LockConte
       entityType: 'pay_period',
       entityId: periodEntityId(start),
       fields: ['status'],
-      changes: { status: { from: 'locked', to: 'open' } },
+      changes: { status: { from: 'locked', to: 'open' }, group: { from: String(groupId), to: String(groupId) } },
     },
     { caller: context.caller, requestId: context.requestId, now: context.now },
   );
   await recordEvents(trx, [
-    { type: 'pay_period.unlocked', resourceId: periodEntityId(start), occurredAt: context.now, data: () => ({ ...period }) },
+    {
+      type: 'pay_period.unlocked',
+      resourceId: periodEntityId(start),
+      occurredAt: context.now,
+      data: () => ({ ...period, group: String(groupId) }),
+    },
   ]);
   return period;
 }
 
 /** The version the next lock of the period gets: one more than its latest, 1 for its first. */
-async function nextLockVersion(trx: Db, start: string, groupId = 1): Promise<number> {
+async function nextLockVersion(trx: Db, start: string, groupId: number): Promise<number> {
   const row = (await trx('pay_period_lock_versions')
     .where({ group_id: groupId, period_start: start })
     .max({ latest: 'lock_version' })
@@ -387,7 +420,7 @@ async function keepSnapshots(trx: Db, start: string, lockVersion: number, groupI
   ];
   await trx.into(trx.raw(`?? (${columns.map(() => '??').join(', ')})`, ['pay_period_version_snapshots', ...columns])).insert(
     trx('pay_period_snapshots')
-      .where('period_start', start)
+      .where({ group_id: groupId, period_start: start })
       .select(
         trx.raw('? as group_id', [groupId]),
         'period_start',

@@ -26,13 +26,20 @@ export interface UnclosedRecord {
 const MAX_LISTED_OPEN = 100;
 
 /**
- * The records counted on the period's dates (rule 1: the date of in_time on their own wall clock)
+ * The records of a pay group's employees counted on the period's dates (rule 1: the date of in_time on their own wall clock)
  * without an out_time, by employee id, then start: `open` ones only (not yet missed punch-outs),
  * or all. Held in memory: an employee has at most one open record at a time, and a missed
  * punch-out only where a lock passed one over, so there are about as many as employees.
  */
-export async function unclosedRecordsOf(db: Db, period: { start: string; end: string }, which: 'open' | 'all'): Promise<UnclosedRecord[]> {
+export async function unclosedRecordsOf(
+  db: Db,
+  period: { start: string; end: string },
+  which: 'open' | 'all',
+  groupId: number,
+): Promise<UnclosedRecord[]> {
   const query = db('attendance')
+    // The records of the group's employees: the period is the group's.
+    .whereIn('employee_id', db('employees').where('pay_group_id', groupId).select('id'))
     .where('in_time_local', '>=', `${period.start} 00:00:00`)
     .where('in_time_local', '<=', lastReadingOn(period.end));
   // The open ones through the unique open_employee_id index (a few rows, about 1 ms), not the

@@ -20,6 +20,7 @@ import {
   payPeriodSettingsSchema,
   payPeriodSettingsUpdateSchema,
   periodListQuery,
+  periodQuery,
   timesheetListQuery,
 } from './schemas';
 
@@ -201,9 +202,10 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     operationId: 'getPayPeriod',
     tags,
     security,
-    summary: 'The pay period starting on a date (admins and managers); 404 when none starts there',
-    request: { params: startParam },
-    responses: { 200: jsonResponse('The period', payPeriodSchema), ...problems(401, 404, ...COMMON_PROBLEMS) },
+    summary: "The pay period of a pay group starting on a date (admins and managers); 404 when none of the group's starts there",
+    description: 'A `group` no pay group has: 400 `invalid_query` naming `group`.',
+    request: { params: startParam, query: periodQuery },
+    responses: { 200: jsonResponse('The period', payPeriodSchema), ...problems(400, 401, 404, ...COMMON_PROBLEMS) },
   });
   registry.registerPath({
     method: 'post',
@@ -213,7 +215,7 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     security,
     summary: 'Lock a pay period (admins): its numbers are frozen and writes into its dates refused',
     description:
-      "409 codes: `period_not_ended` (until the day after its end has begun on every employee's wall clock, in their time zones), `period_locked` (already locked, or overlapping a locked period), `open_records` (a record counted in the period has no punch-out; they are listed in the problem's `open_records`; `allow_open_records=true` locks anyway and makes them missed punch-outs), `unapproved_timesheets` with `require_approved=true` (the employees are listed in `errors`).",
+      "The period of the pay group `group` names (default 1), locked for that group's employees only (a group no pay group has: 400 naming `group`). 409 codes: `period_not_ended` (until the day after its end has begun on the wall clock of every employee of the group, in their time zones), `period_locked` (already locked, or overlapping a locked period), `open_records` (a record counted in the period has no punch-out; they are listed in the problem's `open_records`; `allow_open_records=true` locks anyway and makes them missed punch-outs), `unapproved_timesheets` with `require_approved=true` (the employees are listed in `errors`).",
     request: { params: startParam, query: lockQuery, headers: idempotencyKeyHeader },
     responses: { 200: jsonResponse('The period, locked', lockedPayPeriodSchema), ...writeProblems },
   });
@@ -223,8 +225,8 @@ export function describePayPeriods(registry: OpenAPIRegistry): void {
     operationId: 'unlockPayPeriod',
     tags,
     security,
-    summary: 'Unlock a pay period (admins); 409 `period_not_locked` when it is open',
-    request: { params: startParam, headers: idempotencyKeyHeader },
+    summary: 'Unlock a pay period of a pay group (admins); 409 `period_not_locked` when it is open',
+    request: { params: startParam, query: periodQuery, headers: idempotencyKeyHeader },
     responses: { 200: jsonResponse('The period, open', payPeriodSchema), ...writeProblems },
   });
   registry.registerPath({

@@ -4,6 +4,8 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { type DateRange, periodStartingOn, periodsOverlapping, rangeProblem } from '../pay-rules/periods';
 import type { PayPeriodSettings } from '../pay-rules/settings';
 import { addDays, dayNumber, isCalendarDate, MIN_DAY, MIN_DATE } from '../time';
+import { DEFAULT_GROUP_ID } from '../pay-groups/repository';
+import { type PeriodGroup, readPeriodGroup } from './settings';
 
 /** The range GET /pay-periods lists without from: the year before `to`. */
 export const DEFAULT_PERIOD_RANGE_DAYS = 365;
@@ -45,17 +47,17 @@ export function toLockedPeriod(row: LockRow): PayPeriod {
  * The lock row of a period starting on `start`, as its period, once locked: a lock still being
  * taken (`locking`, src/pay-periods/lock.ts) refuses writes but is not shown, nor exported, as locked.
  */
-export async function findLockedPeriod(db: Db, start: string): Promise<PayPeriod | undefined> {
+export async function findLockedPeriod(db: Db, start: string, groupId = DEFAULT_GROUP_ID): Promise<PayPeriod | undefined> {
   const row = (await db('pay_period_locks')
-    .where({ period_start: start, state: 'locked' })
+    .where({ group_id: groupId, period_start: start, state: 'locked' })
     .first('period_start', 'period_end', 'locked_at', 'locked_by_name', 'lock_version')) as LockRow | undefined;
   return row && toLockedPeriod(row);
 }
 
-/** Locks whose dates meet [from, to]. */
-async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPeriod[]> {
+/** The group's locks whose dates meet [from, to]. */
+async function locksOverlapping(db: Db, from: string, to: string, groupId: number): Promise<PayPeriod[]> {
   const rows = (await db('pay_period_locks')
-    .where('state', 'locked')
+    .where({ group_id: groupId, state: 'locked' })
     .andWhere('period_start', '<=', to)
     .andWhere('period_end', '>=', from)
     .select('period_start', 'period_end', 'locked_at', 'locked_by_name', 'lock_version')) as LockRow[];
@@ -63,12 +65,13 @@ async function locksOverlapping(db: Db, from: string, to: string): Promise<PayPe
 }
 
 /**
- * The period named by `start`: a locked one with the dates stored at its lock (settings changed
- * since do not move it), else the one the settings start on that date. 404 for anything else.
+ * The group's period named by `start`: a locked one with the dates stored at its lock (settings
+ * changed since do not move it), else the one the group's settings start on that date. 404 for
+ * anything else.
  */
-export async function resolvePeriod(db: Db, settings: PayPeriodSettings, start: unknown): Promise<PayPeriod> {
+export async function resolvePeriod(db: Db, settings: PayPeriodSettings, start: unknown, groupId = DEFAULT_GROUP_ID): Promise<PayPeriod> {
   const valid = typeof start === 'string' && isCalendarDate(start);
-  return periodOf(valid ? await findLockedPeriod(db, start) : undefined, settings, start);
+  return periodOf(valid ? await findLockedPeriod(db, start, groupId) : undefined, settings, start);
 }
 
 /** resolvePeriod with the lock row already read (findLockedPeriod): a request reads it beside the settings. */
@@ -80,15 +83,18 @@ export function periodOf(locked: PayPeriod | undefined, settings: PayPeriodSetti
   return { ...period, status: 'open', locked_at: null, locked_by: null, lock_version: null };
 }
 
-/** The settings and the period starting on `start`, read at once (two queries, one round trip). */
+/**
+ * A pay group, its settings and its period starting on `start`, read at once (two queries, one
+ * round trip): 400 naming `group` for a group that does not exist, then 404 as resolvePeriod.
+ */
 export async function settingsAndPeriod(
   db: Db,
-  readSettings: (db: Db) => Promise<PayPeriodSettings>,
+  groupId: number,
   start: unknown,
-): Promise<{ settings: PayPeriodSettings; period: PayPeriod }> {
+): Promise<{ group: PeriodGroup; settings: PayPeriodSettings; period: PayPeriod }> {
   const valid = typeof start === 'string' && isCalendarDate(start);
-  const [settings, locked] = await Promise.all([readSettings(db), valid ? findLockedPeriod(db, start) : undefined]);
-  return { settings, period: periodOf(locked, settings, start) };
+  const [group, locked] = await Promise.all([readPeriodGroup(db, groupId), valid ? findLockedPeriod(db, start, groupId) : undefined]);
+  return { group, settings: group.settings, period: periodOf(locked, group.settings, start) };
 }
 
 /**
@@ -111,12 +117,17 @@ export function periodListRange(query: { from?: string; to?: string }, today: st
 }
 
 /**
- * The periods meeting [from, to], newest first: the settings' periods, each replaced by the lock
+ * A group's periods meeting [from, to], newest first: its settings' periods, each replaced by the lock
  * of the same start when there is one, and locks of an earlier layout that start elsewhere
  * (docs/pay-periods.md, "Periods").
  */
-export async function listPeriods(db: Db, settings: PayPeriodSettings, { from, to }: DateRange): Promise<PayPeriod[]> {
-  const locks = new Map((await locksOverlapping(db, from, to)).map((lock) => [lock.start, lock]));
+export async function listPeriods(
+  db: Db,
+  settings: PayPeriodSettings,
+  { from, to }: DateRange,
+  groupId = DEFAULT_GROUP_ID,
+): Promise<PayPeriod[]> {
+  const locks = new Map((await locksOverlapping(db, from, to, groupId)).map((lock) => [lock.start, lock]));
   const periods: PayPeriod[] = periodsOverlapping(settings, from, to).map(
     (period) => locks.get(period.start) ?? { ...period, status: 'open', locked_at: null, locked_by: null, lock_version: null },
   );

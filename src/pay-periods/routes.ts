@@ -19,8 +19,8 @@ import { exportEtag, exportProfileOf, sendExportHeaders, writeExport } from './e
 import { ExportBudget } from './export-budget';
 import { lockInTwoSteps, lockPayPeriod, unlockPayPeriod } from './lock';
 import { listPeriods, periodListRange, settingsAndPeriod } from './periods';
-import { exportQuery, lockQuery, periodListQuery, timesheetListQuery } from './schemas';
-import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, savePayPeriodSettings } from './settings';
+import { exportQuery, lockQuery, periodListQuery, periodQuery, timesheetListQuery } from './schemas';
+import { applySettingsBody, payPeriodSettingsResponse, readPayPeriodSettings, readPeriodGroup, savePayPeriodSettings } from './settings';
 import { forgetSheetTotals, timesheetPage } from './sheet-list';
 import { findSheet, sheetResponse } from './timesheets';
 
@@ -80,7 +80,8 @@ export function payPeriodRoutes({
             const after = applySettingsBody(before, body);
             await savePayPeriodSettings(trx, before, after, context);
             // At the write, as for attendance: approvals whose numbers the new rules change reopen.
-            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context);
+            // Group 1's settings are its own employees' periods and rules (docs/pay-periods.md, "Groups").
+            if (JSON.stringify(before) !== JSON.stringify(after)) await reopenForRules(trx, after, context, { groupId: 1 });
             return { status: 200, body: payPeriodSettingsResponse(after) };
           },
           forgetTotals(req),
@@ -94,7 +95,7 @@ export function payPeriodRoutes({
         const query = parseQuery(periodListQuery, req.query);
         const range = periodListRange(query, clock.now().toISOString().slice(0, 10));
         const db = instanceOf(req).db;
-        const all = await listPeriods(db, await readPayPeriodSettings(db), range);
+        const all = await listPeriods(db, (await readPeriodGroup(db, query.group)).settings, range, query.group);
         const offset = offsetOf(query.page, query.limit);
         sendJson(res, toPage(all.slice(offset, offset + query.limit), all.length, query.page, query.limit));
       },
@@ -103,7 +104,8 @@ export function payPeriodRoutes({
       get: async (req, res) => {
         const caller = callerOf(req);
         if (caller.role === 'employee') throw new ForbiddenError({ detail: 'Only admins and managers may read pay periods' });
-        sendJson(res, (await settingsAndPeriod(instanceOf(req).db, readPayPeriodSettings, req.params.start)).period);
+        const { group } = parseQuery(periodQuery, req.query);
+        sendJson(res, (await settingsAndPeriod(instanceOf(req).db, group, req.params.start)).period);
       },
     })
     .route('/:start/lock', {
@@ -114,20 +116,26 @@ export function payPeriodRoutes({
         const context = { ...writeContext(req), defaultTimezone: (await instance.settings.get()).defaultTimezone };
         const options = { requireApproved: query.require_approved === true, allowOpenRecords: query.allow_open_records === true };
         const start = String(req.params.start);
-        await lockInTwoSteps(instance.db, start, { ...context, ...options }, () =>
-          sendWrite(
-            req,
-            res,
-            context.now,
-            async (trx) => ({ status: 200, body: await lockPayPeriod(trx, start, { ...context, ...options }) }),
-            forgetTotals(req),
-          ),
+        await lockInTwoSteps(
+          instance.db,
+          start,
+          { ...context, ...options },
+          () =>
+            sendWrite(
+              req,
+              res,
+              context.now,
+              async (trx) => ({ status: 200, body: await lockPayPeriod(trx, start, { ...context, ...options }, query.group) }),
+              forgetTotals(req),
+            ),
+          query.group,
         );
       },
     })
     .route('/:start/unlock', {
       post: async (req, res) => {
         assertAdmin(callerOf(req), 'unlock pay periods');
+        const { group } = parseQuery(periodQuery, req.query);
         const context = writeContext(req);
         await sendWrite(
           req,
@@ -135,7 +143,7 @@ export function payPeriodRoutes({
           context.now,
           async (trx) => ({
             status: 200,
-            body: await unlockPayPeriod(trx, String(req.params.start), context),
+            body: await unlockPayPeriod(trx, String(req.params.start), context, group),
           }),
           forgetTotals(req),
         );
@@ -149,21 +157,19 @@ export function payPeriodRoutes({
           const query = parseQuery(exportQuery, req.query);
           const { format } = query;
           const instance = instanceOf(req);
-          const [{ settings, period }, profile] = await Promise.all([
-            settingsAndPeriod(instance.db, readPayPeriodSettings, req.params.start),
-            exportProfileOf(instance.db, query.profile),
-          ]);
+          const { group, period } = await settingsAndPeriod(instance.db, query.group, req.params.start);
+          const profile = await exportProfileOf(instance.db, query.profile, group);
           const since = query.since_version;
           // An adjustment (?since_version=N): 409 while open, 404 for a version the period never had.
-          const versions = since === undefined ? undefined : await adjustmentVersions(instance.db, period, since);
-          const etag = await exportEtag(instance.db, instance.entityTagKey, period, settings, format, profile, since);
+          const versions = since === undefined ? undefined : await adjustmentVersions(instance.db, period, since, group.id);
+          const etag = await exportEtag(instance.db, instance.entityTagKey, period, group, format, profile, since);
           if (answeredNotModified(req, res, etag)) return;
           const giveBack = exports.take(instance);
           try {
-            sendExportHeaders(res, period, format, profile, since);
+            sendExportHeaders(res, period, group, format, profile, since);
             if (req.method !== 'HEAD') {
-              if (versions) await writeAdjustment(instance.db, period, versions, format, responseSink(res), profile);
-              else await writeExport(instance.db, period, settings, format, responseSink(res), profile);
+              if (versions) await writeAdjustment(instance.db, period, versions, format, responseSink(res), group, profile);
+              else await writeExport(instance.db, period, group, format, responseSink(res), profile);
             }
             res.end();
           } finally {
@@ -178,10 +184,9 @@ export function payPeriodRoutes({
     .route('/:start', {
       get: async (req, res) => {
         const db = instanceOf(req).db;
-        const [employee, { settings, period }] = await Promise.all([
-          visibleSheetEmployee(db, callerOf(req), pathId(req.params.id, 'employee')),
-          settingsAndPeriod(db, readPayPeriodSettings, req.params.start),
-        ]);
+        // The timesheet is of the employee's pay group: `start` must start one of its periods.
+        const employee = await visibleSheetEmployee(db, callerOf(req), pathId(req.params.id, 'employee'));
+        const { settings, period } = await settingsAndPeriod(db, employee.group_id, req.params.start);
         sendJson(res, sheetResponse(await findSheet(db, employee, period, settings), period, true));
       },
     })

@@ -13,12 +13,21 @@ const date = z
   .refine(isCalendarDate, { error: 'must be a real date YYYY-MM-DD' })
   .meta({ format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$', minLength: 10 });
 
+/** `?group=`: the pay group whose periods a path names (default 1, `Default`; docs/pay-periods.md, "Groups"). */
+const group = idSchema('a pay group')
+  // Parsed as a sent value would be, so the document's default is the string a client sends.
+  .prefault('1')
+  .meta({ description: 'The pay group whose periods, locks and employees this is (GET /pay-groups); default 1, `Default`' });
+
+/** GET /pay-periods/{start} and POST /pay-periods/{start}/unlock */
+export const periodQuery = z.strictObject({ group });
+
 /** The widest range GET /pay-periods lists (from..to, in days): ten years; every period walk's cap. */
 export { MAX_PERIOD_RANGE_DAYS };
 
 /** GET /pay-periods */
 export const periodListQuery = z
-  .strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), from: date.optional(), to: date.optional() })
+  .strictObject({ ...paginationFields({ defaultLimit: 50, maxLimit: 200 }), from: date.optional(), to: date.optional(), group })
   .refine((range) => range.from === undefined || range.to === undefined || dayNumber(range.from) <= dayNumber(range.to), {
     error: 'must not be before from',
     path: ['to'],
@@ -31,10 +40,12 @@ export const timesheetListQuery = z.strictObject({
   employee: idSchema('an employee').optional(),
   department: idSchema('a department').optional(),
   status: z.enum(['open', 'approved'], { error: 'must be open or approved' }).optional(),
+  group,
 });
 
 /** POST /pay-periods/{start}/lock */
 export const lockQuery = z.strictObject({
+  group,
   require_approved: booleanQuery()
     .optional()
     .meta({ description: 'true: 409 `unapproved_timesheets` while a timesheet with hours is not approved' }),
@@ -48,6 +59,7 @@ const SINCE_VERSION_MESSAGE = 'must be a whole number from 1 (a lock version of 
 
 /** GET /pay-periods/{start}/export */
 export const exportQuery = z.strictObject({
+  group,
   format: z.enum(['csv', 'json'], { error: 'must be csv or json' }).default('csv'),
   profile: z
     .string({ error: 'must be an export profile id' })

@@ -1,10 +1,10 @@
 import type { Caller } from '../caller';
 import { writeAudit } from '../audit/repository';
 import type { Db } from '../db/connect';
-import { type FieldError, ValidationError } from '../errors';
+import { BadRequestError, type FieldError, ValidationError } from '../errors';
 import { fieldErrorsOf } from '../http/parse';
-import { DEFAULT_GROUP_ID, findDefaultGroup, readDefaultGroupSettings, writeGroupSettings } from '../pay-groups/repository';
-import type { PayPeriodSettings } from '../pay-rules/settings';
+import { DEFAULT_GROUP_ID, findDefaultGroup, findPayGroup, readDefaultGroupSettings, writeGroupSettings } from '../pay-groups/repository';
+import { parseStoredPayPeriodSettings, type PayPeriodSettings } from '../pay-rules/settings';
 import { payPeriodSettingsUpdateSchema } from './schemas';
 
 // The settings of 6.3 are group 1's (docs/pay-periods.md, "Pay groups"): its row in `pay_groups`
@@ -13,6 +13,43 @@ import { payPeriodSettingsUpdateSchema } from './schemas';
 /** The settings in force: group 1's, each missing or unreadable key at its default. */
 export async function readPayPeriodSettings(db: Db): Promise<PayPeriodSettings> {
   return readDefaultGroupSettings(db);
+}
+
+/** The pay group a pay-period path is of (`?group=`, `--group`), as those paths read it. */
+export interface PeriodGroup {
+  id: number;
+  name: string;
+  /** Its 6.3 settings: the periods are drawn from them, its employees' hours classified under them. */
+  settings: PayPeriodSettings;
+  /** The stored settings JSON exactly (null: the defaults), which an export's fingerprint covers. */
+  storedSettings: string | null;
+  /** The export profile of its CSV when the request names none; null: `default`. */
+  exportProfile: string | null;
+}
+
+/**
+ * The pay group `?group=` names (docs/pay-periods.md, "Groups"): 400 invalid_query naming `group`
+ * for an id no group has, as `?profile=` is refused for a profile that does not exist. Group 1
+ * always answers (its defaults, should a hand edit have removed its row).
+ */
+export async function readPeriodGroup(db: Db, id: number = DEFAULT_GROUP_ID): Promise<PeriodGroup> {
+  const group = await findPayGroup(db, id);
+  if (group)
+    return {
+      id,
+      name: group.name,
+      settings: parseStoredPayPeriodSettings(group.storedSettings ?? undefined),
+      storedSettings: group.storedSettings,
+      exportProfile: group.export_profile,
+    };
+  if (id === DEFAULT_GROUP_ID)
+    return { id, name: 'Default', settings: parseStoredPayPeriodSettings(undefined), storedSettings: null, exportProfile: null };
+  throw new BadRequestError({
+    code: 'invalid_query',
+    title: 'Invalid query parameters',
+    detail: `group names no pay group: ${id}`,
+    errors: [{ field: 'group', message: 'names no pay group (GET /pay-groups lists them)' }],
+  });
 }
 
 /** The stored JSON exactly (an export's fingerprint covers it); undefined while unset. */

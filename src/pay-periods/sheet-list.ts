@@ -5,7 +5,6 @@ import { offsetOf, toPage } from '../http/pagination';
 import type { Instance } from '../instances/instance';
 import { settingsAndPeriod } from './periods';
 import type { timesheetListQuery } from './schemas';
-import { readPayPeriodSettings } from './settings';
 import { listSheets, sheetResponse } from './timesheets';
 
 const sheetTotals = new WeakMap<Instance, EmployeeListCache>();
@@ -26,16 +25,23 @@ export function forgetSheetTotals(instance: Instance): void {
   sheetTotalsOf(instance).clear();
 }
 
-/** GET /timesheets: a page of a period's timesheets of everyone `caller` may see. */
+/** GET /timesheets: a page of a pay group's period's timesheets of everyone of the group `caller` may see. */
 export async function timesheetPage(
   instance: Instance,
   caller: Caller,
   query: z.infer<typeof timesheetListQuery>,
 ): Promise<ReturnType<typeof toPage<Record<string, unknown>>>> {
-  const { settings, period } = await settingsAndPeriod(instance.db, readPayPeriodSettings, query.period);
-  const criteria = { visibleTo: caller, employeeId: query.employee, departmentId: query.department, status: query.status };
+  const { settings, period } = await settingsAndPeriod(instance.db, query.group, query.period);
+  const criteria = {
+    visibleTo: caller,
+    groupId: query.group,
+    employeeId: query.employee,
+    departmentId: query.department,
+    status: query.status,
+  };
   // What the total depends on: the same question within 2 seconds reuses the count.
   const question = JSON.stringify([
+    query.group,
     period.start,
     period.status,
     caller.role === 'admin' ? 'all' : [caller.role, caller.employeeId],

@@ -31,6 +31,8 @@ export interface SheetEmployee {
   code: string;
   display: string;
   supervisor_id: number | null;
+  /** The employee's pay group: their timesheets are of its periods (CONTRACT 6.5). */
+  group_id: number;
 }
 
 export interface Approval {
@@ -187,24 +189,31 @@ export function zeroDays(period: { start: string; end: string }): DayHours[] {
 /** Criteria of a timesheet list (GET /timesheets). */
 export interface SheetCriteria {
   visibleTo: Caller;
+  /** The pay group whose period this is: its employees are listed. */
+  groupId: number;
   employeeId?: number;
   departmentId?: number;
   status?: 'open' | 'approved';
 }
 
-const EMPLOYEE_COLUMNS = ['e.id', 'e.employee_id as code', 'e.first_name', 'e.last_name', 'e.supervisor_id'];
+const EMPLOYEE_COLUMNS = ['e.id', 'e.employee_id as code', 'e.first_name', 'e.last_name', 'e.supervisor_id', 'e.pay_group_id'];
 const APPROVAL_COLUMNS = ['t.status as approval_status', 't.approved_at', 't.approved_by_name', 't.reopened_reason'];
 
 /**
- * The employees a period's timesheets are listed for: every Active one, and any other with a
- * record counted in the period. A locked period lists the employees frozen at its lock.
+ * The employees a group's period's timesheets are listed for: every Active one of the group, and
+ * any other of it with a record counted in the period. A locked period lists the employees frozen
+ * at its lock.
  */
 function sheetEmployeesQuery(db: Db, period: PayPeriod, criteria: SheetCriteria): Knex.QueryBuilder {
   const locked = period.status === 'locked';
   const query = locked
-    ? db('pay_period_snapshots as s').join('employees as e', 'e.id', 's.employee_id').where('s.period_start', period.start)
-    : db('employees as e');
-  query.leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 'e.id').andOnVal('t.period_start', period.start));
+    ? db('pay_period_snapshots as s')
+        .join('employees as e', 'e.id', 's.employee_id')
+        .where({ 's.group_id': criteria.groupId, 's.period_start': period.start })
+    : db('employees as e').where('e.pay_group_id', criteria.groupId);
+  query.leftJoin('timesheet_approvals as t', (on) =>
+    on.on('t.employee_id', 'e.id').andOnVal('t.group_id', criteria.groupId).andOnVal('t.period_start', period.start),
+  );
   whereVisible(query, criteria.visibleTo);
   if (!locked) {
     const [from, to] = localRange(period.start, period.end);
@@ -247,6 +256,7 @@ function sheetEmployeeOf(row: Record<string, unknown>): SheetEmployee {
     code: String(row.frozen_code ?? row.code),
     display: employeeDisplayOf(row),
     supervisor_id: row.supervisor_id == null ? null : Number(row.supervisor_id),
+    group_id: row.pay_group_id == null ? 1 : Number(row.pay_group_id),
   };
 }
 
@@ -328,8 +338,10 @@ export async function listSheets(
 export async function findSheet(db: Db, employee: SheetEmployee, period: PayPeriod, settings: PayPeriodSettings): Promise<Sheet> {
   if (period.status === 'locked') {
     const row = (await db('pay_period_snapshots as s')
-      .leftJoin('timesheet_approvals as t', (on) => on.on('t.employee_id', 's.employee_id').andOn('t.period_start', 's.period_start'))
-      .where({ 's.period_start': period.start, 's.employee_id': employee.id })
+      .leftJoin('timesheet_approvals as t', (on) =>
+        on.on('t.employee_id', 's.employee_id').andOn('t.group_id', 's.group_id').andOn('t.period_start', 's.period_start'),
+      )
+      .where({ 's.group_id': employee.group_id, 's.period_start': period.start, 's.employee_id': employee.id })
       .first(['s.employee_code', 's.timesheet_status', 's.open_records', 's.days', 's.leave', ...APPROVAL_COLUMNS])) as
       Record<string, unknown> | undefined;
     // An employee who was not in the period when it was locked has nothing in it.
@@ -346,7 +358,7 @@ export async function findSheet(db: Db, employee: SheetEmployee, period: PayPeri
   const [counts, approvalRow, leave] = await Promise.all([
     classifiedDaysOf(db, [employee.id], period, settings),
     db('timesheet_approvals as t')
-      .where({ 't.employee_id': employee.id, 't.period_start': period.start })
+      .where({ 't.employee_id': employee.id, 't.group_id': employee.group_id, 't.period_start': period.start })
       .first(APPROVAL_COLUMNS) as Promise<Record<string, unknown> | undefined>,
     readLeaveHours(db, [employee.id], period.start, period.end),
   ]);

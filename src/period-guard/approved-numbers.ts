@@ -58,19 +58,37 @@ export async function currentNumbersOf(
   const [rows, employees] = await Promise.all([
     trx('attendance')
       .whereIn('employee_id', employeeIds)
-      .where('in_time_local', '>=', `${workweekStartOf(period.start, settings.workweek_start)} 00:00:00`)
+      // From the earliest first workweek of any group; each employee's records are cut at their own group's below.
+      .where('in_time_local', '>=', `${earliestWorkweekStart(period, settings, groups)} 00:00:00`)
       .where('in_time_local', '<=', lastReadingOn(period.end))
-      .select('employee_id', 'in_time_utc', 'out_time_utc', 'timezone') as Promise<
-      Array<StoredRecordTimes & { employee_id: number | string }>
+      .select('employee_id', 'in_time_local', 'in_time_utc', 'out_time_utc', 'timezone') as Promise<
+      Array<StoredRecordTimes & { employee_id: number | string; in_time_local: unknown }>
     >,
     trx('employees').whereIn('id', employeeIds).select('id', 'pay_group_id') as Promise<
       Array<{ id: number | string; pay_group_id: number | string | null }>
     >,
   ]);
   const groupOf = new Map(employees.map((row) => [Number(row.id), row.pay_group_id === null ? null : Number(row.pay_group_id)]));
+  // Each employee under their group's workweek, as their timesheet classifies them (`settings` for a group that is gone).
+  const settingsOf = (id: number) => groups.get(groupOf.get(id) ?? -1) ?? settings;
   const byEmployee = new Map<number, StoredRecordTimes[]>(employeeIds.map((id) => [id, []]));
-  for (const row of rows) byEmployee.get(Number(row.employee_id))?.push(row);
-  const classify = groupSheetClassifier(groups, settings, { from: period.start, to: period.end });
-  for (const [id, records] of byEmployee) result.set(id, classify(groupOf.get(id) ?? null, records).days);
+  for (const row of rows) {
+    const id = Number(row.employee_id);
+    const first = `${workweekStartOf(period.start, settingsOf(id).workweek_start)} 00:00:00`;
+    if (String(row.in_time_local).slice(0, 19) >= first) byEmployee.get(id)?.push(row);
+  }
+  const classifiers = new Map<PayPeriodSettings, ReturnType<typeof groupSheetClassifier>>();
+  for (const [id, records] of byEmployee) {
+    const own = settingsOf(id);
+    let classify = classifiers.get(own);
+    if (!classify) classifiers.set(own, (classify = groupSheetClassifier(groups, own, { from: period.start, to: period.end })));
+    result.set(id, classify(groupOf.get(id) ?? null, records).days);
+  }
   return result;
+}
+
+/** The first day of the period's first workweek under whichever group's workweek_start begins it earliest. */
+function earliestWorkweekStart(period: Period, settings: PayPeriodSettings, groups: GroupRulesBook): string {
+  const weekdays = new Set([settings.workweek_start, ...[...groups.values()].map((group) => group.workweek_start)]);
+  return [...weekdays].map((weekday) => workweekStartOf(period.start, weekday)).sort()[0]!;
 }

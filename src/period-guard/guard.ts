@@ -9,7 +9,7 @@ import { markAttendanceChanges } from './change-marks';
 import { currentNumbersOf, type ReopenReason, sameNumbers } from './approved-numbers';
 import { addDays, type Period, workweekStartOf } from '../pay-rules/periods';
 import type { GroupRulesBook } from '../pay-rules/classify';
-import { DEFAULT_GROUP_ID, findDefaultGroup, readDefaultGroupSettings, readGroupRules } from '../pay-groups/repository';
+import { DEFAULT_GROUP_ID, findDefaultGroup, findPayGroup, readDefaultGroupSettings, readGroupRules } from '../pay-groups/repository';
 import { DEFAULT_GROUP_RULES, type PayPeriodSettings, type Weekday } from '../pay-rules/settings';
 import { type OutboxEvent, recordEvents } from '../webhooks/outbox';
 
@@ -96,11 +96,12 @@ function datePlus(date: string, days: number): string {
 }
 
 /**
- * The workweek's first day when the stored rules carry hours across a workweek (a weekly or a
- * seventh-day rule), else undefined: read only when a lock begins within a week after a date.
+ * The workweek's first day when the pay group's stored rules carry hours across a workweek (a
+ * weekly or a seventh-day rule), else undefined: read only when a lock begins within a week after
+ * a date. Group 1's for a group that is gone (an employee's group always exists).
  */
-async function workweekCarryingHours(trx: Db): Promise<Weekday | undefined> {
-  const group = (await findDefaultGroup(trx)) ?? DEFAULT_GROUP_RULES;
+async function workweekCarryingHours(trx: Db, groupId: number): Promise<Weekday | undefined> {
+  const group = (await findPayGroup(trx, groupId)) ?? (await findDefaultGroup(trx)) ?? DEFAULT_GROUP_RULES;
   const { weekly_after_hours: weekly, seventh_day: seventhDay } = group.overtime;
   return weekly !== null || seventhDay ? group.workweek_start : undefined;
 }
@@ -110,13 +111,17 @@ function datesAsked(dates: readonly string[]): string[] {
   return [...new Set(dates.filter((date) => /^\d{4}-\d{2}-\d{2}$/.test(date)))].sort();
 }
 
-// The guard's read, prepared (a punch pays it): the locks overlapping [from, to] and the employee's
-// approved timesheets overlapping it, in one UNION ALL. Arguments: from, to, employee, from, to
-// (each `to` a week after the last date: a period beginning by then may share its workweek).
+// The guard's read, prepared (a punch pays it): the locks of the employee's pay group overlapping
+// [from, to] and the employee's approved timesheets overlapping it, in one UNION ALL. Arguments:
+// from, to, employee, from, to (each `to` a week after the last date: a period beginning by then
+// may share its workweek). Employee 0 (an open shift, nobody's yet): every group's locks.
 const readPeriodState = preparedQuery((db) => {
   const locks = db('pay_period_locks')
     .where('period_start', '<=', parameter(1))
     .where('period_end', '>=', parameter(0))
+    .where((group) =>
+      group.whereIn('group_id', db('employees').where('id', parameter(2)).select('pay_group_id')).orWhereRaw('? = 0', [parameter(2)]),
+    )
     .select([db.raw("'lock' as kind"), 'period_start', 'period_end']);
   const approved = db('timesheet_approvals')
     .where('employee_id', parameter(2))
@@ -129,8 +134,8 @@ const readPeriodState = preparedQuery((db) => {
 });
 
 /**
- * The locked periods and the employee's approved timesheets that contain one of `dates`, in one
- * round trip. Call it after the employee's row is locked (lockAttendanceEmployee): the lock of a
+ * The locked periods of the employee's pay group and the employee's approved timesheets that
+ * contain one of `dates`, in one round trip. Call it after the employee's row is locked (lockAttendanceEmployee): the lock of a
  * period writes every employee's row first, so this read sees any lock that committed before the
  * write got its employee, and a lock that comes later waits for the write (docs/scaling.md).
  */
@@ -148,7 +153,8 @@ export async function readPeriodStateOf(trx: Db, employeeId: number, dates: read
     const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
     (row.kind === 'lock' ? state.locks : approved).push(range);
   }
-  if ([...state.locks, ...approved].some((period) => from < period.start)) state.workweekStart = await workweekCarryingHours(trx);
+  if ([...state.locks, ...approved].some((period) => from < period.start))
+    state.workweekStart = await workweekCarryingHours(trx, (await groupsOf(trx, [employeeId])).get(employeeId) ?? DEFAULT_GROUP_ID);
   const laterLocks = state.locks.filter((lock) => from < lock.start);
   if (state.workweekStart !== undefined && laterLocks.length > 0) {
     state.recorded = (await recordedInFirstWeeks(trx, [employeeId], laterLocks)).get(employeeId) ?? new Set();
@@ -230,17 +236,30 @@ export async function guardAttendanceWrite(
     state.approved.length === 0 ? Promise.resolve() : reopenTimesheets(trx, [{ employeeId, periods: state.approved }], context);
 }
 
+/** Each employee's pay group (employees.pay_group_id); employees that do not exist are left out. */
+async function groupsOf(trx: Db, employeeIds: readonly number[]): Promise<Map<number, number>> {
+  const groups = new Map<number, number>();
+  for (let at = 0; at < employeeIds.length; at += 500) {
+    const rows = (await trx('employees')
+      .whereIn('id', employeeIds.slice(at, at + 500))
+      .select('id', 'pay_group_id')) as Array<{ id: number | string; pay_group_id: number | string }>;
+    for (const row of rows) groups.set(Number(row.id), Number(row.pay_group_id));
+  }
+  return groups;
+}
+
 /**
  * The non-throwing guard, for writes that go on without the refused part (a terminal batch's
- * entries, the import's records): the locks and approved timesheets of several employees among
- * the dates from..to, in one round trip; check each change against it with firstLockedDate, then
- * reopen the timesheets the changes that go ahead touch (reopenTimesheets).
+ * entries, the import's records): the locks (each of its pay group) and approved timesheets of
+ * several employees among the dates from..to, in one round trip; check each change against it
+ * with firstLockedDate (`of(employee)`: the locks of the employee's group), then reopen the
+ * timesheets the changes that go ahead touch (reopenTimesheets).
  */
 export async function readPeriodStates(trx: Db, employeeIds: readonly number[], span: Period): Promise<PeriodStates> {
   const locksQuery = trx('pay_period_locks')
     .where('period_start', '<=', datePlus(span.end, WEEK_AFTER))
     .where('period_end', '>=', span.start)
-    .select([trx.raw("'lock' as kind"), trx.raw('null as employee_id'), 'period_start', 'period_end']);
+    .select([trx.raw("'lock' as kind"), trx.raw('group_id as employee_id'), 'period_start', 'period_end']);
   const parts = [locksQuery];
   for (let at = 0; at < employeeIds.length; at += 500) {
     parts.push(
@@ -258,26 +277,48 @@ export async function readPeriodStates(trx: Db, employeeIds: readonly number[], 
   const states = new PeriodStates();
   for (const row of rows) {
     const range = { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) };
-    if (row.kind === 'lock') states.locks.push(range);
+    // A lock row's employee_id column carries its group_id (one UNION, one shape).
+    if (row.kind === 'lock') states.addLock(Number(row.employee_id), range);
     else states.approvedOf(Number(row.employee_id)).push(range);
   }
   const laterLocks = states.locks.filter((lock) => span.start < lock.start);
   const laterApproved = rows.some((row) => row.kind === 'approved' && span.start < String(row.period_start).slice(0, 10));
-  if (laterLocks.length > 0 || laterApproved) states.workweekStart = await workweekCarryingHours(trx);
-  if (states.workweekStart !== undefined && laterLocks.length > 0)
+  if (states.locks.length > 0 || laterApproved) for (const [id, group] of await groupsOf(trx, employeeIds)) states.groupOf.set(id, group);
+  if (laterLocks.length > 0 || laterApproved) {
+    for (const group of new Set([DEFAULT_GROUP_ID, ...states.groupOf.values()]))
+      states.workweeks.set(group, await workweekCarryingHours(trx, group));
+  }
+  if ([...states.workweeks.values()].some((weekday) => weekday !== undefined) && laterLocks.length > 0)
     states.recorded = await recordedInFirstWeeks(trx, employeeIds, laterLocks);
   return states;
 }
 
-/** The locks of a span and the approved timesheets of several employees (readPeriodStates). */
+/** The locks of a span (per pay group) and the approved timesheets of several employees (readPeriodStates). */
 export class PeriodStates {
+  /** Every group's locks of the span: none means no write of the span can be refused. */
   readonly locks: Period[] = [];
-  workweekStart: Weekday | undefined;
+  private readonly locksByGroup = new Map<number, Period[]>();
+  /** Each employee's pay group (read when there is a lock or a later approval); 1 when not read. */
+  readonly groupOf = new Map<number, number>();
+  /** Per pay group, the workweek's first day when its rules carry hours across a workweek. */
+  readonly workweeks = new Map<number, Weekday | undefined>();
   recorded = new Map<number, ReadonlySet<string>>();
 
-  /** The view of one employee's dates, for lockedPeriodOf and firstLockedDate. */
+  addLock(groupId: number, range: Period): void {
+    this.locks.push(range);
+    const list = this.locksByGroup.get(groupId) ?? [];
+    list.push(range);
+    this.locksByGroup.set(groupId, list);
+  }
+
+  private groupOfEmployee(employeeId: number): number {
+    return this.groupOf.get(employeeId) ?? DEFAULT_GROUP_ID;
+  }
+
+  /** The view of one employee's dates (the locks of their pay group), for lockedPeriodOf and firstLockedDate. */
   of(employeeId: number): LockView {
-    return { locks: this.locks, workweekStart: this.workweekStart, recorded: this.recorded.get(employeeId) };
+    const group = this.groupOfEmployee(employeeId);
+    return { locks: this.locksByGroup.get(group) ?? [], workweekStart: this.workweeks.get(group), recorded: this.recorded.get(employeeId) };
   }
   private readonly approved = new Map<number, Period[]>();
 
@@ -293,7 +334,8 @@ export class PeriodStates {
   /** The employee's approved timesheets that hold one of `dates`, or that a workweek of one of them continues into. */
   approvedHolding(employeeId: number, dates: Iterable<string>): Period[] {
     const all = [...dates];
-    return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => holdsOrContinues(range, date, this.workweekStart)));
+    const workweekStart = this.workweeks.get(this.groupOfEmployee(employeeId));
+    return (this.approved.get(employeeId) ?? []).filter((range) => all.some((date) => holdsOrContinues(range, date, workweekStart)));
   }
 }
 
@@ -346,7 +388,10 @@ export async function reopenForRules(
   // changed its rules); employeeId: only that employee's (moved to another group); neither:
   // everyone's (group 1's settings hold every employee's periods and workweeks).
   const { groupId, employeeId } = scope;
-  const locks = ((await trx('pay_period_locks').select('period_start', 'period_end')) as Array<Record<string, unknown>>).map((row) => ({
+  // The group's locks for a group's approvals (its periods are frozen by its own locks only).
+  const lockRows = trx('pay_period_locks').select('period_start', 'period_end');
+  if (groupId !== undefined) lockRows.where('group_id', groupId);
+  const locks = ((await lockRows) as Array<Record<string, unknown>>).map((row) => ({
     start: String(row.period_start).slice(0, 10),
     end: String(row.period_end).slice(0, 10),
   }));
@@ -386,12 +431,12 @@ export async function reopenForRules(
 
 /**
  * After PUT|PATCH /pay-groups/{id} changed the group's rules, in its transaction: reopenForRules
- * under group 1's settings (every employee's periods and workweeks), for the employees of that
- * group; for everyone when group 1's own settings changed (they are every employee's periods).
+ * for the employees of that group, each classified under their group's settings and rules (a
+ * group's settings, group 1's included, are its own employees' periods and workweeks only).
  */
-export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, settingsChanged: boolean): Promise<void> {
+export async function reopenForGroupRules(trx: Db, groupId: number, context: GuardContext, _settingsChanged: boolean): Promise<void> {
   const settings = await readDefaultGroupSettings(trx);
-  await reopenForRules(trx, settings, context, groupId === DEFAULT_GROUP_ID && settingsChanged ? {} : { groupId });
+  await reopenForRules(trx, settings, context, { groupId });
 }
 
 /**
@@ -399,7 +444,13 @@ export async function reopenForGroupRules(trx: Db, groupId: number, context: Gua
  * transaction: their approved timesheets of open periods whose numbers the new group's rules
  * change reopen (`rules_changed`), as a change of the group's rules would.
  */
-export async function reopenForGroupMove(trx: Db, employeeId: number, context: GuardContext): Promise<void> {
+export async function reopenForGroupMove(
+  trx: Db,
+  employeeId: number,
+  context: GuardContext,
+  move?: { from: number; to: number },
+): Promise<void> {
+  if (move && move.from !== move.to) await moveApprovals(trx, employeeId, move);
   const settings = await readDefaultGroupSettings(trx);
   await reopenForRules(trx, settings, context, { employeeId });
 }
@@ -416,9 +467,9 @@ export interface ApprovalScope {
 }
 
 /**
- * The approved timesheets in `scope` of periods no lock meets, oldest period first: those a change
- * of leave or holiday hours may send back to open (a locked period keeps the hours frozen at its
- * lock, and its approvals with them).
+ * The approved timesheets in `scope` of periods no lock of their group meets, oldest period first:
+ * those a change of leave or holiday hours may send back to open (a locked period keeps the hours
+ * frozen at its lock, and its approvals with them).
  */
 export async function approvedOpenTimesheets(trx: Db, scope: ApprovalScope): Promise<Array<{ employeeId: number; period: Period }>> {
   if (scope.employeeIds?.length === 0) return [];
@@ -428,7 +479,11 @@ export async function approvedOpenTimesheets(trx: Db, scope: ApprovalScope): Pro
   if (scope.country !== undefined) query.join('employees as e', 'e.id', 't.employee_id').where('e.country_code', scope.country);
   if (scope.employeeIds !== undefined) query.whereIn('t.employee_id', [...scope.employeeIds]);
   query.whereNotExists(
-    trx('pay_period_locks as k').whereRaw('k.period_start <= t.period_end').whereRaw('k.period_end >= t.period_start').select(trx.raw('1')),
+    trx('pay_period_locks as k')
+      .whereRaw('k.group_id = t.group_id')
+      .whereRaw('k.period_start <= t.period_end')
+      .whereRaw('k.period_end >= t.period_start')
+      .select(trx.raw('1')),
   );
   const rows = (await query
     .orderBy(['t.period_start', 't.employee_id'])
@@ -437,6 +492,20 @@ export async function approvedOpenTimesheets(trx: Db, scope: ApprovalScope): Pro
     employeeId: Number(row.employee_id),
     period: { start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) },
   }));
+}
+
+/**
+ * A moved employee's approvals go with them (a timesheet is of the employee's group), but those of
+ * periods locked in the group they leave, which stay with that lock. One the new group held from
+ * an earlier stay for the same start is replaced.
+ */
+async function moveApprovals(trx: Db, employeeId: number, { from, to }: { from: number; to: number }): Promise<void> {
+  const lockedStarts = trx('pay_period_locks').where('group_id', from).select('period_start');
+  const moving = trx('timesheet_approvals').where({ employee_id: employeeId, group_id: from }).whereNotIn('period_start', lockedStarts);
+  const starts = ((await moving.clone().pluck('period_start')) as unknown[]).map((start) => String(start).slice(0, 10));
+  if (starts.length === 0) return;
+  await trx('timesheet_approvals').where({ employee_id: employeeId, group_id: to }).whereIn('period_start', starts).delete();
+  await moving.update({ group_id: to });
 }
 
 /** The approved timesheets set back to open, audited, each with its event timesheet.reopened. */
@@ -490,13 +559,16 @@ function timesheetReopenedEvent(employeeId: number, period: Period, occurredAt: 
 
 /**
  * Deleting an employee takes their attendance with it: refused (409 period_locked) while one of
- * their records counts in a locked period, as a DELETE of that record would be. Moving them to
- * another pay group asks the same of the locked periods of both groups (`groupIds`). Called after
- * the employee's row is locked, so no attendance write of theirs runs meanwhile.
+ * their records counts in a locked period of their pay group, as a DELETE of that record would
+ * be. Moving them to another pay group asks the same of the locked periods of both groups
+ * (`groupIds`). Called after the employee's row is locked, so no attendance write of theirs runs
+ * meanwhile.
  */
 export async function assertNoLockedAttendance(trx: Db, employeeId: number, groupIds?: readonly number[]): Promise<void> {
-  const query = trx('pay_period_locks').select('period_start', 'period_end');
-  if (groupIds) query.whereIn('group_id', [...new Set(groupIds)]);
+  const groups = groupIds ?? [(await groupsOf(trx, [employeeId])).get(employeeId) ?? DEFAULT_GROUP_ID];
+  const query = trx('pay_period_locks')
+    .select('period_start', 'period_end')
+    .whereIn('group_id', [...new Set(groups)]);
   const locks = (await query) as Array<{ period_start: string; period_end: string }>;
   if (locks.length === 0) return;
   const ranges = locks.map((row) => ({ start: String(row.period_start).slice(0, 10), end: String(row.period_end).slice(0, 10) }));

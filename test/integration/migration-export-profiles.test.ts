@@ -63,7 +63,7 @@ describe.each(testDialects())('migration 0025_export_profiles on %s', (dialect) 
           locked_by: null,
           lock_version: 1,
         },
-        DEFAULT_PAY_PERIOD_SETTINGS,
+        { id: 1, name: 'Default', settings: DEFAULT_PAY_PERIOD_SETTINGS, storedSettings: null, exportProfile: null },
         'csv',
         { write: async (chunk) => void (text += chunk) },
         profile,

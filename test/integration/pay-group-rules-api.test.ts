@@ -24,7 +24,8 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
   /** Each vector's employee id and timesheet. */
   const answers = new Map<string, { employee: string; group: number; sheet: request.Response }>();
   let control: { employee: string; sheet: request.Response };
-  let exported: request.Response;
+  /** Each group's export of the period: an export lists the employees of its group (CONTRACT 6.5). */
+  const exported = new Map<number, request.Response>();
 
   /** An employee with the vector's records, in group `group` (moved there before any record). */
   const employeeWith = async (vector: Vector, code: string, group: number | null): Promise<string> => {
@@ -74,7 +75,8 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
     const meal = vectors.find((vector) => vector.name === MEAL_BREAK_VECTOR)!;
     const employee = await employeeWith(meal, 'G-control', null);
     control = { employee, sheet: await as.get(`/employees/${employee}/timesheets/${PERIOD}`) };
-    exported = await as.get(`/pay-periods/${PERIOD}/export?format=json`);
+    for (const group of [1, ...[...answers.values()].map((answer) => answer.group)])
+      exported.set(group, await as.get(`/pay-periods/${PERIOD}/export?format=json&group=${group}`));
   }, 120_000);
 
   it('replays every vector with group rules: exempt, meal breaks and rounding', () => {
@@ -110,10 +112,11 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
   });
 
   it.each(vectors.map((vector) => [vector.name, vector] as const))('export: %s', (_name, vector) => {
-    const { employee } = answers.get(vector.name)!;
+    const { employee, group } = answers.get(vector.name)!;
+    const groupExport = exported.get(group)!;
 
-    expect(exported.status).toBe(200);
-    const rows = (exported.body.rows as Array<{ employee: string; code: string; hours: number }>).filter(
+    expect(groupExport.status).toBe(200);
+    const rows = (groupExport.body.rows as Array<{ employee: string; code: string; hours: number }>).filter(
       (row) => row.employee === employee,
     );
     const sum = (code: string) => hours(rows.filter((row) => row.code === code).reduce((total, row) => total + row.hours, 0));
@@ -129,7 +132,7 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
     expect(control.sheet.body.totals).toMatchObject({ worked_hours: 9, regular_hours: 9, overtime_hours: 0 });
     const monday = (control.sheet.body.days as Array<Record<string, unknown>>)[0];
     expect(monday).toMatchObject({ date: PERIOD, worked_hours: 9, break_deducted_hours: 0 });
-    const rows = (exported.body.rows as Array<{ employee: string; code: string; hours: number }>).filter(
+    const rows = (exported.get(1)!.body.rows as Array<{ employee: string; code: string; hours: number }>).filter(
       (row) => row.employee === control.employee,
     );
     expect(rows.map((row) => [row.code, row.hours])).toEqual([['REG', 9]]);

@@ -46,7 +46,9 @@ describe.each(testDialects())('a change of a pay group’s rules on %s', (dialec
       await approve(employee, '2026-10-01');
       await approve(employee, '2026-11-01');
     }
+    // Locks are per group (CONTRACT 6.5): October is locked for both.
     expect((await admin().post('/pay-periods/2026-10-01/lock')).status).toBe(200);
+    expect((await admin().post(`/pay-periods/2026-10-01/lock?group=${group}`)).status).toBe(200);
     return { group, inGroup, inDefault };
   };
 
@@ -75,14 +77,14 @@ describe.each(testDialects())('a change of a pay group’s rules on %s', (dialec
     const { group, inGroup } = await setUp();
     expect((await admin().patch(`/pay-groups/${group}`, { meal_break: { after_hours: 6, minutes: 30 } })).status).toBe(200);
     await approve(inGroup, '2026-11-01');
-    expect((await admin().post('/pay-periods/2026-11-01/lock')).status).toBe(200);
+    expect((await admin().post(`/pay-periods/2026-11-01/lock?group=${group}`)).status).toBe(200);
 
     expect((await admin().patch(`/pay-groups/${group}`, { meal_break: null, exempt: true })).status).toBe(200);
 
     const november = await sheet(inGroup, '2026-11-01');
     expect(november).toMatchObject({ status: 'approved', period: { status: 'locked' }, totals: { worked_hours: 8.5 } });
     expect(november.days[9]).toMatchObject({ date: '2026-11-10', worked_hours: 8.5, regular_hours: 8.5, break_deducted_hours: 0.5 });
-    const exported = await admin().get('/pay-periods/2026-11-01/export?format=json');
+    const exported = await admin().get(`/pay-periods/2026-11-01/export?format=json&group=${group}`);
     expect(exported.body.rows.filter((row: { employee: string }) => row.employee === String(inGroup))).toMatchObject([
       { date: '2026-11-10', code: 'REG', hours: 8.5 },
     ]);
@@ -119,6 +121,7 @@ describe.each(testDialects())('a change of a pay group’s rules on %s', (dialec
     expect(breaks.status).toBe(201);
     // October is locked and holds their records: a move is refused there (period_locked), so unlock it first.
     expect((await admin().post('/pay-periods/2026-10-01/unlock')).status).toBe(200);
+    expect((await admin().post(`/pay-periods/2026-10-01/unlock?group=${group}`)).status).toBe(200);
 
     // group 1 to the plain group: the same rules (weekly 40), the same numbers.
     expect((await admin().patch(`/employees/${inDefault}`, { pay_group: String(group) })).status).toBe(200);

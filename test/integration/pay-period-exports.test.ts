@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { exportEtag } from '../../src/pay-periods/export';
 import { settingsAndPeriod } from '../../src/pay-periods/periods';
-import { readPayPeriodSettings } from '../../src/pay-periods/settings';
 import { seedEmployees } from '../../src/seed/employees';
 import { insertUtcShifts } from '../../src/seed/shifts';
 import { asUser, insertAttendanceRow, setClock } from '../helpers/attendance';
@@ -205,12 +204,12 @@ describe.each(testDialects())('pay-period exports on %s', (dialect) => {
     });
 
     it("of an open period reads no attendance record, only the months' change marks", async () => {
-      const { settings, period } = await settingsAndPeriod(t.db, readPayPeriodSettings, '2026-11-01');
+      const { group, period } = await settingsAndPeriod(t.db, 1, '2026-11-01');
       const statements: string[] = [];
       const listener = (query: { sql: string }) => statements.push(query.sql);
       t.db.on('query', listener);
       try {
-        await exportEtag(t.db, t.instance.entityTagKey, period, settings, 'csv');
+        await exportEtag(t.db, t.instance.entityTagKey, period, group, 'csv');
       } finally {
         t.db.off('query', listener);
       }
@@ -221,8 +220,8 @@ describe.each(testDialects())('pay-period exports on %s', (dialect) => {
 
     it("has the export tag's form (32 base64url characters) and is keyed: another key, another tag", async () => {
       const served = await etagOf();
-      const { settings, period } = await settingsAndPeriod(t.db, readPayPeriodSettings, '2026-11-01');
-      const underKey = (key: KeyObject) => exportEtag(t.db, key, period, settings, 'csv');
+      const { group, period } = await settingsAndPeriod(t.db, 1, '2026-11-01');
+      const underKey = (key: KeyObject) => exportEtag(t.db, key, period, group, 'csv');
 
       expect(served).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
       expect(await underKey(t.instance.entityTagKey)).toBe(served);

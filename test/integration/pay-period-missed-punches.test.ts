@@ -151,7 +151,7 @@ describe.each(testDialects())('missed punch-outs and the period end on %s', (dia
       const corrected = await t.db('webhook_events').where({ type: 'attendance.corrected', resource_key: `attendance:${laOpen}` });
       expect(corrected.map((event) => JSON.parse(event.payload))).toEqual([{ data: read.body, changed_fields: ['missed_punch_out'] }]);
       const locked = await t.db('webhook_events').where({ type: 'pay_period.locked' }).orderBy('id', 'desc').first();
-      expect(JSON.parse(locked.payload).data).toEqual(res.body);
+      expect(JSON.parse(locked.payload).data).toEqual({ ...res.body, group: '1' });
 
       const sheet = await asUser(t, org.admin).get(`/employees/${la}/timesheets/2026-11-01`);
       expect(sheet.body).toMatchObject({ open_records: 1, totals: { worked_hours: 8, regular_hours: 8 } });
@@ -299,7 +299,7 @@ describe.each(testDialects())('missed punch-outs and the period end on %s', (dia
       const early = await lock();
 
       expect(expectProblem(early, 409, 'period_not_ended').detail).toBe(
-        "The pay period ends on 2026-11-30; it may be locked once the next day has begun on every employee's wall clock (it is 2026-11-30 in America/Los_Angeles)",
+        'The pay period ends on 2026-11-30; it may be locked once the next day has begun on the wall clock of every employee of its pay group (it is 2026-11-30 in America/Los_Angeles)',
       );
       expect((await runHrm(t, ['pay-period', 'lock', '--start', '2026-11-01'])).stderr).toMatch(
         /^hrm: period_not_ended: .*it is 2026-11-30 in America\/Los_Angeles\)\n$/,

@@ -465,12 +465,21 @@ describe.each(testDialects())('timesheets and the export on %s', (dialect) => {
             locked_at: '2026-12-05T12:00:00.000Z',
             locked_by: org.admin.username,
             lock_version: expect.any(Number),
+            group: '1',
           },
         },
         {
           type: 'pay_period.unlocked',
           key: 'pay_period:20261101',
-          data: { start: '2026-11-01', end: '2026-11-30', status: 'open', locked_at: null, locked_by: null, lock_version: null },
+          data: {
+            start: '2026-11-01',
+            end: '2026-11-30',
+            status: 'open',
+            locked_at: null,
+            locked_by: null,
+            lock_version: null,
+            group: '1',
+          },
         },
       ]);
     });
