@@ -19,6 +19,9 @@
 //   4. every export template (docs/pay-periods.md, "Export profiles"): a profile made from each
 //      (payroll ids set for everyone first), October exported in it --rounds times after the
 //      default export, alternated; seconds against the baseline and the server's RSS growth.
+//   5. three pay groups with every rule of CONTRACT 6.5 on (meal breaks, rounding, exempt, the
+//      seventh-day rule), the employees split over them: each group's October export
+//      (`?group=`) in turn, their seconds summed, against the baseline's stream of October.
 // Ratios hold within one run only: the machine may be shared.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -173,6 +176,60 @@ async function main(): Promise<void> {
       }
       templates.push(row);
     }
+
+    // 5. Three groups and every rule of CONTRACT 6.5 on: the employees split over group 1 (meal
+    // break, 15-minute rounding), group 2 (exempt) and group 3 (meal break, 6-minute rounding,
+    // daily, weekly and seventh-day rules, workweeks from Sunday); October exported group by
+    // group, the three files' time summed per round, against the baseline's stream of the same
+    // records (all of October).
+    const write = async (method: string, pathName: string, body: object) => {
+      const res = await fetch(`${api}${pathName}`, {
+        method,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${pathName} answered ${res.status} ${await res.text()}`);
+      return (await res.json()) as { id: string };
+    };
+    await write('PATCH', '/pay-groups/1', { meal_break: { after_hours: 6, minutes: 30 }, rounding: { minutes: 15 } });
+    const exempt = await write('POST', '/pay-groups', { name: 'Salaried', frequency: 'monthly', exempt: true });
+    const hourly = await write('POST', '/pay-groups', {
+      name: 'Hourly, California rules',
+      frequency: 'monthly',
+      workweek_start: 'sunday',
+      meal_break: { after_hours: 5, minutes: 30 },
+      rounding: { minutes: 6 },
+      overtime: { daily_after_hours: 8, daily_double_after_hours: 12, weekly_after_hours: 40, seventh_day: true },
+    });
+    const groupDb = openDatabase(database.config);
+    try {
+      await groupDb.raw('UPDATE employees SET pay_group_id = CASE MOD(id, 3) WHEN 1 THEN ? WHEN 2 THEN ? ELSE 1 END', [
+        Number(exempt.id),
+        Number(hourly.id),
+      ]);
+    } finally {
+      await groupDb.destroy();
+    }
+    const groupExports = [
+      { group: '1', start: '2026-10-01' },
+      { group: exempt.id, start: '2026-10-01' },
+      { group: hourly.id, start: '2026-10-01' },
+    ].map(({ group, start }) => `${api}/pay-periods/${start}/export?group=${group}`);
+    const grouped = { seconds: [] as number[], bare: [] as number[], bytes: 0, growth: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      let seconds = 0;
+      let bytes = 0;
+      for (const url of groupExports) {
+        const before = rssMb(server.pid);
+        const result = await download(url, fixture.token, server.pid);
+        grouped.growth = Math.max(grouped.growth, result.peakMb - before);
+        seconds += result.seconds;
+        bytes += result.bytes;
+      }
+      grouped.seconds.push(seconds);
+      grouped.bytes = bytes;
+      grouped.bare.push((await download(`http://${HOST}:${baselinePort}/?from=2026-10-01&to=2026-10-31`, undefined)).seconds);
+    }
     await children.stop(server);
     await children.stop(baseline);
 
@@ -213,6 +270,10 @@ async function main(): Promise<void> {
           (row) =>
             `| ${row.id} | ${row.bytes} | ${median(row.seconds).toFixed(2)} | ${median(row.bare).toFixed(2)} | ${(median(row.seconds) / median(row.bare)).toFixed(2)}x | ${row.growth.toFixed(1)} |`,
         ),
+        '',
+        `| three groups, every rule on: the three exports together (median of ${ROUNDS}) | bytes | seconds | baseline seconds (all of October) | ratio | RSS growth, worst (MB) |`,
+        '|---|---|---|---|---|---|',
+        `| groups 1 (meal break, rounding), 2 (exempt), 3 (meal break, rounding, seventh day) | ${grouped.bytes} | ${median(grouped.seconds).toFixed(2)} | ${median(grouped.bare).toFixed(2)} | ${(median(grouped.seconds) / median(grouped.bare)).toFixed(2)}x | ${grouped.growth.toFixed(1)} |`,
         '',
       ].join('\n'),
     );
