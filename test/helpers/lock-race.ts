@@ -66,6 +66,72 @@ async function call(base: string, token: string, method: string, path: string, b
 
 const seconds = (sql: string) => Date.parse(`${String(sql).slice(0, 19).replace(' ', 'T')}Z`) / 1000;
 
+/** An answer as a race write records it: its status, and its problem's code. */
+const outcome = (res: { status: number; body: any }) => ({
+  status: res.status,
+  ...(res.status >= 400 ? { code: String(res.body?.code) } : {}),
+});
+
+/**
+ * The lock of a race: sent to `lockPath` once `lockAfter` race writes have answered (or when
+ * `release` is called), again after a 503, at most 20 times; every answer but 200 is a violation.
+ * `record` keeps each race write's result and notes those sent after the lock was.
+ */
+function raceLock(options: Pick<LockRaceOptions, 'bases' | 'lockBase' | 'token' | 'lockAfter'>, lockPath: string, violations: string[]) {
+  const results: WriteResult[] = [];
+  const sentAfterLock = new Set<WriteResult>();
+  let answered = 0;
+  let sentAt: number | undefined;
+  const state = { status: 0, attempts: 0 };
+  let release!: () => void;
+  const due = new Promise<void>((resolve) => (release = resolve));
+  const done = (async () => {
+    await due;
+    sentAt = Date.now();
+    for (;;) {
+      state.attempts++;
+      const res = await call(options.lockBase ?? (options.bases[0] as string), options.token, 'POST', lockPath);
+      state.status = res.status;
+      if (res.status !== 503 || state.attempts >= 20) {
+        if (res.status !== 200) violations.push(`the lock answered ${res.status} ${JSON.stringify(res.body)}`);
+        return;
+      }
+    }
+  })();
+  const record = (result: WriteResult, writeSentAt: number) => {
+    results.push(result);
+    if (sentAt !== undefined && writeSentAt >= sentAt) sentAfterLock.add(result);
+    if (++answered >= options.lockAfter) release();
+  };
+  /** Once every writer is done: the lock's answer, and the race's figures. */
+  const finish = async () => {
+    release();
+    await done;
+    return state;
+  };
+  const summary = (): Omit<LockRaceOutcome, 'violations'> => ({
+    lockStatus: state.status,
+    lockAttempts: state.attempts,
+    results,
+    committed: results.filter((result) => result.status < 300).length,
+    refused: results.filter((result) => result.code === 'period_locked').length,
+    committedWhileLocking: [...sentAfterLock].filter((result) => result.status < 300).length,
+  });
+  return { results, record, finish, summary };
+}
+
+/** Per writer, nothing commits after its first period_locked. */
+function checkNothingAfterRefusal(results: WriteResult[], employees: number[], violations: string[]): void {
+  for (const employee of employees) {
+    const own = results.filter((result) => result.employee === employee);
+    const firstRefused = own.findIndex((result) => result.code === 'period_locked');
+    if (firstRefused === -1) continue;
+    for (const later of own.slice(firstRefused + 1)) {
+      if (later.status < 300) violations.push(`employee ${employee}: ${later.op} of step ${later.step} committed after a period_locked`);
+    }
+  }
+}
+
 /**
  * Runs the race: a seed record per employee (before the lock: must commit), then one writer per
  * employee doing `steps` writes into the period (POST /attendance, PATCH of the seed record's
@@ -96,45 +162,10 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
     seeds.set(employee, String(res.body.id));
   }
 
-  const results: WriteResult[] = [];
-  let answered = 0;
-  let lockSentAt: number | undefined;
-  let lockStatus = 0;
-  let lockAttempts = 0;
-  let releaseLock!: () => void;
-  const lockDue = new Promise<void>((resolve) => (releaseLock = resolve));
-  const lock = (async () => {
-    await lockDue;
-    lockSentAt = Date.now();
-    for (;;) {
-      lockAttempts++;
-      // A punch-in that committed first and a punch-out refused by the lock leave an open record:
-      // the lock passes it over as a missed punch-out rather than refusing (409 open_records).
-      const res = await call(
-        options.lockBase ?? (bases[0] as string),
-        token,
-        'POST',
-        `/pay-periods/${period.start}/lock?allow_open_records=true`,
-      );
-      lockStatus = res.status;
-      if (res.status !== 503 || lockAttempts >= 20) {
-        if (res.status !== 200) violations.push(`the lock answered ${res.status} ${JSON.stringify(res.body)}`);
-        return;
-      }
-    }
-  })();
-
-  const sentAfterLock = new Set<WriteResult>();
-  const record = (result: WriteResult, sentAt: number) => {
-    results.push(result);
-    if (lockSentAt !== undefined && sentAt >= lockSentAt) sentAfterLock.add(result);
-    answered++;
-    if (answered >= options.lockAfter) releaseLock();
-  };
-  const outcome = (res: { status: number; body: any }) => ({
-    status: res.status,
-    ...(res.status >= 400 ? { code: String(res.body?.code) } : {}),
-  });
+  // A punch-in that committed first and a punch-out refused by the lock leave an open record:
+  // the lock passes it over as a missed punch-out rather than refusing (409 open_records).
+  const race = raceLock(options, `/pay-periods/${period.start}/lock?allow_open_records=true`, violations);
+  const { results, record } = race;
 
   const writer = async (employee: number) => {
     for (let step = 0; step < options.steps; step++) {
@@ -186,8 +217,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
     }
   };
   await Promise.all(employees.map((employee) => writer(employee)));
-  releaseLock();
-  await lock;
+  const { status: lockStatus } = await race.finish();
 
   // After the lock answered: one more write per employee, refused.
   for (const employee of employees) {
@@ -219,14 +249,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
         (result.code === 'period_locked' || (result.op === 'batch' && result.code === 'nothing_applied') || outOfMissed(result)));
     if (!fine) violations.push(`employee ${result.employee} step ${result.step} ${result.op}: ${result.status} ${result.code ?? ''}`);
   }
-  for (const employee of employees) {
-    const own = results.filter((result) => result.employee === employee);
-    const firstRefused = own.findIndex((result) => result.code === 'period_locked');
-    if (firstRefused === -1) continue;
-    for (const later of own.slice(firstRefused + 1)) {
-      if (later.status < 300) violations.push(`employee ${employee}: ${later.op} of step ${later.step} committed after a period_locked`);
-    }
-  }
+  checkNothingAfterRefusal(results, employees, violations);
 
   // 2. The lock's numbers equal the period as the database holds it now.
   if (lockStatus === 200) {
@@ -294,16 +317,7 @@ export async function runLockRace(options: LockRaceOptions): Promise<LockRaceOut
       );
   }
 
-  const committed = results.filter((result) => result.status < 300).length;
-  return {
-    lockStatus,
-    lockAttempts,
-    results,
-    committed,
-    refused: results.filter((result) => result.code === 'period_locked').length,
-    committedWhileLocking: [...sentAfterLock].filter((result) => result.status < 300).length,
-    violations,
-  };
+  return { ...race.summary(), violations };
 }
 
 /** The workweek race's period, and the week that begins before it: Monday 29 June to Sunday 5 July. */
@@ -341,32 +355,8 @@ export async function runWorkweekLockRace(options: WorkweekRaceOptions): Promise
     juneSeeds.set(employee, await seed(employee, '2026-06-30 08:00:00', '2026-06-30 09:00:00'));
   }
 
-  const results: WriteResult[] = [];
-  let answered = 0;
-  let lockSentAt: number | undefined;
-  let lockStatus = 0;
-  let lockAttempts = 0;
-  let releaseLock!: () => void;
-  const lockDue = new Promise<void>((resolve) => (releaseLock = resolve));
-  const lock = (async () => {
-    await lockDue;
-    lockSentAt = Date.now();
-    for (;;) {
-      lockAttempts++;
-      const res = await call(options.lockBase ?? (bases[0] as string), token, 'POST', `/pay-periods/${JULY.start}/lock`);
-      lockStatus = res.status;
-      if (res.status !== 503 || lockAttempts >= 20) {
-        if (res.status !== 200) violations.push(`the lock answered ${res.status} ${JSON.stringify(res.body)}`);
-        return;
-      }
-    }
-  })();
-
-  const sentAfterLock = new Set<WriteResult>();
-  const outcome = (res: { status: number; body: any }) => ({
-    status: res.status,
-    ...(res.status >= 400 ? { code: String(res.body?.code) } : {}),
-  });
+  const race = raceLock(options, `/pay-periods/${JULY.start}/lock`, violations);
+  const { results } = race;
   const writer = async (employee: number) => {
     for (let step = 0; step < options.steps; step++) {
       const sentAt = Date.now();
@@ -387,14 +377,11 @@ export async function runWorkweekLockRace(options: WorkweekRaceOptions): Promise
         const res = await call(base(), token, 'PATCH', `/attendance/${juneSeeds.get(employee)}`, { out_time: value });
         result = { employee, step, op: 'patch', value, ...outcome(res) };
       }
-      results.push(result);
-      if (lockSentAt !== undefined && sentAt >= lockSentAt) sentAfterLock.add(result);
-      if (++answered >= options.lockAfter) releaseLock();
+      race.record(result, sentAt);
     }
   };
   await Promise.all(employees.map((employee) => writer(employee)));
-  releaseLock();
-  await lock;
+  const { status: lockStatus } = await race.finish();
 
   // After the lock answered: one more June record per employee, refused, naming July.
   for (const employee of employees) {
@@ -412,14 +399,7 @@ export async function runWorkweekLockRace(options: WorkweekRaceOptions): Promise
     const fine = result.status === 200 || result.status === 201 || (result.status === 409 && result.code === 'period_locked');
     if (!fine) violations.push(`employee ${result.employee} step ${result.step} ${result.op}: ${result.status} ${result.code ?? ''}`);
   }
-  for (const employee of employees) {
-    const own = results.filter((result) => result.employee === employee);
-    const firstRefused = own.findIndex((result) => result.code === 'period_locked');
-    if (firstRefused === -1) continue;
-    for (const later of own.slice(firstRefused + 1)) {
-      if (later.status < 300) violations.push(`employee ${employee}: ${later.op} of step ${later.step} committed after a period_locked`);
-    }
-  }
+  checkNothingAfterRefusal(results, employees, violations);
 
   // 2. Each write is in the database exactly when it committed.
   const june = (await db('attendance')
@@ -463,14 +443,5 @@ export async function runWorkweekLockRace(options: WorkweekRaceOptions): Promise
     }
   }
 
-  const committed = results.filter((result) => result.status < 300).length;
-  return {
-    lockStatus,
-    lockAttempts,
-    results,
-    committed,
-    refused: results.filter((result) => result.code === 'period_locked').length,
-    committedWhileLocking: [...sentAfterLock].filter((result) => result.status < 300).length,
-    violations,
-  };
+  return { ...race.summary(), violations };
 }
