@@ -31,6 +31,7 @@ import * as leave from './0029_leave';
 import * as shifts from './0031_shifts';
 import * as calendarFeedsAndRotations from './0032_calendar_feeds_and_rotations';
 import * as frozenLeaveHours from './0035_frozen_leave_hours';
+import * as employmentDatesIndex from './0036_employment_dates_index';
 
 export interface Migration {
   name: string;
@@ -75,4 +76,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0031_shifts', ...shifts },
   { name: '0032_calendar_feeds_and_rotations', ...calendarFeedsAndRotations },
   { name: '0035_frozen_leave_hours', ...frozenLeaveHours },
+  { name: '0036_employment_dates_index', ...employmentDatesIndex },
 ];
