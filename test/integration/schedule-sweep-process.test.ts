@@ -1,8 +1,6 @@
-import { runCli } from '../../src/cli/program';
-import { systemClock } from '../../src/clock';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process';
-import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { type TestDatabase, testDialects } from '../helpers/databases';
+import { useProcessWebhooks } from '../helpers/process-webhooks';
+import type { ServerProcess } from '../helpers/server-process';
 
 // The schedules sweep in a real server process (docs/schedules.md, "Sweeps"): day.absent is
 // delivered once per employee and date, and a restarted server announces nothing twice. The
@@ -11,20 +9,6 @@ import { WebhookReceiver } from '../helpers/webhook-receiver';
 
 const ENV = { WEBHOOK_ALLOW_HTTP: '1', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_TIMEOUT: '2', SCHEDULE_SWEEP_INTERVAL: '1' };
 const HOUR = 3_600_000;
-
-async function hrm(database: TestDatabase, argv: string[]): Promise<string> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...ENV },
-    readStdin: async () => '',
-    clock: systemClock,
-  });
-  if (code !== 0) throw new Error(`hrm ${argv.join(' ')} failed: ${stderr}`);
-  return stdout;
-}
 
 /** The rows of `table`, read on a connection of the test's own. */
 async function rowsOf(database: TestDatabase, table: string): Promise<Array<Record<string, any>>> {
@@ -56,35 +40,12 @@ async function twoMoreSweeps(database: TestDatabase, pid: number, timeoutMs = 30
 const utcLocal = (ms: number) => new Date(ms).toISOString().slice(0, 16);
 
 describe.each(testDialects())('day.absent from a server process on %s', (dialect) => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
-  let token: string;
-  const servers: ServerProcess[] = [];
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect);
-    receiver = await WebhookReceiver.start();
-    await hrm(database, ['api', 'enable']);
-    await hrm(database, ['user', 'create', '--username', 'ops', '--role', 'admin']);
-    token = (await hrm(database, ['token', 'issue', '--username', 'ops'])).trim();
-    const added = await hrm(database, ['webhook', 'add', '--url', receiver.url, '--events', 'day.absent']);
-    receiver.secrets.push(/whsec_\S+/.exec(added)?.[0] ?? '');
-  });
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.stop()));
-    await receiver.close();
-    await database.drop();
-  });
-
-  const start = async () => {
-    const server = await startServerProcess({ DATABASE_URL: database.url, ...ENV });
-    expect(server.apiUrl).not.toBe('');
-    servers.push(server);
-    return server;
-  };
+  const fx = useProcessWebhooks(dialect, 'day.absent', ENV);
+  const { start } = fx;
   const post = async (server: ServerProcess, path: string, body: object) => {
     const res = await fetch(`${server.apiUrl}${path}`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${fx.token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify(body),
     });
     expect(res.status).toBe(201);
@@ -116,25 +77,25 @@ describe.each(testDialects())('day.absent from a server process on %s', (dialect
     // Its window is still open: pending, never announced here.
     await scheduled(first, 2, now + HOUR, now + 2 * HOUR);
 
-    await receiver.waitFor(1);
-    await twoMoreSweeps(database, first.child.pid as number);
-    expect(receiver.events.map((event) => [event.type, event.data.employee.id, event.data.date, event.data.status])).toEqual([
+    await fx.receiver.waitFor(1);
+    await twoMoreSweeps(fx.database, first.child.pid as number);
+    expect(fx.receiver.events.map((event) => [event.type, event.data.employee.id, event.data.date, event.data.status])).toEqual([
       ['day.absent', absent.id, absent.date, 'absent'],
     ]);
 
     // A graceful stop gives the lease up, so the restarted server sweeps at once.
     await first.stop();
-    expect(await rowsOf(database, 'sweep_leases')).toEqual([]);
+    expect(await rowsOf(fx.database, 'sweep_leases')).toEqual([]);
     const second = await start();
     const later = await scheduled(second, 3, now - 4 * HOUR, now - 3 * HOUR);
 
-    await receiver.waitFor(2);
-    await twoMoreSweeps(database, second.child.pid as number);
-    expect(receiver.events.map((event) => [event.type, event.data.employee.id, event.data.date])).toEqual([
+    await fx.receiver.waitFor(2);
+    await twoMoreSweeps(fx.database, second.child.pid as number);
+    expect(fx.receiver.events.map((event) => [event.type, event.data.employee.id, event.data.date])).toEqual([
       ['day.absent', absent.id, absent.date],
       ['day.absent', later.id, later.date],
     ]);
-    expect(receiver.received.every((request) => request.verifiedWith.length === 1)).toBe(true);
-    expect((await rowsOf(database, 'day_absences')).map((row) => String(row.employee_id)).sort()).toEqual([absent.id, later.id].sort());
+    expect(fx.receiver.received.every((request) => request.verifiedWith.length === 1)).toBe(true);
+    expect((await rowsOf(fx.database, 'day_absences')).map((row) => String(row.employee_id)).sort()).toEqual([absent.id, later.id].sort());
   }, 90_000);
 });

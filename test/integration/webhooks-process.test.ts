@@ -1,24 +1,8 @@
-import { runCli } from '../../src/cli/program';
-import { systemClock } from '../../src/clock';
-import { createTestDatabase, type TestDatabase, testDialects } from '../helpers/databases';
-import { type ServerProcess, startServerProcess } from '../helpers/server-process';
-import { WebhookReceiver } from '../helpers/webhook-receiver';
+import { type TestDatabase, testDialects } from '../helpers/databases';
+import { useProcessWebhooks } from '../helpers/process-webhooks';
+import type { ServerProcess } from '../helpers/server-process';
 
 const ENV = { WEBHOOK_ALLOW_HTTP: '1', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_TIMEOUT: '2' };
-
-async function hrm(database: TestDatabase, argv: string[]): Promise<string> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env: { DATABASE_URL: database.url, LOG_LEVEL: 'silent', ...ENV },
-    readStdin: async () => '',
-    clock: systemClock,
-  });
-  if (code !== 0) throw new Error(`hrm ${argv.join(' ')} failed: ${stderr}`);
-  return stdout;
-}
 
 /** Polls the database until `check` holds (a test failure after `timeoutMs`, not a timing assertion). */
 async function until(
@@ -41,35 +25,12 @@ async function until(
 }
 
 describe.each(testDialects())('webhook delivery by server processes on %s', (dialect) => {
-  let database: TestDatabase;
-  let receiver: WebhookReceiver;
-  let token: string;
-  const servers: ServerProcess[] = [];
-  beforeEach(async () => {
-    database = await createTestDatabase(dialect);
-    receiver = await WebhookReceiver.start();
-    await hrm(database, ['api', 'enable']);
-    await hrm(database, ['user', 'create', '--username', 'ops', '--role', 'admin']);
-    token = (await hrm(database, ['token', 'issue', '--username', 'ops'])).trim();
-    const added = await hrm(database, ['webhook', 'add', '--url', receiver.url, '--events', 'employee.created']);
-    receiver.secrets.push(/whsec_\S+/.exec(added)?.[0] ?? '');
-  });
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((server) => server.stop()));
-    await receiver.close();
-    await database.drop();
-  });
-
-  const start = async () => {
-    const server = await startServerProcess({ DATABASE_URL: database.url, ...ENV });
-    expect(server.apiUrl).not.toBe('');
-    servers.push(server);
-    return server;
-  };
+  const fx = useProcessWebhooks(dialect, 'employee.created', ENV);
+  const { start } = fx;
   const hire = async (server: ServerProcess, n: number) => {
     const res = await fetch(`${server.apiUrl}/employees`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      headers: { Authorization: `Bearer ${fx.token}`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ employee_id: `P${n}`, first_name: 'Pro', last_name: `Cess${n}` }),
     });
     expect(res.status).toBe(201);
@@ -77,41 +38,41 @@ describe.each(testDialects())('webhook delivery by server processes on %s', (dia
   };
 
   it('delivers after a restart what a server killed with SIGKILL had committed but not delivered', async () => {
-    receiver.hold();
+    fx.receiver.hold();
     const first = await start();
     const id = await hire(first, 1);
-    await receiver.waitFor(1);
+    await fx.receiver.waitFor(1);
 
-    // Killed while the receiver has not answered: the delivery is committed, leased, not done.
+    // Killed while the fx.receiver has not answered: the delivery is committed, leased, not done.
     first.child.kill('SIGKILL');
     await first.exited;
-    receiver.release();
-    expect((await until(database, (rows) => rows.length === 1))[0]).toMatchObject({ status: 'pending', attempts: 0 });
+    fx.receiver.release();
+    expect((await until(fx.database, (rows) => rows.length === 1))[0]).toMatchObject({ status: 'pending', attempts: 0 });
     await start();
 
-    await receiver.waitFor(2);
-    const rows = await until(database, (found) => found.every((row) => row.status === 'delivered'));
+    await fx.receiver.waitFor(2);
+    const rows = await until(fx.database, (found) => found.every((row) => row.status === 'delivered'));
 
-    const [lost, delivered] = receiver.received;
-    expect(delivered?.verifiedWith).toEqual(receiver.secrets);
+    const [lost, delivered] = fx.receiver.received;
+    expect(delivered?.verifiedWith).toEqual(fx.receiver.secrets);
     expect(delivered?.event).toMatchObject({ type: 'employee.created', data: { id, employee_id: 'P1' } });
     // The same event (receivers dedupe by webhook-id), sent once more because the first answer never reached a live server.
     expect(delivered?.headers['webhook-id']).toBe(lost?.headers['webhook-id']);
     expect(rows).toEqual([expect.objectContaining({ status: 'delivered', attempts: 1 })]);
   }, 90_000);
 
-  it('has two server processes on one database deliver each event once', async () => {
+  it('has two server processes on one fx.database deliver each event once', async () => {
     const servers = [await start(), await start()];
     const ids: string[] = [];
     for (let n = 0; n < 20; n++) ids.push(await hire(servers[n % 2] as ServerProcess, n));
 
-    await until(database, (rows) => rows.length === 20 && rows.every((row) => row.status === 'delivered'));
+    await until(fx.database, (rows) => rows.length === 20 && rows.every((row) => row.status === 'delivered'));
 
-    const received = receiver.received.map((got) => got.event.data.id as string);
+    const received = fx.receiver.received.map((got) => got.event.data.id as string);
     expect(received.sort()).toEqual([...ids].sort());
-    expect(new Set(receiver.received.map((got) => got.headers['webhook-id'])).size).toBe(20);
-    expect(receiver.received.every((got) => got.verifiedWith.length === 1)).toBe(true);
-    const rows = await until(database, () => true);
+    expect(new Set(fx.receiver.received.map((got) => got.headers['webhook-id'])).size).toBe(20);
+    expect(fx.receiver.received.every((got) => got.verifiedWith.length === 1)).toBe(true);
+    const rows = await until(fx.database, () => true);
     expect(rows.every((row) => row.attempts === 1)).toBe(true);
   }, 90_000);
 });
