@@ -111,7 +111,7 @@ export async function listEmployees(
   caller: Caller,
   query: ListEmployeesQuery,
   cache: EmployeeListCache,
-): Promise<{ records: EmployeeRecord[]; total: number; hasMore: boolean }> {
+): Promise<{ records: EmployeeRecord[]; read: readonly object[]; total: number; hasMore: boolean }> {
   const dialect = dialectOf(db);
   const matching = (builder: Knex.QueryBuilder) => applyCriteria(whereVisible(builder, caller), query, caller, dialect);
   const direction = query.sortOrder === 'descend' ? 'desc' : 'asc';
@@ -135,7 +135,7 @@ export async function listEmployees(
     if (next) cache.pageStarts.set(pageKey(query.page + 1), next);
   }
   const records = rows.slice(0, query.limit).map(toEmployeeRecord);
-  return { records, total, hasMore: rows.length > query.limit };
+  return { records, read: rows as readonly object[], total, hasMore: rows.length > query.limit };
 }
 
 /** Most distinct statements the fast path prepares (per process, so per connection too); others go through Knex. */

@@ -2,7 +2,7 @@ import type { Caller, Role } from '../caller';
 import type { Db } from '../db/connect';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instances/instance';
-import { type NamedTable, type NameLookup, referenceNamesOf } from '../lookups/reference-names';
+import { type NamedTable, type NameLookup, type NamesSnapshot, referenceNamesOf } from '../lookups/reference-names';
 import { wallClockIn } from '../time';
 import { seesPersonalFields } from './access';
 import { ACCOUNT_FIELDS, type AccountField, type FieldSelection, isPersonalField, type ReadField } from './field-selection';
@@ -54,14 +54,49 @@ export function toEmployeeView(record: EmployeeRecord, caller: Caller, names: Na
   return selection ? selectedView(record, names, personal, selection) : wholeView(record, names, personal);
 }
 
-/** A page of employees in the read shape, with the names of the references they display. */
-export function toEmployeeViews(
+/**
+ * A page's items as written for one read of its rows: the requests that shared the read
+ * (src/db/coalesced-reads.ts, one frozen array) and see the same fields of it, rendered with the
+ * same names, share its JSON too. Held as long as that read's rows are.
+ */
+const pagesWritten = new WeakMap<readonly object[], Array<{ snapshot: NamesSnapshot; view: string; json: string }>>();
+
+/**
+ * A page of employees in the read shape, as JSON text (an array), with the names of the
+ * references they display. `read` is the rows the records came from.
+ */
+export function toEmployeeListJson(
   instance: Instance,
-  records: EmployeeRecord[],
+  read: readonly object[],
+  records: readonly EmployeeRecord[],
   caller: Caller,
   selection?: FieldSelection,
-): Promise<EmployeeView[]> {
-  return referenceNamesOf(instance).render((names) => records.map((record) => toEmployeeView(record, caller, names, selection)));
+): Promise<string> {
+  // What a view depends on besides the record and the names (seesPersonalFields, the selection).
+  const view = `${caller.role === 'admin' ? 'admin' : `${caller.employeeId}`}:${selection ? selection.fields.join(',') : '*'}`;
+  const shared = Object.isFrozen(read);
+  return referenceNamesOf(instance).render((names, snapshot) => {
+    const written = shared ? pagesWritten.get(read) : undefined;
+    const kept = written?.find((page) => page.snapshot === snapshot && page.view === view);
+    if (kept) return kept.json;
+    // A page with a name missing is not kept: render() reads the names again for it, and its
+    // JSON with a null there must serve nobody.
+    let named = true;
+    const tracked: NameLookup = {
+      name: (table, key) => {
+        const name = names.name(table, key);
+        if (name === null) named = false;
+        return name;
+      },
+    };
+    const json = JSON.stringify(records.map((record) => toEmployeeView(record, caller, tracked, selection)));
+    // Kept at once: the other requests of the read render right after this one, before it has returned.
+    if (shared && named) {
+      if (written) written.push({ snapshot, view, json });
+      else pagesWritten.set(read, [{ snapshot, view, json }]);
+    }
+    return json;
+  });
 }
 
 /** The same read shape as JSON text. */

@@ -5,18 +5,18 @@ import type { Db } from '../db/connect';
 import { NotFoundError } from '../errors';
 import { callerOf, instanceOf, requestIdOf } from '../http/context';
 import { requireJsonObject } from '../http/json-body';
-import { toPage } from '../http/pagination';
+import { toPageJsonOf } from '../http/pagination';
 import { pathId } from '../http/params';
 import { parseQuery } from '../http/parse';
 import { Routes } from '../http/routes';
-import { sendJson, sendJsonText } from '../http/send';
+import { sendJsonText } from '../http/send';
 import { sendWrite } from '../http/write';
 import { findVisibleEmployee } from './access';
 import { createEmployee } from './create-employee';
 import { deleteEmployee } from './delete-employee';
 import { employeeListCacheOf, forgetEmployeeLists, listEmployees } from './list';
 import { assertMayFilter, listEmployeesQuery } from './list-query';
-import { employeeNames, toEmployeeViews, toMeJson } from './output';
+import { employeeNames, toEmployeeListJson, toMeJson } from './output';
 import { employeeAnswer, sendEmployee } from './entity-tags';
 import { deletedEmployeesPage, deletionFeedQuery } from '../deletions/tombstones';
 import { ifMatchOf } from '../http/conditional';
@@ -74,9 +74,9 @@ export function employeeRoutes({ clock }: { clock: Clock }): Routes {
             const caller = callerOf(req);
             assertMayFilter(caller, query);
             const instance = instanceOf(req);
-            const { records, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
-            const views = await toEmployeeViews(instance, records, caller, query.fields);
-            sendJson(res, toPage(views, total, query.page, query.limit, hasMore));
+            const { records, read, total, hasMore } = await listEmployees(instance.db, caller, query, employeeListCacheOf(instance));
+            const data = await toEmployeeListJson(instance, read, records, caller, query.fields);
+            sendJsonText(res, toPageJsonOf(data, total, query.page, hasMore));
           },
           post: async (req, res) => {
             const body = requireJsonObject(req);

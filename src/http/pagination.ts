@@ -46,7 +46,12 @@ export function toPage<T>(data: T[], total: number, page: number, limit: number,
 
 /** The same page as JSON text, from its items already written as JSON (see sendJsonText). */
 export function toPageJson(items: string[], total: number, page: number, hasMore: boolean): string {
-  return `{"data":[${items.join(',')}],"total":${total},"nextPage":${nextPageOf(page, hasMore) ?? 'null'}}`;
+  return toPageJsonOf(`[${items.join(',')}]`, total, page, hasMore);
+}
+
+/** The same page as JSON text, from its `data` array already written as JSON. */
+export function toPageJsonOf(data: string, total: number, page: number, hasMore: boolean): string {
+  return `{"data":${data},"total":${total},"nextPage":${nextPageOf(page, hasMore) ?? 'null'}}`;
 }
 
 function nextPageOf(page: number, hasMore: boolean): number | null {

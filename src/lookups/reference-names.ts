@@ -22,6 +22,9 @@ export interface NameLookup {
 
 type Names = Map<NamedTable, Map<string, string>>;
 
+/** Which read of the names a render was given: one object per read of the tables. */
+export type NamesSnapshot = object;
+
 /** How long names are trusted before a request reads them again. */
 const REFERENCE_NAMES_TTL_MS = 2000;
 
@@ -66,19 +69,23 @@ class ReferenceNames {
    * keys first: when it asked for a key the cached names lack, they are read again and it runs
    * once more. A list of 50 employees asks for hundreds of keys, each checked only as it is used.
    */
-  async render<T>(render: (names: NameLookup) => T, db: Db = this.db): Promise<T> {
+  async render<T>(render: (names: NameLookup, snapshot: NamesSnapshot) => T, db: Db = this.db): Promise<T> {
     const cached = this.fresh();
-    if (!cached) return render(lookupIn(await this.read(db)));
-    let missed = false;
-    const rendered = render({
-      name: (table, key) => {
-        const name = cached.get(table)?.get(String(key));
-        if (name !== undefined) return name;
-        missed = true;
-        return null;
-      },
-    });
-    return missed ? render(lookupIn(await this.read(db))) : rendered;
+    if (cached) {
+      let missed = false;
+      const lookup: NameLookup = {
+        name: (table, key) => {
+          const name = cached.get(table)?.get(String(key));
+          if (name !== undefined) return name;
+          missed = true;
+          return null;
+        },
+      };
+      const rendered = render(lookup, cached);
+      if (!missed) return rendered;
+    }
+    const names = await this.read(db);
+    return render(lookupIn(names), names);
   }
 
   private fresh(): Names | undefined {
