@@ -7,6 +7,7 @@ import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus, DayStatusNam
 import { whereVisible } from '../employees/access';
 import { type HolidayDay, type LeaveDay, readHolidaysOf, readLeaveDays } from '../leave/days';
 import { addDays, lastReadingOn } from '../time';
+import { narrowToStatus } from './status-candidates';
 
 // The one adapter from stored rows to the day status (src/day-rules): every reader of day
 // statuses (GET /employees/{id}/days, GET /days, the absence sweep) goes through readDays, so the
@@ -51,13 +52,9 @@ export interface DaysListFilter {
 /** How many employees a status-filtered GET /days computes at a time. */
 export const DAYS_SCAN_BATCH = 500;
 
-/** Statuses a day has only with a published shift on its date, and those it has only without one. */
-const WITH_SHIFT: ReadonlySet<DayStatusName> = new Set(['absent', 'present', 'half_day', 'pending']);
-const WITHOUT_SHIFT: ReadonlySet<DayStatusName> = new Set(['holiday', 'day_off', 'unscheduled']);
-
 /**
  * The employees the caller may read who are employed on `date` (each has exactly one day row),
- * of a department if given; narrowed in SQL to those who can have `status`.
+ * of a department if given; with `status`, narrowed in SQL to a superset of those whose day has it.
  */
 function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryBuilder {
   const { date, department, status } = filter;
@@ -65,10 +62,7 @@ function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryB
     .where((joined) => joined.whereNull('e.joined_date').orWhere('e.joined_date', '<=', date))
     .where((left) => left.whereNull('e.termination_date').orWhere('e.termination_date', '>=', date));
   if (department !== undefined) query.where('e.department_id', department);
-  const shiftOnDate = () =>
-    db('shifts as ds').select(db.raw('1')).where('ds.employee_id', db.ref('e.id')).where('ds.status', 'published').where('ds.date', date);
-  if (status !== undefined && WITH_SHIFT.has(status)) query.whereExists(shiftOnDate());
-  if (status !== undefined && WITHOUT_SHIFT.has(status)) query.whereNotExists(shiftOnDate());
+  if (status !== undefined) narrowToStatus(db, query, status, date);
   return query;
 }
 
@@ -76,8 +70,9 @@ function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryB
  * One page of GET /days, paged at the database so memory holds one page (or one batch), whatever
  * the number of employees. Without `status` the page's employees are chosen and counted in SQL,
  * and their statuses alone computed. A status exists only once computed, so with `status` the
- * employees are read in id order DAYS_SCAN_BATCH at a time, and the matches counted and kept
- * only while they fall on the page.
+ * candidates (narrowed in SQL, src/days/status-candidates.ts) are read in id order
+ * DAYS_SCAN_BATCH at a time and computed, and the matches counted and kept only while they fall
+ * on the page.
  */
 export async function readDaysPage(
   db: Db,
