@@ -50,7 +50,7 @@ export interface DaysListFilter {
 }
 
 /** How many employees a status-filtered GET /days computes at a time. */
-export const DAYS_SCAN_BATCH = 500;
+export const DAYS_SCAN_BATCH = 2000;
 
 /**
  * The employees the caller may read who are employed on `date` (each has exactly one day row),
@@ -170,24 +170,26 @@ export async function readDays(
   const ids = employees.map((employee) => employee.id);
   const before = addDays(range.from, -1);
   const after = addDays(range.to, 1);
-  const shifts = (
-    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+  // Independent reads, side by side: a status scan runs them for batch after batch.
+  const [shiftRows, recordRows, leaveDays, holidays] = await Promise.all([
+    inChunks<Record<string, unknown>>(ids, (chunk) =>
       db('shifts').whereIn('employee_id', chunk).where('status', 'published').whereBetween('date', [before, after]).select('*'),
-    )
-  ).map(toDayShift);
-  const records = (
-    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+    ),
+    inChunks<Record<string, unknown>>(ids, (chunk) =>
       db('attendance')
         .whereIn('employee_id', chunk)
         .whereBetween('in_time_local', [`${before} 00:00:00`, lastReadingOn(after)])
         .select('id', 'employee_id', 'in_time_utc', 'out_time_utc', 'in_time_local'),
-    )
-  ).map(toDayRecord);
-  // Leave and holidays (CONTRACT 6.8, src/leave/): read once per request, answered per date.
-  const [leaveDays, holidays] = await Promise.all([
+    ),
+    // Leave and holidays (CONTRACT 6.8, src/leave/): read once per request, answered per date.
     readLeaveDays(db, ids, range.from, range.to),
     readHolidaysOf(db, ids, range.from, range.to),
   ]);
+  const shifts = shiftRows.map(toDayShift);
+  const records = recordRows.map(toDayRecord);
+  const shiftsOf = byEmployee(shifts);
+  const recordsOf = byEmployee(records);
+  const leaveDaysOf = byEmployee(leaveDays);
   const days = new Map<number, DayStatus[]>();
   for (const employee of employees) {
     days.set(
@@ -198,14 +200,25 @@ export async function readDays(
         now: now.getTime(),
         joinedDate: employee.joined_date,
         terminationDate: employee.termination_date,
-        shifts: shifts.filter((shift) => shift.employeeId === employee.id),
-        records: records.filter((record) => record.employeeId === employee.id),
-        leaveOn: leaveOf(leaveDays.filter((day) => day.employeeId === employee.id)),
+        shifts: shiftsOf.get(employee.id) ?? [],
+        records: recordsOf.get(employee.id) ?? [],
+        leaveOn: leaveOf(leaveDaysOf.get(employee.id) ?? []),
         holidayOn: holidayOf(holidays.get(employee.id) ?? []),
       }),
     );
   }
   return days;
+}
+
+/** Rows grouped by their employee, each group in the rows' order (a status scan computes thousands of employees at once). */
+function byEmployee<T extends { employeeId: number }>(rows: readonly T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.employeeId);
+    if (group) group.push(row);
+    else groups.set(row.employeeId, [row]);
+  }
+  return groups;
 }
 
 /** A date's leave (one live leave per date: src/leave/ keeps at most one pending or approved). */
