@@ -23,6 +23,17 @@ function shiftMidpoint(db: Db): Knex.Raw {
 }
 
 /**
+ * `EXISTS (subquery)`, asked of each employee the scan reads. A top-level EXISTS is one MariaDB
+ * may turn into a semi-join that materializes the subquery for every employee of the instance
+ * (all shifts on the date) at each batch of the scan: 22 ms against 10 ms per batch of 2,000 at
+ * 10,000 employees, growing with the instance. Inside an OR it stays a lookup per employee
+ * through the (employee_id, ...) indexes.
+ */
+function exists(subquery: Knex.QueryBuilder): Where {
+  return (q) => void q.where((either) => either.whereExists(subquery).orWhereRaw('1 = 0'));
+}
+
+/**
  * Narrows `query` (employees as `e`, employed on `date`) to a superset of those whose day on
  * `date` can have `status`. What readDays reads for one date: the published shifts dated the day
  * before to the day after, the records whose local start falls in that span.
@@ -42,7 +53,7 @@ export function narrowToStatus(db: Db, query: Knex.QueryBuilder, status: DayStat
   // The records whose own local date is `date`: a day without a shift holds those not matched to a neighbour's shift.
   const recordsOfDate = () =>
     records().where('a.in_time_local', '>=', `${date} 00:00:00`).where('a.in_time_local', '<', `${after} 00:00:00`);
-  const withShift: Where = (q) => void q.whereExists(shifts([date]));
+  const withShift = () => exists(shifts([date]));
   const withoutShift: Where = (q) => void q.whereNotExists(shifts([date]));
   // A record starting in the first half of a shift (from its start to its midpoint) belongs to it:
   // shifts of one employee never overlap, so any other shift whose window holds that start
@@ -56,46 +67,47 @@ export function narrowToStatus(db: Db, query: Knex.QueryBuilder, status: DayStat
   // statusOf judges a day's worked hours by its first shift's thresholds: some shift must have one.
   const withThreshold = (column: 'absent_below_hours' | 'half_day_below_hours') => shifts([date]).whereNotNull(`ds.${column}`);
 
-  const narrowing: Record<DayStatusName, Where[]> = {
+  const narrowing: Record<DayStatusName, () => Where[]> = {
     // Approved full-day leave on the date, whatever else.
-    on_leave: [
-      (q) =>
-        void q.whereExists(
-          db('leave_days as ld')
-            .join('leaves as l', 'l.id', 'ld.leave_id')
-            .select(db.raw('1'))
-            .where('ld.live_employee_id', db.ref('e.id'))
-            .where('ld.date', date)
-            .where('ld.portion', 'full')
-            .where('l.status', 'approved'),
-        ),
+    on_leave: () => [
+      exists(
+        db('leave_days as ld')
+          .join('leaves as l', 'l.id', 'ld.leave_id')
+          .select(db.raw('1'))
+          .where('ld.live_employee_id', db.ref('e.id'))
+          .where('ld.date', date)
+          .where('ld.portion', 'full')
+          .where('l.status', 'approved'),
+      ),
     ],
     // No shift, and a holiday of the employee's country or of every country.
-    holiday: [
+    holiday: () => [
       withoutShift,
-      (q) =>
-        void q.whereExists(
-          db('holidays as h')
-            .select(db.raw('1'))
-            .where('h.date', date)
-            .where((country) => country.whereNull('h.country').orWhere('h.country', db.ref('e.country_code'))),
-        ),
+      exists(
+        db('holidays as h')
+          .select(db.raw('1'))
+          .where('h.date', date)
+          .where((country) => country.whereNull('h.country').orWhere('h.country', db.ref('e.country_code'))),
+      ),
     ],
     // No shift, and no record of the date, unless a neighbour's shift may have taken them.
-    day_off: [withoutShift, (q) => void q.where((free) => free.whereNotExists(recordsOfDate()).orWhereExists(shifts([before, after])))],
+    day_off: () => [
+      withoutShift,
+      (q) => void q.where((free) => free.whereNotExists(recordsOfDate()).orWhereExists(shifts([before, after]))),
+    ],
     // No shift, and a record of the date.
-    unscheduled: [withoutShift, (q) => void q.whereExists(recordsOfDate())],
+    unscheduled: () => [withoutShift, exists(recordsOfDate())],
     // An open record (no out_time) among those the day can hold, with or without a shift.
-    incomplete: [(q) => void q.whereExists(readRecords().whereNull('a.out_time_utc'))],
+    incomplete: () => [exists(readRecords().whereNull('a.out_time_utc'))],
     // A shift and no record surely its (a shift without records), or a short day's threshold.
-    absent: [
-      withShift,
+    absent: () => [
+      withShift(),
       (q) => void q.where((none) => none.whereNotExists(surelyMatched()).orWhereExists(withThreshold('absent_below_hours'))),
     ],
-    pending: [withShift, (q) => void q.whereNotExists(surelyMatched())],
+    pending: () => [withShift(), (q) => void q.whereNotExists(surelyMatched())],
     // A shift and a record.
-    present: [withShift, (q) => void q.whereExists(readRecords())],
-    half_day: [withShift, (q) => void q.whereExists(readRecords()).whereExists(withThreshold('half_day_below_hours'))],
+    present: () => [withShift(), exists(readRecords())],
+    half_day: () => [withShift(), exists(readRecords()), exists(withThreshold('half_day_below_hours'))],
   };
-  for (const where of narrowing[status]) where(query);
+  for (const where of narrowing[status]()) where(query);
 }
