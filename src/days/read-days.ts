@@ -100,21 +100,29 @@ export async function readDaysPage(
       .select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>;
     return { rows: await toRows(page.map(toDayEmployee)), total: Number(counted?.total ?? 0) };
   }
-  const rows: Array<Record<string, unknown>> = [];
-  let total = 0;
-  for (let after = 0; ;) {
-    const employees = (
+  const candidatesAfter = async (after: number) =>
+    (
       (await employedOn(db, caller, filter).where('e.id', '>', after).orderBy('e.id').limit(batch).select(EMPLOYEE_COLUMNS)) as Array<
         Record<string, unknown>
       >
     ).map(toDayEmployee);
+  const rows: Array<Record<string, unknown>> = [];
+  let total = 0;
+  for (let next = candidatesAfter(0); ;) {
+    const employees = await next;
+    const last = employees.at(-1);
+    const more = last !== undefined && employees.length === batch;
+    // The next batch's candidates are read while this batch's days are (their queries take about
+    // as long); its failure surfaces at its own await, never unhandled meanwhile.
+    if (more) {
+      next = candidatesAfter(last.id);
+      next.catch(() => undefined);
+    }
     for (const row of await toRows(employees)) {
       if (total >= offset && total < offset + filter.limit) rows.push(row);
       total++;
     }
-    const last = employees.at(-1);
-    if (!last || employees.length < batch) return { rows, total };
-    after = last.id;
+    if (!more) return { rows, total };
   }
 }
 
