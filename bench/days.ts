@@ -9,8 +9,8 @@
 // those shifts (the tenth is an absence); the first --department employees form one department.
 // Starts the real server (dist/src/main.js) and measures, alternated --rounds times (medians):
 //   1. one page: GET /days?date=2026-10-15&limit=50 against GET /timesheets?period=2026-10-01&limit=50
-//      (autocannon, 4 connections), and GET /days?...&status=absent (a scan of every employee, one
-//      connection);
+//      (autocannon, 4 connections), and GET /days?...&status=absent and &status=present (status
+//      filters: the candidates narrowed in SQL, every candidate computed; one connection each);
 //   2. the department over the month: every page (limit 200) of GET /days for each of October's
 //      31 dates, against every page of the department's October timesheets; seconds, and the
 //      server's RSS growth meanwhile.
@@ -143,22 +143,23 @@ async function main(): Promise<void> {
       logFile: path.join(workDir, 'server.log'),
     });
 
-    // 1. One page, alternated (each first in every other round); the status scan on one connection.
+    // 1. One page, alternated (each first in every other round); the status filters on one connection.
     const shape = { connections: 4, warmupSeconds: 3, durationSeconds: 8 };
     const headers = { authorization: `Bearer ${fixture.token}` };
-    const pages: Record<'days' | 'absent' | 'sheets', Measurement[]> = { days: [], absent: [], sheets: [] };
+    const pages: Record<'days' | 'absent' | 'present' | 'sheets', Measurement[]> = { days: [], absent: [], present: [], sheets: [] };
     const daysPage = () => measure({ url: `${api}/days?date=${DATE}&limit=50`, method: 'GET', headers }, shape);
     const sheetsPage = () => measure({ url: `${api}/timesheets?period=${PERIOD}&limit=50`, method: 'GET', headers }, shape);
     for (let round = 0; round < ROUNDS; round++) {
       if (round % 2 === 0) pages.days.push(await daysPage());
       pages.sheets.push(await sheetsPage());
       if (round % 2 === 1) pages.days.push(await daysPage());
-      pages.absent.push(
-        await measure(
-          { url: `${api}/days?date=${DATE}&status=absent&limit=50`, method: 'GET', headers },
-          { connections: 1, warmupSeconds: 0, durationSeconds: 12 },
-        ),
-      );
+      for (const status of ['absent', 'present'] as const)
+        pages[status].push(
+          await measure(
+            { url: `${api}/days?date=${DATE}&status=${status}&limit=50`, method: 'GET', headers },
+            { connections: 1, warmupSeconds: 0, durationSeconds: 12 },
+          ),
+        );
     }
 
     // 2. The department over the month, alternated.
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
     });
     const days = list(pages.days);
     const absent = list(pages.absent);
+    const present = list(pages.present);
     const sheets = list(pages.sheets);
     const daysMonth = median(month.map((round) => round.days.seconds));
     const sheetsMonth = median(month.map((round) => round.sheets.seconds));
@@ -202,7 +204,10 @@ async function main(): Promise<void> {
         '|---|---|---|---|---|',
         `| GET /days?date=${DATE}&limit=50 | ${days.rps.toFixed(1)} | ${days.p50.toFixed(1)} | ${days.failures} | ${(days.rps / sheets.rps).toFixed(2)}x req/s, ${(days.p50 / sheets.p50).toFixed(2)}x p50 |`,
         `| GET /timesheets?period=${PERIOD}&limit=50 | ${sheets.rps.toFixed(1)} | ${sheets.p50.toFixed(1)} | ${sheets.failures} | 1.00x |`,
-        `| GET /days?date=${DATE}&status=absent&limit=50 (every employee computed; one connection) | ${absent.rps.toFixed(2)} | ${absent.p50.toFixed(1)} | ${absent.failures} | ${(absent.rps / sheets.rps).toFixed(2)}x req/s, ${(absent.p50 / sheets.p50).toFixed(2)}x p50 |`,
+        ...(['absent', 'present'] as const).map((status) => {
+          const row = { absent, present }[status];
+          return `| GET /days?date=${DATE}&status=${status}&limit=50 (the candidates computed; one connection) | ${row.rps.toFixed(2)} | ${row.p50.toFixed(1)} | ${row.failures} | ${(row.rps / sheets.rps).toFixed(2)}x req/s, ${(row.p50 / sheets.p50).toFixed(2)}x p50 |`;
+        }),
         '',
         `| the ${DEPARTMENT}-employee department, October, pages of ${PAGE} (median of ${ROUNDS}) | rows | seconds | ratio | server RSS growth, worst (MB) |`,
         '|---|---|---|---|---|',

@@ -32,6 +32,7 @@ import * as shifts from './0031_shifts';
 import * as calendarFeedsAndRotations from './0032_calendar_feeds_and_rotations';
 import * as frozenLeaveHours from './0035_frozen_leave_hours';
 import * as employmentDatesIndex from './0036_employment_dates_index';
+import * as shiftsEmployeeDateIndex from './0037_shifts_employee_date_index';
 
 export interface Migration {
   name: string;
@@ -77,4 +78,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0032_calendar_feeds_and_rotations', ...calendarFeedsAndRotations },
   { name: '0035_frozen_leave_hours', ...frozenLeaveHours },
   { name: '0036_employment_dates_index', ...employmentDatesIndex },
+  { name: '0037_shifts_employee_date_index', ...shiftsEmployeeDateIndex },
 ];

@@ -7,6 +7,7 @@ import type { DayLeave, DayHoliday, DayRecord, DayShift, DayStatus, DayStatusNam
 import { whereVisible } from '../employees/access';
 import { type HolidayDay, type LeaveDay, readHolidaysOf, readLeaveDays } from '../leave/days';
 import { addDays, lastReadingOn } from '../time';
+import { narrowToStatus } from './status-candidates';
 
 // The one adapter from stored rows to the day status (src/day-rules): every reader of day
 // statuses (GET /employees/{id}/days, GET /days, the absence sweep) goes through readDays, so the
@@ -49,15 +50,19 @@ export interface DaysListFilter {
 }
 
 /** How many employees a status-filtered GET /days computes at a time. */
-export const DAYS_SCAN_BATCH = 500;
+export const DAYS_SCAN_BATCH = 2000;
 
-/** Statuses a day has only with a published shift on its date, and those it has only without one. */
-const WITH_SHIFT: ReadonlySet<DayStatusName> = new Set(['absent', 'present', 'half_day', 'pending']);
-const WITHOUT_SHIFT: ReadonlySet<DayStatusName> = new Set(['holiday', 'day_off', 'unscheduled']);
+/**
+ * How many employee ids one candidate query of a status scan looks through at most: the query
+ * asks its conditions of each employee in turn (about 35 µs each at 100,000 employees for
+ * `absent`), so a status with few candidates would otherwise scan the whole instance in one
+ * statement, which the query timeout bounds.
+ */
+export const DAYS_SCAN_IDS = 50_000;
 
 /**
  * The employees the caller may read who are employed on `date` (each has exactly one day row),
- * of a department if given; narrowed in SQL to those who can have `status`.
+ * of a department if given; with `status`, narrowed in SQL to a superset of those whose day has it.
  */
 function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryBuilder {
   const { date, department, status } = filter;
@@ -65,10 +70,7 @@ function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryB
     .where((joined) => joined.whereNull('e.joined_date').orWhere('e.joined_date', '<=', date))
     .where((left) => left.whereNull('e.termination_date').orWhere('e.termination_date', '>=', date));
   if (department !== undefined) query.where('e.department_id', department);
-  const shiftOnDate = () =>
-    db('shifts as ds').select(db.raw('1')).where('ds.employee_id', db.ref('e.id')).where('ds.status', 'published').where('ds.date', date);
-  if (status !== undefined && WITH_SHIFT.has(status)) query.whereExists(shiftOnDate());
-  if (status !== undefined && WITHOUT_SHIFT.has(status)) query.whereNotExists(shiftOnDate());
+  if (status !== undefined) narrowToStatus(db, query, status, date);
   return query;
 }
 
@@ -76,8 +78,9 @@ function employedOn(db: Db, caller: Caller, filter: DaysListFilter): Knex.QueryB
  * One page of GET /days, paged at the database so memory holds one page (or one batch), whatever
  * the number of employees. Without `status` the page's employees are chosen and counted in SQL,
  * and their statuses alone computed. A status exists only once computed, so with `status` the
- * employees are read in id order DAYS_SCAN_BATCH at a time, and the matches counted and kept
- * only while they fall on the page.
+ * candidates (narrowed in SQL, src/days/status-candidates.ts) are read in id order, at most
+ * DAYS_SCAN_BATCH at a time out of at most DAYS_SCAN_IDS ids, and computed, and the matches
+ * counted and kept only while they fall on the page.
  */
 export async function readDaysPage(
   db: Db,
@@ -85,6 +88,7 @@ export async function readDaysPage(
   filter: DaysListFilter,
   now: Date,
   batch = DAYS_SCAN_BATCH,
+  span = DAYS_SCAN_IDS,
 ): Promise<{ rows: Array<Record<string, unknown>>; total: number }> {
   const range = { from: filter.date, to: filter.date };
   const offset = (filter.page - 1) * filter.limit;
@@ -105,21 +109,38 @@ export async function readDaysPage(
       .select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>;
     return { rows: await toRows(page.map(toDayEmployee)), total: Number(counted?.total ?? 0) };
   }
+  const lastId = Number(((await db('employees').max({ id: 'id' }).first()) as { id: number | null } | undefined)?.id ?? 0);
+  /** The candidates of ids after `after` (a batch, or those of `span` ids), and where the next read starts (null: none). */
+  const candidatesAfter = async (after: number): Promise<{ employees: DayEmployee[]; next: number | null }> => {
+    const until = after + span;
+    const employees = (
+      (await employedOn(db, caller, filter)
+        .where('e.id', '>', after)
+        .where('e.id', '<=', until)
+        .orderBy('e.id')
+        .limit(batch)
+        .select(EMPLOYEE_COLUMNS)) as Array<Record<string, unknown>>
+    ).map(toDayEmployee);
+    const last = employees.at(-1);
+    if (last && employees.length === batch) return { employees, next: last.id };
+    return { employees, next: until < lastId ? until : null };
+  };
   const rows: Array<Record<string, unknown>> = [];
   let total = 0;
-  for (let after = 0; ;) {
-    const employees = (
-      (await employedOn(db, caller, filter).where('e.id', '>', after).orderBy('e.id').limit(batch).select(EMPLOYEE_COLUMNS)) as Array<
-        Record<string, unknown>
-      >
-    ).map(toDayEmployee);
-    for (const row of await toRows(employees)) {
-      if (total >= offset && total < offset + filter.limit) rows.push(row);
-      total++;
+  for (let reading = candidatesAfter(0); ;) {
+    const { employees, next } = await reading;
+    // The next candidates are read while these days are (their queries take about as long); a
+    // failure of that read surfaces at its own await, never unhandled meanwhile.
+    if (next !== null) {
+      reading = candidatesAfter(next);
+      reading.catch(() => undefined);
     }
-    const last = employees.at(-1);
-    if (!last || employees.length < batch) return { rows, total };
-    after = last.id;
+    if (employees.length > 0)
+      for (const row of await toRows(employees)) {
+        if (total >= offset && total < offset + filter.limit) rows.push(row);
+        total++;
+      }
+    if (next === null) return { rows, total };
   }
 }
 
@@ -175,24 +196,26 @@ export async function readDays(
   const ids = employees.map((employee) => employee.id);
   const before = addDays(range.from, -1);
   const after = addDays(range.to, 1);
-  const shifts = (
-    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+  // Independent reads, side by side: a status scan runs them for batch after batch.
+  const [shiftRows, recordRows, leaveDays, holidays] = await Promise.all([
+    inChunks<Record<string, unknown>>(ids, (chunk) =>
       db('shifts').whereIn('employee_id', chunk).where('status', 'published').whereBetween('date', [before, after]).select('*'),
-    )
-  ).map(toDayShift);
-  const records = (
-    await inChunks<Record<string, unknown>>(ids, (chunk) =>
+    ),
+    inChunks<Record<string, unknown>>(ids, (chunk) =>
       db('attendance')
         .whereIn('employee_id', chunk)
         .whereBetween('in_time_local', [`${before} 00:00:00`, lastReadingOn(after)])
         .select('id', 'employee_id', 'in_time_utc', 'out_time_utc', 'in_time_local'),
-    )
-  ).map(toDayRecord);
-  // Leave and holidays (CONTRACT 6.8, src/leave/): read once per request, answered per date.
-  const [leaveDays, holidays] = await Promise.all([
+    ),
+    // Leave and holidays (CONTRACT 6.8, src/leave/): read once per request, answered per date.
     readLeaveDays(db, ids, range.from, range.to),
     readHolidaysOf(db, ids, range.from, range.to),
   ]);
+  const shifts = shiftRows.map(toDayShift);
+  const records = recordRows.map(toDayRecord);
+  const shiftsOf = byEmployee(shifts);
+  const recordsOf = byEmployee(records);
+  const leaveDaysOf = byEmployee(leaveDays);
   const days = new Map<number, DayStatus[]>();
   for (const employee of employees) {
     days.set(
@@ -203,14 +226,25 @@ export async function readDays(
         now: now.getTime(),
         joinedDate: employee.joined_date,
         terminationDate: employee.termination_date,
-        shifts: shifts.filter((shift) => shift.employeeId === employee.id),
-        records: records.filter((record) => record.employeeId === employee.id),
-        leaveOn: leaveOf(leaveDays.filter((day) => day.employeeId === employee.id)),
+        shifts: shiftsOf.get(employee.id) ?? [],
+        records: recordsOf.get(employee.id) ?? [],
+        leaveOn: leaveOf(leaveDaysOf.get(employee.id) ?? []),
         holidayOn: holidayOf(holidays.get(employee.id) ?? []),
       }),
     );
   }
   return days;
+}
+
+/** Rows grouped by their employee, each group in the rows' order (a status scan computes thousands of employees at once). */
+function byEmployee<T extends { employeeId: number }>(rows: readonly T[]): Map<number, T[]> {
+  const groups = new Map<number, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.employeeId);
+    if (group) group.push(row);
+    else groups.set(row.employeeId, [row]);
+  }
+  return groups;
 }
 
 /** A date's leave (one live leave per date: src/leave/ keeps at most one pending or approved). */
