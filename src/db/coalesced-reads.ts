@@ -74,6 +74,17 @@ function sharedRead(
   return rows;
 }
 
+/** How many callers got each list read's rows, when more than one did. */
+const sharedBy = new WeakMap<readonly Row[], number>();
+
+/**
+ * How many callers got these rows from one list read (preparedListRead): 1 unless several asked
+ * at once. What a caller makes of shared rows (a page's JSON) is worth keeping for the others only then.
+ */
+export function readersOf(rows: readonly object[]): number {
+  return sharedBy.get(rows as readonly Row[]) ?? 1;
+}
+
 function sendShared(
   db: Db,
   reads: Map<string, SharedReadState>,
@@ -89,6 +100,7 @@ function sendShared(
     .then(
       (rows) => {
         const shared = frozenRows(rows as Row[], state.shape);
+        if (callers.length > 1) sharedBy.set(shared, callers.length);
         for (const caller of callers) caller.resolve(shared);
       },
       (error: unknown) => callers.forEach((caller) => caller.reject(error)),

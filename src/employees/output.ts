@@ -1,5 +1,6 @@
 import type { Caller, Role } from '../caller';
 import type { Db } from '../db/connect';
+import { readersOf } from '../db/coalesced-reads';
 import { sqlDateTimeToIso } from '../db/sql-time';
 import type { Instance } from '../instances/instance';
 import { type NamedTable, type NameLookup, type NamesSnapshot, referenceNamesOf } from '../lookups/reference-names';
@@ -56,8 +57,8 @@ export function toEmployeeView(record: EmployeeRecord, caller: Caller, names: Na
 
 /**
  * A page's items as written for one read of its rows: the requests that shared the read
- * (src/db/coalesced-reads.ts, one frozen array) and see the same fields of it, rendered with the
- * same names, share its JSON too. Held as long as that read's rows are.
+ * (src/db/coalesced-reads.ts, one frozen array; readersOf) and see the same fields of it,
+ * rendered with the same names, share its JSON too. Held as long as that read's rows are.
  */
 const pagesWritten = new WeakMap<readonly object[], Array<{ snapshot: NamesSnapshot; view: string; json: string }>>();
 
@@ -74,7 +75,7 @@ export function toEmployeeListJson(
 ): Promise<string> {
   // What a view depends on besides the record and the names (seesPersonalFields, the selection).
   const view = `${caller.role === 'admin' ? 'admin' : `${caller.employeeId}`}:${selection ? selection.fields.join(',') : '*'}`;
-  const shared = Object.isFrozen(read);
+  const shared = readersOf(read) > 1;
   return referenceNamesOf(instance).render((names, snapshot) => {
     const written = shared ? pagesWritten.get(read) : undefined;
     const kept = written?.find((page) => page.snapshot === snapshot && page.view === view);

@@ -1,4 +1,5 @@
 import type { Caller } from '../../src/caller';
+import { readersOf } from '../../src/db/coalesced-reads';
 import { parseQuery } from '../../src/http/parse';
 import { employeeListCacheOf, listEmployees } from '../../src/employees/list';
 import { listEmployeesQuery } from '../../src/employees/list-query';
@@ -25,10 +26,17 @@ describe.each(testDialects())('a shared page of employees written as JSON on %s'
     }
   });
 
-  /** One read of the list's first page, as the requests sharing it get it. */
+  /**
+   * One read of the list's first page as the requests sharing it get it: four asking at once, of
+   * which on MySQL the last three share the second query (src/db/coalesced-reads.ts). SQLite
+   * shares no read, so there every page is written for its own request.
+   */
   async function readPage() {
     const query = parseQuery(listEmployeesQuery, { limit: '50' });
-    return listEmployees(t.db, admin, query, employeeListCacheOf(t.instance));
+    const reads = await Promise.all([1, 2, 3, 4].map(() => listEmployees(t.db, admin, query, employeeListCacheOf(t.instance))));
+    const last = reads[3] as (typeof reads)[number];
+    expect(readersOf(last.read)).toBe(dialect === 'mysql' ? 3 : 1);
+    return last;
   }
 
   /** The page as written without sharing: every view made and written anew. */
@@ -41,7 +49,6 @@ describe.each(testDialects())('a shared page of employees written as JSON on %s'
 
   it('gives each caller of one read the page as they may see it and asked for it', async () => {
     const { records, read } = await readPage();
-    expect(Object.isFrozen(read)).toBe(true);
     const self: Caller = { userId: 2, username: 'self', role: 'employee', employeeId: ids[1] as number, tokenId: 'self' };
     const other: Caller = { userId: 3, username: 'other', role: 'manager', employeeId: ids[2] as number, tokenId: 'other' };
     const selection = parseQuery(listEmployeesQuery, { fields: 'first_name,birthday' }).fields;
