@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SERVER_NODE_FLAGS } from '../src/node-flags';
 
@@ -144,4 +145,25 @@ function signal(pid: number, name: NodeJS.Signals): void {
     // Already gone: nothing to stop.
     if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
   }
+}
+
+/**
+ * The end of a benchmark that ran servers from `workDir`: on failure (`failed`), the last lines of
+ * each of its `logs` (what the servers said, before their directory goes); always, its children
+ * stopped by PID and the directory removed.
+ */
+export async function endBench(
+  children: Children,
+  workDir: string,
+  failed: boolean,
+  logs: readonly string[] = ['server.log'],
+): Promise<void> {
+  if (failed) {
+    for (const log of logs) {
+      const file = path.join(workDir, log);
+      if (fs.existsSync(file)) process.stderr.write(`--- ${log}\n${fs.readFileSync(file, 'utf8').slice(-3000)}\n`);
+    }
+  }
+  await children.stopAll();
+  fs.rmSync(workDir, { recursive: true, force: true });
 }

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { openDatabase, type Db } from '../src/db/connect';
 import { addDays } from '../src/time';
 import { startApiServer } from './api-server';
-import { Children } from './children';
+import { Children, endBench } from './children';
 import { recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { measure, type Measurement } from './load';
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   const url = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_days';
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-days-'));
   const children = new Children();
+  let failed = false;
   try {
     const database = await recreateMysqlDatabase(url);
     const fixture = await prepareFixture(database.config, EMPLOYEES, 0);
@@ -218,12 +219,10 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } catch (error) {
-    const file = path.join(workDir, 'server.log');
-    if (fs.existsSync(file)) process.stderr.write(`--- server.log\n${fs.readFileSync(file, 'utf8').slice(-3000)}\n`);
+    failed = true;
     throw error;
   } finally {
-    await children.stopAll();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await endBench(children, workDir, failed);
   }
 }
 

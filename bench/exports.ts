@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/connect';
 import { startApiServer } from './api-server';
-import { Children } from './children';
+import { Children, endBench } from './children';
 import { createSqliteDatabase, recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { seedShifts, weekdays, writeMonthlyPaySettings } from './shifts';
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
   const url = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_exports';
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-exports-'));
   const children = new Children();
+  let failed = false;
   try {
     const database = DIALECT === 'sqlite' ? createSqliteDatabase(workDir) : await recreateMysqlDatabase(url);
     const seedStarted = process.hrtime.bigint();
@@ -99,12 +100,10 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } catch (error) {
-    const file = path.join(workDir, 'server.log');
-    if (fs.existsSync(file)) process.stderr.write(`--- server.log\n${fs.readFileSync(file, 'utf8').slice(-3000)}\n`);
+    failed = true;
     throw error;
   } finally {
-    await children.stopAll();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await endBench(children, workDir, failed);
   }
 }
 

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { openDatabase } from '../src/db/connect';
 import { HOST, startApiServer } from './api-server';
-import { Children, freePort } from './children';
+import { Children, endBench, freePort } from './children';
 import { recreateMysqlDatabase, runBench, withoutCredentials } from './databases';
 import { prepareFixture } from './fixture';
 import { measure, type Measurement } from './load';
@@ -78,6 +78,7 @@ async function main(): Promise<void> {
   const url = process.env.BENCH_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/hrm_bench_pay_periods';
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-bench-pay-periods-'));
   const children = new Children();
+  let failed = false;
   try {
     const database = await recreateMysqlDatabase(url);
     const fixture = await prepareFixture(database.config, EMPLOYEES, 0);
@@ -278,15 +279,10 @@ async function main(): Promise<void> {
       ].join('\n'),
     );
   } catch (error) {
-    // What the server and the baseline said, before their directory goes.
-    for (const log of ['server.log', 'baseline.log']) {
-      const file = path.join(workDir, log);
-      if (fs.existsSync(file)) process.stderr.write(`--- ${log}\n${fs.readFileSync(file, 'utf8').slice(-3000)}\n`);
-    }
+    failed = true;
     throw error;
   } finally {
-    await children.stopAll();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    await endBench(children, workDir, failed, ['server.log', 'baseline.log']);
   }
 }
 
