@@ -29,7 +29,7 @@ import { leaveRoutes } from './leave/routes';
 import { lookupRoutes } from './lookups/routes';
 import { payPeriodRoutes } from './pay-periods/routes';
 import { forgetSheetTotals } from './pay-periods/sheet-list';
-import { reopenForGroupRules } from './period-guard/guard';
+import { reopenForGroupRules } from './period-guard/reopen';
 import type { Metrics } from './metrics/metrics';
 import { openApiDocumentFor } from './openapi';
 import { limitCallerConcurrency } from './rate-limits/concurrency';

@@ -7,7 +7,7 @@ import { deleteHoliday, findHoliday, type Holiday, type HolidayColumns, insertHo
 import type { WriteContext } from './leave-types';
 import { holidayCreate, holidayImport } from './schemas';
 import { addDays } from '../time';
-import type { ApprovalScope } from '../period-guard/guard';
+import type { ApprovalScope } from '../period-guard/reopen';
 import { reopenWhereLeaveHoursMove } from './reopen';
 
 // The writes of /holidays (admins; the route checks the role). Imports copy public holidays from

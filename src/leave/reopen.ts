@@ -1,5 +1,5 @@
 import type { Db } from '../db/connect';
-import { type ApprovalScope, approvedOpenTimesheets, type GuardContext, reopenApproved } from '../period-guard/guard';
+import { type ApprovalScope, approvedOpenTimesheets, type GuardContext, reopenApproved } from '../period-guard/reopen';
 import type { ReopenReason } from '../period-guard/approved-numbers';
 import type { Period } from '../pay-rules/periods';
 import { readLeaveHours } from './days';

@@ -12,7 +12,7 @@ import { Routes } from '../http/routes';
 import { sendJson } from '../http/send';
 import { responseSink } from '../http/stream';
 import { sendWrite } from '../http/write';
-import { reopenForRules } from '../period-guard/guard';
+import { reopenForRules } from '../period-guard/reopen';
 import { adjustmentVersions, writeAdjustment } from './adjustments';
 import { approveTimesheet, reopenTimesheet, visibleSheetEmployee } from './approvals';
 import { exportEtag, exportProfileOf, sendExportHeaders, writeExport } from './export';
