@@ -118,7 +118,7 @@ function apiRouter({ config, clock, instances, rateLimitStore, logger }: AppDepe
   // Public routes: no token needed (echo only when self-hosted, docs/api.md "Tokens").
   const publicRoutes = [
     oauthRoutes({ clock, login: rateLimits.login }),
-    ...docsRoutes({ document: openApiDocumentFor(config) }),
+    ...docsRoutes({ document: () => openApiDocumentFor(config) }),
     // Calendar clients send no bearer token: the feed's secret URL is the credential.
     calendarRoutes({ clock }),
     ...(cloud ? [] : [echoRoutes()]),

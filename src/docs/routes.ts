@@ -64,10 +64,11 @@ const INIT = `window.addEventListener('load', function () {
 /**
  * GET /openapi.json and the docs page (GET /docs) under the base path: behind the settings gate
  * like everything there, readable without a token (app.ts mounts them before requireBearer).
- * Documents describe the API, not its data. `document` is built once per process (openApiDocumentFor).
+ * Documents describe the API, not its data. `document` gives the one built per process
+ * (openApiDocumentFor); it is first asked for by a request, so a server or worker starts without
+ * building it.
  */
-export function docsRoutes({ document }: { document: OpenApiDocument }): Routes[] {
-  const json = jsonOf(document);
+export function docsRoutes({ document }: { document: () => OpenApiDocument }): Routes[] {
   // Swagger UI's files, read once when first asked for (about 1.5 MB in all).
   const assets = new Map<string, Promise<Buffer>>();
   const openapi = new Routes('/openapi.json').route('/', {
@@ -75,7 +76,7 @@ export function docsRoutes({ document }: { document: OpenApiDocument }): Routes[
       const name = instanceOf(req).name;
       // Cloud: the server variable defaults to the instance asking, so "try it" on its docs page
       // calls that instance rather than the example name.
-      sendJsonText(res, name === undefined ? json : JSON.stringify(withDefaultInstance(document, name)));
+      sendJsonText(res, name === undefined ? jsonOf(document()) : JSON.stringify(withDefaultInstance(document(), name)));
     },
   });
   const page = new Routes('/docs')
