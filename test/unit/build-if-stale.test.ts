@@ -22,7 +22,9 @@ function tinyProject(): string {
   fs.writeFileSync(
     path.join(dir, 'tsconfig.json'),
     JSON.stringify({
-      compilerOptions: { module: 'commonjs', rootDir: '.', outDir: 'dist', types: [], strict: true },
+      // skipLibCheck: TypeScript's own lib files are not what a compile here is about, and checking
+      // them was most of each compile's time.
+      compilerOptions: { module: 'commonjs', rootDir: '.', outDir: 'dist', types: [], strict: true, skipLibCheck: true },
       include: ['src', 'migrations'],
     }),
   );
