@@ -1,13 +1,16 @@
 import mysql from 'mysql2/promise';
+import { publishCheckedDocuments } from './openapi-check';
 import { dropStaleMysqlTemplates, ensureMysqlTemplate, ensureSqliteTemplate, removeStaleSqliteTemplates } from './template-databases';
 
 /**
- * Once per run, before the workers start: decides whether the MySQL half runs, then makes the
- * migrated template of each dialect the run uses (template-databases.ts) unless an earlier run
- * left it, and removes the templates of other migrations.
+ * Once per run, before the workers start: decides whether the MySQL half runs, builds the OpenAPI
+ * documents responses are checked against (openapi-check.ts), then makes the migrated template of
+ * each dialect the run uses (template-databases.ts) unless an earlier run left it, and removes the
+ * templates of other migrations.
  */
 export default async function globalSetup(): Promise<void> {
   await decideMysql();
+  publishCheckedDocuments();
   removeStaleSqliteTemplates();
   const mysqlUrl = process.env.HRM_TEST_MYSQL_URL;
   await Promise.all([

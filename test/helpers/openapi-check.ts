@@ -1,6 +1,10 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { Response } from 'express';
 import { loadConfig } from '../../src/config';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi';
@@ -50,11 +54,51 @@ class Checker {
   }
 }
 
+type Deployment = 'self-hosted' | 'cloud';
+const DEPLOYMENTS: Deployment[] = ['self-hosted', 'cloud'];
+/** Where global-setup.ts left this run's documents, one JSON file per deployment. */
+const DOCUMENT_FILES = 'HRM_TEST_OPENAPI_FILES';
+
+/**
+ * Builds the checked documents once for the run (global-setup.ts): each test file has modules of
+ * its own, so building them per file cost every integration file the whole document. The files
+ * are named by their content, so runs of the same sources share them.
+ */
+export function publishCheckedDocuments(): void {
+  const files: Partial<Record<Deployment, string>> = {};
+  for (const deployment of DEPLOYMENTS) {
+    const text = JSON.stringify(buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment })));
+    const file = path.join(os.tmpdir(), `hrm-openapi-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+    if (fs.existsSync(file)) fs.utimesSync(file, new Date(), new Date());
+    else {
+      const partial = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(partial, text);
+      fs.renameSync(partial, file);
+    }
+    files[deployment] = file;
+  }
+  process.env[DOCUMENT_FILES] = JSON.stringify(files);
+  // Other sources' documents, a day after their last run.
+  const kept = new Set(Object.values(files));
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    const file = path.join(os.tmpdir(), name);
+    if (/^hrm-openapi-\w+\.json$/.test(name) && !kept.has(file) && Date.now() - fs.statSync(file).mtimeMs > 86_400_000)
+      fs.rmSync(file, { force: true });
+  }
+}
+
+/** The run's document for `deployment`, or one built here when no global setup published it. */
+function checkedDocument(deployment: Deployment): OpenApiDocument {
+  const file = (JSON.parse(process.env[DOCUMENT_FILES] ?? '{}') as Partial<Record<Deployment, string>>)[deployment];
+  if (file !== undefined && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as OpenApiDocument;
+  return buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment }));
+}
+
 const checkers = new Map<string, Checker>();
-function checkerFor(deployment: 'self-hosted' | 'cloud'): Checker {
+function checkerFor(deployment: Deployment): Checker {
   let checker = checkers.get(deployment);
   if (!checker) {
-    checker = new Checker(buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment })));
+    checker = new Checker(checkedDocument(deployment));
     checkers.set(deployment, checker);
   }
   return checker;
