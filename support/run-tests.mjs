@@ -13,13 +13,17 @@ import process from 'node:process';
 const args = process.argv.slice(2);
 // A pattern may match files of one project only; the other then has nothing to run, which is fine.
 const extra = args.length > 0 ? ['--passWithNoTests', ...args] : [];
-const jest = path.resolve('node_modules/.bin/jest');
+// A larger young generation for jest and its workers (they inherit the flag): the suite's short-lived
+// objects then die in fewer scavenges, as the server's do (npm start sets the same flag).
+const jest = ['--max-semi-space-size=32', path.resolve('node_modules/.bin/jest')];
 
 const serialLog = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'hrm-jest-')), 'serial.log');
 const serialOut = fs.openSync(serialLog, 'w');
 console.log(`jest: the serial project runs beside the parallel one; its output is printed when it ends (${serialLog})`);
-const serial = spawn(jest, ['--selectProjects', 'serial', '--runInBand', ...extra], { stdio: ['ignore', serialOut, serialOut] });
-const parallel = spawn(jest, ['--selectProjects', 'parallel', '--maxWorkers=2', ...extra], { stdio: 'inherit' });
+const serial = spawn(process.execPath, [...jest, '--selectProjects', 'serial', '--runInBand', ...extra], {
+  stdio: ['ignore', serialOut, serialOut],
+});
+const parallel = spawn(process.execPath, [...jest, '--selectProjects', 'parallel', '--maxWorkers=2', ...extra], { stdio: 'inherit' });
 
 const exited = (child) => new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
 const children = [serial, parallel];
