@@ -1,4 +1,5 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import standaloneCode from 'ajv/dist/standalone';
 import addFormats from 'ajv-formats';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -34,22 +35,52 @@ export function documentedResponse(
   return shared && { response: shared, pointer: `/components/responses/${escape(name)}` };
 }
 
+/**
+ * Where compiled validators are kept as standalone modules, by document and pointer: each test
+ * file has modules of its own, and compiling a pointer's schema again in every file cost each file
+ * more than its checks. Under node_modules, so that their requires of ajv's runtime resolve.
+ */
+const VALIDATOR_MODULES = path.join(__dirname, '..', '..', 'node_modules', '.cache', 'hrm-openapi-validators');
+
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+
 /** A document with its compiled validators, one per deployment mode (self-hosted, cloud). */
 class Checker {
-  readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private compiler: Ajv2020 | undefined;
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(readonly document: OpenApiDocument) {
-    addFormats(this.ajv);
-    this.ajv.addSchema(document as object, 'openapi.json');
+  /** `key` names the document's content (its hash). */
+  constructor(
+    readonly document: OpenApiDocument,
+    private readonly key: string,
+  ) {}
+
+  /** The document's ajv, made when a pointer has no kept validator yet or an answer is wrong. */
+  get ajv(): Ajv2020 {
+    if (!this.compiler) {
+      this.compiler = new Ajv2020({ strict: false, allErrors: true, code: { source: true } });
+      addFormats(this.compiler);
+      this.compiler.addSchema(this.document as object, 'openapi.json');
+    }
+    return this.compiler;
   }
 
   validatorFor(pointer: string): ValidateFunction {
     let validate = this.validators.get(pointer);
-    if (!validate) {
+    if (validate) return validate;
+    const file = path.join(VALIDATOR_MODULES, `${this.key}-${digest(pointer)}.js`);
+    if (fs.existsSync(file)) {
+      // A module written at run time, by path: there is nothing to import statically.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      validate = require(file) as ValidateFunction;
+    } else {
       validate = this.ajv.compile({ $ref: `openapi.json#${pointer}` });
-      this.validators.set(pointer, validate);
+      fs.mkdirSync(VALIDATOR_MODULES, { recursive: true });
+      const partial = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(partial, standaloneCode(this.ajv, validate));
+      fs.renameSync(partial, file);
     }
+    this.validators.set(pointer, validate);
     return validate;
   }
 }
@@ -68,7 +99,7 @@ export function publishCheckedDocuments(): void {
   const files: Partial<Record<Deployment, string>> = {};
   for (const deployment of DEPLOYMENTS) {
     const text = JSON.stringify(buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment })));
-    const file = path.join(os.tmpdir(), `hrm-openapi-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.json`);
+    const file = path.join(os.tmpdir(), `hrm-openapi-${digest(text)}.json`);
     if (fs.existsSync(file)) fs.utimesSync(file, new Date(), new Date());
     else {
       const partial = `${file}.${process.pid}.tmp`;
@@ -78,27 +109,36 @@ export function publishCheckedDocuments(): void {
     files[deployment] = file;
   }
   process.env[DOCUMENT_FILES] = JSON.stringify(files);
-  // Other sources' documents, a day after their last run.
-  const kept = new Set(Object.values(files));
+  // Other sources' documents and validators, a day after their last run.
+  const keys = Object.values(files).map((file) => path.basename(file, '.json').replace('hrm-openapi-', ''));
+  // (another run may have removed a file meanwhile)
+  const stale = (file: string) => Date.now() - (fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 86_400_000;
   for (const name of fs.readdirSync(os.tmpdir())) {
     const file = path.join(os.tmpdir(), name);
-    if (/^hrm-openapi-\w+\.json$/.test(name) && !kept.has(file) && Date.now() - fs.statSync(file).mtimeMs > 86_400_000)
-      fs.rmSync(file, { force: true });
+    if (/^hrm-openapi-\w+\.json$/.test(name) && !keys.some((key) => name.includes(key)) && stale(file)) fs.rmSync(file, { force: true });
+  }
+  for (const name of fs.existsSync(VALIDATOR_MODULES) ? fs.readdirSync(VALIDATOR_MODULES) : []) {
+    const file = path.join(VALIDATOR_MODULES, name);
+    if (!keys.some((key) => name.startsWith(key)) && stale(file)) fs.rmSync(file, { force: true });
   }
 }
 
-/** The run's document for `deployment`, or one built here when no global setup published it. */
-function checkedDocument(deployment: Deployment): OpenApiDocument {
+/** The run's document for `deployment` and its text's hash, built here when no global setup published it. */
+function checkedDocument(deployment: Deployment): { document: OpenApiDocument; key: string } {
   const file = (JSON.parse(process.env[DOCUMENT_FILES] ?? '{}') as Partial<Record<Deployment, string>>)[deployment];
-  if (file !== undefined && fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as OpenApiDocument;
-  return buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment }));
+  const text =
+    file !== undefined && fs.existsSync(file)
+      ? fs.readFileSync(file, 'utf8')
+      : JSON.stringify(buildOpenApiDocument(loadConfig({ DEPLOYMENT: deployment })));
+  return { document: JSON.parse(text) as OpenApiDocument, key: digest(text) };
 }
 
 const checkers = new Map<string, Checker>();
 function checkerFor(deployment: Deployment): Checker {
   let checker = checkers.get(deployment);
   if (!checker) {
-    checker = new Checker(checkedDocument(deployment));
+    const { document, key } = checkedDocument(deployment);
+    checker = new Checker(document, key);
     checkers.set(deployment, checker);
   }
   return checker;
