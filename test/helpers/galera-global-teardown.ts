@@ -1,10 +1,16 @@
-import { attachGaleraCluster } from '../../support/galera';
-import { SHARED_CLUSTER } from './galera-global-setup';
+import fs from 'node:fs';
+import path from 'node:path';
+import { SHARED_CLUSTER_FILE, startingCluster } from './galera-global-setup';
 
-/** Stops the serial project's shared Galera cluster (galera-global-setup.ts), each node by its PID. */
+/**
+ * Stops the serial project's shared Galera cluster (galera-global-setup.ts), each node by its PID,
+ * once its start has ended (a run may end before the start does).
+ */
 export default async function stopSharedGaleraCluster(): Promise<void> {
-  const shared = process.env[SHARED_CLUSTER];
-  if (!shared) return;
-  delete process.env[SHARED_CLUSTER];
-  await attachGaleraCluster(JSON.parse(shared)).stop();
+  const starting = startingCluster();
+  if (!starting) return;
+  const file = process.env[SHARED_CLUSTER_FILE];
+  delete process.env[SHARED_CLUSTER_FILE];
+  await (await starting)?.stop();
+  if (file) fs.rmSync(path.dirname(file), { recursive: true, force: true });
 }

@@ -1,8 +1,9 @@
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { openDatabase, type DatabaseConfig } from '../../src/db/connect';
 import type { TestDatabase } from './databases';
 import { attachGaleraCluster, galeraMissing, type GaleraCluster, startGaleraCluster, startingAt } from '../../support/galera';
-import { SHARED_CLUSTER, SHARED_CLUSTER_FAILED } from './galera-global-setup';
+import { SHARED_CLUSTER_FILE, type SharedClusterStart } from './galera-global-setup';
 import { startTestApp, type TestApp, type TestAppOptions } from './test-app';
 
 // The Galera cluster tests' suite helpers (the cluster itself is in galera.ts, shared with the bench).
@@ -42,14 +43,24 @@ const sharedHandles = new WeakSet<GaleraCluster>();
  * setup), one of the suite's own.
  */
 export async function useGaleraCluster(): Promise<GaleraCluster> {
-  const failed = process.env[SHARED_CLUSTER_FAILED];
-  if (failed) throw new Error(`the run's Galera cluster did not start: ${failed}`);
-  const shared = process.env[SHARED_CLUSTER];
-  if (!shared) return startGaleraCluster();
-  const cluster = attachGaleraCluster(JSON.parse(shared));
+  const file = process.env[SHARED_CLUSTER_FILE];
+  if (!file) return startGaleraCluster();
+  const start = await sharedClusterStart(file);
+  if ('failed' in start) throw new Error(`the run's Galera cluster did not start: ${start.failed}`);
+  const cluster = attachGaleraCluster(start.description);
   sharedHandles.add(cluster);
   await cluster.waitUntilWhole();
   return cluster;
+}
+
+/** The shared cluster's start, once the global setup published how it ended (it starts in the background). */
+async function sharedClusterStart(file: string): Promise<SharedClusterStart> {
+  const deadline = Date.now() + 300_000;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`the run's Galera cluster was still starting after 5 minutes (${file})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as SharedClusterStart;
 }
 
 /**
