@@ -1,10 +1,10 @@
-import type request from 'supertest';
 import { addDays, daysBetween } from '../../src/pay-rules/periods';
 import type { PayPeriodSettings } from '../../src/pay-rules/settings';
-import { asUser, setClock } from '../helpers/attendance';
+import { setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { publishedVectors, type Vector } from '../helpers/overtime-vectors';
+import { eachAtOnce, type ReplayResponse, useReplayClient } from '../helpers/replay-client';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
 // The published overtime vectors (docs/overtime-vectors.json) replayed through the API: the
@@ -62,26 +62,27 @@ const instant = (stored: string) => `${stored.replace(' ', 'T')}Z`;
 const hours = (value: number) => value.toFixed(2);
 
 const replayed = cases.filter((vector) => refusalOf(vector) === undefined);
-/** The vectors by their settings: each group is written under its settings, its vectors side by side. */
+/** The vectors by their settings: each group's timesheets are read under its settings. */
 const groups = new Map<string, Vector[]>();
 for (const vector of replayed) {
   const key = JSON.stringify(periodSettingsOf(vector).settings);
   groups.set(key, [...(groups.get(key) ?? []), vector]);
 }
-/** Vectors written at once: enough to keep MariaDB busy, few enough for SQLite's one writer. */
+/** Requests in flight at once: enough to keep MariaDB busy, few enough for SQLite's one writer. */
 const AT_ONCE = 8;
 
 describe.each(testDialects())('the published overtime vectors through the API on %s', (dialect) => {
   const t = useTestApp(dialect);
+  const client = useReplayClient(t);
   // After every vector's records, so that none is refused as in the future; before the admin's token.
   beforeAll(() => setClock(t, '2027-06-01T00:00:00.000Z'));
   const admin = useFixture<TestUser>(() => createUser(t, 'admin'));
   /** Each vector's timesheet as GET answered it under its settings (or what went wrong). */
-  const answers = new Map<string, request.Response | Error>();
+  const answers = new Map<string, ReplayResponse | Error>();
 
-  /** Writes a vector's employee and records, then reads the timesheet of the period it starts. */
-  const replay = async (vector: Vector, number: number): Promise<request.Response> => {
-    const as = asUser(t, admin);
+  /** Writes a vector's employee and records; returns the employee's id. */
+  const write = async (vector: Vector, number: number): Promise<string> => {
+    const as = client(admin);
     const timezone = vector.records[0]?.timezone ?? 'UTC';
     const employee = await as.post('/employees', { employee_id: `V-${number}`, first_name: 'Vector', last_name: String(number), timezone });
     if (employee.status !== 201) throw new Error(`POST /employees: ${employee.status} ${JSON.stringify(employee.body)}`);
@@ -97,22 +98,30 @@ describe.each(testDialects())('the published overtime vectors through the API on
             });
       if (written.status !== 201) throw new Error(`writing ${JSON.stringify(record)}: ${written.status} ${JSON.stringify(written.body)}`);
     }
-    return as.get(`/employees/${employee.body.id}/timesheets/${vector.range.from}`);
+    return String(employee.body.id);
   };
 
   beforeAll(async () => {
-    let number = 0;
-    for (const [settings, vectors] of groups) {
-      const put = await asUser(t, admin).put('/pay-periods/settings', JSON.parse(settings) as object);
-      if (put.status !== 200) throw new Error(`PUT /pay-periods/settings: ${put.status} ${JSON.stringify(put.body)}`);
-      for (let first = 0; first < vectors.length; first += AT_ONCE) {
-        await Promise.all(
-          vectors.slice(first, first + AT_ONCE).map(async (vector) => {
-            number += 1;
-            answers.set(vector.name, await replay(vector, number).catch((error: Error) => error));
-          }),
-        );
+    // Records are stored as sent whatever the pay-period settings (they only classify a read):
+    // every vector is written in one stream, then each group's timesheets are read under its
+    // settings, so the writes are never held back by a group of a few vectors.
+    const employees = new Map<string, string>();
+    await eachAtOnce(replayed, AT_ONCE, async (vector, index) => {
+      try {
+        employees.set(vector.name, await write(vector, index + 1));
+      } catch (error) {
+        answers.set(vector.name, error as Error);
       }
+    });
+    for (const [settings, vectors] of groups) {
+      const put = await client(admin).put('/pay-periods/settings', JSON.parse(settings) as object);
+      if (put.status !== 200) throw new Error(`PUT /pay-periods/settings: ${put.status} ${JSON.stringify(put.body)}`);
+      const written = vectors.filter((vector) => employees.has(vector.name));
+      await eachAtOnce(written, AT_ONCE, async (vector) => {
+        const employee = employees.get(vector.name)!;
+        const read = client(admin).get(`/employees/${employee}/timesheets/${vector.range.from}`);
+        answers.set(vector.name, await read.catch((error: Error) => error));
+      });
     }
   }, 600_000);
 
