@@ -1,8 +1,8 @@
-import type request from 'supertest';
-import { asUser, setClock } from '../helpers/attendance';
+import { setClock } from '../helpers/attendance';
 import { testDialects } from '../helpers/databases';
 import { createUser, type TestUser } from '../helpers/factories';
 import { publishedVectors, type Vector } from '../helpers/overtime-vectors';
+import { eachAtOnce, type ReplayResponse, useReplayClient } from '../helpers/replay-client';
 import { useFixture, useTestApp } from '../helpers/test-app';
 
 // Each employee is classified by THEIR pay group's rules (CONTRACT 6.5; docs/pay-periods.md, "A
@@ -15,21 +15,24 @@ const vectors = publishedVectors().cases.filter((vector) => vector.group_rules !
 const PERIOD = '2024-06-03';
 const instant = (stored: string) => `${stored.replace(' ', 'T')}Z`;
 const hours = (value: number) => value.toFixed(2);
+/** Requests in flight at once. */
+const AT_ONCE = 8;
 const MEAL_BREAK_VECTOR = 'hand: meal break 30 min after 6 h, one 9-hour record: 8.50 worked';
 
 describe.each(testDialects())('pay-group rules through the API on %s', (dialect) => {
   const t = useTestApp(dialect);
+  const client = useReplayClient(t);
   beforeAll(() => setClock(t, '2027-06-01T00:00:00.000Z'));
   const admin = useFixture<TestUser>(() => createUser(t, 'admin'));
   /** Each vector's employee id and timesheet. */
-  const answers = new Map<string, { employee: string; group: number; sheet: request.Response }>();
-  let control: { employee: string; sheet: request.Response };
+  const answers = new Map<string, { employee: string; group: number; sheet: ReplayResponse }>();
+  let control: { employee: string; sheet: ReplayResponse };
   /** Each group's export of the period: an export lists the employees of its group (CONTRACT 6.5). */
-  const exported = new Map<number, request.Response>();
+  const exported = new Map<number, ReplayResponse>();
 
   /** An employee with the vector's records, in group `group` (moved there before any record). */
   const employeeWith = async (vector: Vector, code: string, group: number | null): Promise<string> => {
-    const as = asUser(t, admin);
+    const as = client(admin);
     const timezone = vector.records[0]?.timezone ?? 'UTC';
     const employee = await as.post('/employees', { employee_id: code, first_name: 'Rules', last_name: code, timezone });
     if (employee.status !== 201) throw new Error(`POST /employees: ${employee.status} ${JSON.stringify(employee.body)}`);
@@ -49,12 +52,12 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
   };
 
   beforeAll(async () => {
-    const as = asUser(t, admin);
+    const as = client(admin);
     const put = await as.put('/pay-periods/settings', { frequency: 'weekly', anchor_date: PERIOD, workweek_start: 'monday' });
     if (put.status !== 200) throw new Error(`PUT /pay-periods/settings: ${put.status} ${JSON.stringify(put.body)}`);
-    let number = 0;
-    for (const vector of vectors) {
-      number += 1;
+    // Each vector has a group and an employee of its own: they are replayed side by side.
+    await eachAtOnce(vectors, AT_ONCE, async (vector, index) => {
+      const number = index + 1;
       const group = await as.post('/pay-groups', {
         name: `Vector ${number}`,
         frequency: 'weekly',
@@ -70,11 +73,12 @@ describe.each(testDialects())('pay-group rules through the API on %s', (dialect)
         group: Number(group.body.id),
         sheet: await as.get(`/employees/${employee}/timesheets/${PERIOD}`),
       });
-    }
+    });
     // The same records in group 1 (weekly 40, no rule of 6.5): what the group's rules change.
     const meal = vectors.find((vector) => vector.name === MEAL_BREAK_VECTOR)!;
     const employee = await employeeWith(meal, 'G-control', null);
     control = { employee, sheet: await as.get(`/employees/${employee}/timesheets/${PERIOD}`) };
+    // One export at a time: the server streams only a few at once and refuses more (429).
     for (const group of [1, ...[...answers.values()].map((answer) => answer.group)])
       exported.set(group, await as.get(`/pay-periods/${PERIOD}/export?format=json&group=${group}`));
   }, 120_000);
