@@ -76,7 +76,11 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined, onModeT
       min: idleTimeoutMs === undefined ? 1 : 0,
       max: 1,
       ...(idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: idleTimeoutMs }),
-      afterCreate(connection: { pragma(sql: string): unknown }, done: (error: Error | null, connection: unknown) => void) {
+      afterCreate(
+        connection: { pragma(sql: string): unknown; prepare(sql: string): unknown },
+        done: (error: Error | null, connection: unknown) => void,
+      ) {
+        reusePreparedStatements(connection);
         connection.pragma('journal_mode = WAL');
         connection.pragma('synchronous = NORMAL');
         connection.pragma('foreign_keys = ON');
@@ -95,6 +99,30 @@ function openSqlite(filename: string, idleTimeoutMs: number | undefined, onModeT
   retryBusyStatements(db.client as QueryingClient, SQLITE_BUSY_WAIT_MS);
   withImmediateTransactions(db, SQLITE_BUSY_WAIT_MS);
   return db;
+}
+
+/** Statements a SQLite connection keeps prepared, the most recently used. */
+const KEPT_STATEMENTS = 500;
+
+/**
+ * Knex prepares every query's statement anew, and compiling it is a good part of a short query's
+ * time: the connection keeps the statements it prepared by SQL text. A statement is never in use
+ * twice at once: better-sqlite3 runs one at a time, to the end (nothing here iterates).
+ */
+function reusePreparedStatements(connection: { prepare(sql: string): unknown }): void {
+  const prepare = connection.prepare.bind(connection);
+  const kept = new Map<string, unknown>();
+  connection.prepare = (sql: string) => {
+    let statement = kept.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (kept.size >= KEPT_STATEMENTS) kept.delete(kept.keys().next().value as string);
+    } else {
+      kept.delete(sql);
+    }
+    kept.set(sql, statement);
+    return statement;
+  };
 }
 
 /** How long a SQLite statement waits for another connection's write lock before failing (503). */
