@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import ts from 'typescript';
 
 // docs/openapi.json as third-party tools read it: Spectral (its OpenAPI ruleset and the OWASP
 // one), Redocly's recommended ruleset, and a client generated with openapi-typescript used with
@@ -21,15 +22,36 @@ interface SpectralResult {
   message: string;
 }
 
-/** Spectral's findings of every severity (it exits 1 when there are any; the JSON is printed either way). */
-async function spectral(rulesetFile: string): Promise<SpectralResult[]> {
-  const args = ['lint', '--format', 'json', '--fail-severity', 'hint', '--quiet', '--ruleset', rulesetFile, DOCUMENT];
-  const output = await run(bin('spectral'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch(
+/**
+ * Spectral's findings of every severity for the OpenAPI ruleset and the OWASP one, from `spectral
+ * lint`'s own linter run in one process for both (test/helpers/spectral-lint.cjs); a crash fails
+ * the tests that read them.
+ */
+async function spectral(): Promise<{ oas: SpectralResult[]; owasp: SpectralResult[] }> {
+  const script = path.join(ROOT, 'test', 'helpers', 'spectral-lint.cjs');
+  const args = [script, DOCUMENT, ruleset('spectral-oas.yaml'), ruleset('spectral-owasp.yaml')];
+  const output = await run(process.execPath, args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 });
+  const [oas, owasp, ...rest] = JSON.parse(output.stdout) as SpectralResult[][];
+  if (oas === undefined || owasp === undefined || rest.length > 0)
+    throw new Error(`not one list of findings per ruleset: ${output.stdout}`);
+  return { oas, owasp };
+}
+
+/** Redocly's JSON report (it exits 1 when there are errors; the JSON is printed either way). */
+async function redocly(): Promise<string> {
+  const args = ['lint', '--config', ruleset('redocly.yaml'), '--format', 'json', DOCUMENT];
+  const output = await run(bin('redocly'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch(
     (error: { stdout?: string }) => ({
       stdout: error.stdout ?? '',
     }),
   );
-  return JSON.parse(output.stdout.trim() || '[]') as SpectralResult[];
+  return output.stdout;
+}
+
+/** A tool started ahead of the test that reads it: its failure waits for that test (no unhandled rejection). */
+function started<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /**
@@ -80,8 +102,23 @@ function explainedOwaspPlaces(markdown: string): Map<string, { places: string[];
 }
 
 describe('docs/openapi.json read by third-party tools', () => {
+  const dir = path.join(ROOT, 'test', 'artifacts', 'openapi-client');
+  // The tools run side by side from the start, each test waiting for the one it reads.
+  let spectralFindings: Promise<{ oas: SpectralResult[]; owasp: SpectralResult[] }>;
+  let redoclyReport: Promise<string>;
+  let generatedClient: Promise<unknown>;
+  beforeAll(() => {
+    spectralFindings = started(spectral());
+    redoclyReport = started(redocly());
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    generatedClient = started(
+      run(bin('openapi-typescript'), [DOCUMENT, '--output', path.join(dir, 'hrm-api.d.ts')], { cwd: ROOT, env: OFFLINE }),
+    );
+  });
+
   it('has nothing at all for Spectral\'s OpenAPI ruleset (extends: ["spectral:oas"]): no error, warning, info or hint', async () => {
-    const findings = await spectral(ruleset('spectral-oas.yaml'));
+    const findings = (await spectralFindings).oas;
 
     expect(findings.map((finding) => `${finding.code} at ${finding.path.join('.')}: ${finding.message}`)).toEqual([]);
   }, 120_000);
@@ -89,7 +126,7 @@ describe('docs/openapi.json read by third-party tools', () => {
   it('has no OWASP ruleset error that docs/security.md does not explain, place by place, with the count it gives', async () => {
     const explained = explainedOwaspPlaces(fs.readFileSync(path.join(ROOT, 'docs', 'security.md'), 'utf8'));
     const document = JSON.parse(fs.readFileSync(DOCUMENT, 'utf8')) as unknown;
-    const findings = await spectral(ruleset('spectral-owasp.yaml'));
+    const findings = (await spectralFindings).owasp;
 
     const errors = findings
       .filter((finding) => finding.severity === 0)
@@ -109,13 +146,7 @@ describe('docs/openapi.json read by third-party tools', () => {
   }, 120_000);
 
   it("has no error for Redocly's recommended ruleset", async () => {
-    const args = ['lint', '--config', ruleset('redocly.yaml'), '--format', 'json', DOCUMENT];
-    const output = await run(bin('redocly'), args, { cwd: ROOT, env: OFFLINE, maxBuffer: 64 * 1024 * 1024 }).catch(
-      (error: { stdout?: string }) => ({
-        stdout: error.stdout ?? '',
-      }),
-    );
-    const report = JSON.parse(output.stdout) as {
+    const report = JSON.parse(await redoclyReport) as {
       totals: { errors: number };
       problems: Array<{ ruleId: string; severity: string; message: string }>;
     };
@@ -125,11 +156,8 @@ describe('docs/openapi.json read by third-party tools', () => {
   }, 120_000);
 
   describe('a client generated with openapi-typescript, used with openapi-fetch', () => {
-    const dir = path.join(ROOT, 'test', 'artifacts', 'openapi-client');
     beforeAll(async () => {
-      fs.rmSync(dir, { recursive: true, force: true });
-      fs.mkdirSync(dir, { recursive: true });
-      await run(bin('openapi-typescript'), [DOCUMENT, '--output', path.join(dir, 'hrm-api.d.ts')], { cwd: ROOT, env: OFFLINE });
+      await generatedClient;
       fs.writeFileSync(
         path.join(dir, 'tsconfig.json'),
         JSON.stringify({
@@ -149,16 +177,55 @@ describe('docs/openapi.json read by third-party tools', () => {
       );
     }, 120_000);
 
-    /** Type-checks `source` against the generated types; tsc's complaints, or '' when there are none. */
+    /**
+     * The libraries' and the generated types' parsed (and bound) files, shared by the checks: only
+     * the checked file differs between them.
+     */
+    const sourceFiles = new Map<string, ts.SourceFile | undefined>();
+
+    /**
+     * Type-checks `source` against the generated types as `tsc -p` on the folder does, in this
+     * process; tsc's complaints as it prints them, or '' when there are none.
+     */
     async function typeCheck(name: string, source: string): Promise<string> {
       for (const file of fs.readdirSync(dir).filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts')))
         fs.rmSync(path.join(dir, file));
-      fs.writeFileSync(path.join(dir, name), `${source}\nexport {};\n`);
-      const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-      return run(process.execPath, [tsc, '-p', dir], { cwd: ROOT }).then(
-        () => '',
-        (error: { stdout?: string }) => error.stdout ?? 'tsc failed',
-      );
+      const checked = path.join(dir, name);
+      fs.writeFileSync(checked, `${source}\nexport {};\n`);
+      const config = ts.getParsedCommandLineOfConfigFile(path.join(dir, 'tsconfig.json'), undefined, {
+        ...ts.sys,
+        onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
+          throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+        },
+      });
+      if (config === undefined) throw new Error('no tsconfig.json');
+      const host = ts.createCompilerHost(config.options);
+      const read = host.getSourceFile.bind(host);
+      host.getSourceFile = (fileName, ...rest) => {
+        if (path.resolve(fileName) === checked) return read(fileName, ...rest);
+        if (!sourceFiles.has(fileName)) sourceFiles.set(fileName, read(fileName, ...rest));
+        return sourceFiles.get(fileName);
+      };
+      const program = ts.createProgram({
+        rootNames: config.fileNames,
+        options: config.options,
+        projectReferences: config.projectReferences,
+        configFileParsingDiagnostics: ts.getConfigFileParsingDiagnostics(config),
+        host,
+      });
+      // What tsc reports, in its order: type errors only when the files parse and the options hold.
+      const diagnostics = [...program.getConfigFileParsingDiagnostics()];
+      const fromConfig = diagnostics.length;
+      diagnostics.push(...program.getSyntacticDiagnostics());
+      if (diagnostics.length === fromConfig) {
+        diagnostics.push(...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics());
+        if (diagnostics.length === fromConfig) diagnostics.push(...program.getSemanticDiagnostics());
+      }
+      return ts.formatDiagnostics(ts.sortAndDeduplicateDiagnostics(diagnostics), {
+        getCurrentDirectory: () => ROOT,
+        getCanonicalFileName: (fileName) => fileName,
+        getNewLine: () => '\n',
+      });
     }
 
     it("type-checks the README's example without casts", async () => {
