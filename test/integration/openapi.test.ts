@@ -3,7 +3,7 @@ import path from 'node:path';
 import request from 'supertest';
 import { loadConfig } from '../../src/config';
 import { MAX_SEGMENT_LENGTH } from '../../src/http/paths';
-import { buildOpenApiDocument } from '../../src/openapi';
+import { openApiDocumentFor } from '../../src/openapi';
 import { type CloudTestApp, startCloudTestApp } from '../helpers/cloud-app';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser } from '../helpers/factories';
@@ -11,15 +11,20 @@ import { checkParameter, checkRequestBody, documentedResponse } from '../helpers
 import { expectProblem } from '../helpers/problem';
 import { startTestApp, type TestApp, useTestApp } from '../helpers/test-app';
 
+/**
+ * The document the code builds for the default configuration: the one the apps of this file serve
+ * (built once per process and frozen), so building it once serves every test here.
+ */
+const document = openApiDocumentFor(loadConfig({}));
+
 describe('docs/openapi.json', () => {
   it('is up to date with the code (run "npm run openapi" after changing an endpoint)', () => {
     const committed = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'openapi.json'), 'utf8'));
 
-    expect(committed).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(loadConfig({})))));
+    expect(committed).toEqual(JSON.parse(JSON.stringify(document)));
   });
 
   it('describes every path the server serves, with exactly the methods it allows', async () => {
-    const document = buildOpenApiDocument(loadConfig({}));
     const paths = new Set<string>();
     const t = await startTestApp('sqlite', {
       onRoute: (route) => {
@@ -47,7 +52,6 @@ describe('docs/openapi.json', () => {
   });
 
   it('has every path under its server, where Prism and Postman look for it: no servers of its own, and served under the base path', async () => {
-    const document = buildOpenApiDocument(loadConfig({}));
     const served = new Set<string>();
     const t = await startTestApp('sqlite', {
       onRoute: (route) => {
@@ -71,7 +75,6 @@ describe('docs/openapi.json', () => {
 });
 
 describe('what docs/openapi.json promises generated clients', () => {
-  const document = buildOpenApiDocument(loadConfig({}));
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => method !== 'servers' && method !== 'parameters')
@@ -133,7 +136,6 @@ describe('what docs/openapi.json promises generated clients', () => {
 
 describe.each(testDialects())('the response headers docs/openapi.json declares, on %s', (dialect) => {
   const t = useTestApp(dialect, { env: { RATE_LIMIT_PER_TOKEN: '600', RATE_LIMIT_PER_IP: '60' } });
-  const document = buildOpenApiDocument(loadConfig({}));
 
   /** The headers the document declares for this answer, all of which the answer must carry. */
   function expectDeclaredHeaders(res: request.Response, path: string, method: string, optional: string[] = []) {
