@@ -167,19 +167,36 @@ function plausibleValueFor(name: string, unresolved: Schema, doc: OpenApiDocumen
 function plausibleString(name: string, schema: Schema, targets: FuzzTargets): fc.Arbitrary<string> {
   if (schema.pattern === '^[1-9][0-9]{0,9}$') return referenceId(name, targets);
   if (schema.pattern === '^[A-Za-z]{2}$') return fc.constantFrom(...(targets.lookupKeys['/countries'] ?? ['DE']), 'de', 'XX', 'ZZ');
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
-  // fc.emailAddress() covers all of RFC 5322, most of which the server's stricter rule refuses.
-  if (schema.format === 'email')
-    return fc.oneof(
-      { weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}\.[a-z]{1,10}@example\.(com|org)$/) },
-      { weight: 1, arbitrary: fc.emailAddress() },
-    );
+  if (schema.pattern) return stringMatching(schema.pattern);
+  if (schema.format === 'email') return emailAddress;
   if (name === 'username') return fc.constantFrom(...targets.usernames);
   if (DATE_ONLY_FIELDS.test(name))
     return fc.oneof({ weight: 4, arbitrary: pastDate.map((d) => d.toISOString().slice(0, 10)) }, { weight: 1, arbitrary: timeString });
   if (TIME_FIELDS.test(name)) return timeString;
   return fc.string({ minLength: 1, maxLength: Math.min(schema.maxLength ?? 40, 40) + 2 });
 }
+
+/**
+ * fc.stringMatching is slow to build (fast-check tokenizes its edge-case strings against every
+ * character class) and the document repeats the same patterns in hundreds of places, so each
+ * pattern's arbitrary is built once. Arbitraries are stateless: a shared one generates the same
+ * values from the same seed.
+ */
+const patternArbitraries = new Map<string, fc.Arbitrary<string>>();
+function stringMatching(pattern: string): fc.Arbitrary<string> {
+  let arbitrary = patternArbitraries.get(pattern);
+  if (!arbitrary) {
+    arbitrary = fc.stringMatching(new RegExp(pattern));
+    patternArbitraries.set(pattern, arbitrary);
+  }
+  return arbitrary;
+}
+
+// fc.emailAddress() covers all of RFC 5322, most of which the server's stricter rule refuses.
+const emailAddress = fc.oneof(
+  { weight: 3, arbitrary: fc.stringMatching(/^[a-z]{1,10}\.[a-z]{1,10}@example\.(com|org)$/) },
+  { weight: 1, arbitrary: fc.emailAddress() },
+);
 
 /** The reference table each id field points at. */
 const REFERENCE_TABLES: Record<string, string> = {
