@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { Role } from '../../src/caller';
 import { hashPassword } from '../../src/users/passwords';
-import { buildOpenApiDocument } from '../../src/openapi';
+import { openApiDocumentFor } from '../../src/openapi';
 import { insertAttendanceRow } from '../helpers/attendance';
-import { changedTables, type DatabaseSnapshot, snapshotDatabase, tablesOf } from '../helpers/database-snapshot';
+import { changedTables, type DatabaseSnapshot, prepareSnapshot, tablesOf } from '../helpers/database-snapshot';
 import { testDialects } from '../helpers/databases';
 import { createEmployee, createUser, type TestUser, unique } from '../helpers/factories';
 import { documentedRequests, type FuzzRequest, fuzzRequests, type FuzzTargets } from '../helpers/fuzz-requests';
@@ -144,11 +144,12 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
   it(
     'never answers 5xx, answers every refusal with a problem body, and changes nothing when it refuses',
     async () => {
-      const doc = buildOpenApiDocument(t.config);
-      const tables = await tablesOf(t.db);
+      // The document the app serves, built once in this process: building another takes a while.
+      const doc = openApiDocumentFor(t.config);
+      const snapshotDatabase = await prepareSnapshot(t.db, await tablesOf(t.db));
       const statuses = new Map<number, number>();
       const succeeded = new Set<string>();
-      let before: DatabaseSnapshot = await snapshotDatabase(t.db, tables);
+      let before: DatabaseSnapshot = await snapshotDatabase();
 
       const property = fc.asyncProperty(CALLERS, fuzzRequests(doc, targets, t.config.bodyLimitBytes), async (caller, fuzz: FuzzRequest) => {
         const res = await send(origin, t.api(fuzz.path), {
@@ -160,12 +161,12 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
 
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400 && fuzz.method !== 'HEAD') expectAnyProblem(res);
-        const after = await snapshotDatabase(t.db, tables);
+        const after = await snapshotDatabase();
         if (res.status >= 400) expect(changedTables(before, after)).toEqual([]);
         before = after;
         if (res.status < 300) {
           succeeded.add(fuzz.operation);
-          if (await replaceCallersWhoLostAccess()) before = await snapshotDatabase(t.db, tables);
+          if (await replaceCallersWhoLostAccess()) before = await snapshotDatabase();
         }
       });
       await fc.assert(property, { numRuns: RUNS, seed: SEED, endOnFailure: true });
@@ -183,7 +184,7 @@ describe.each(testDialects())('the API under random and hostile requests on %s',
   it(
     'answers as the document says: what it allows is not refused as malformed (400, 422), what it forbids is not accepted',
     async () => {
-      const doc = buildOpenApiDocument(t.config);
+      const doc = openApiDocumentFor(t.config);
       const mismatches = new Map<string, string>();
       const verdicts = { allowed: 0, forbidden: 0, unknown: 0 };
 
