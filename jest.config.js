@@ -32,7 +32,7 @@ const serialMatch = SERIAL.map((name) => `<rootDir>/test/${name}.test.ts`);
 const shared = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  // Transpile only (isolatedModules in tsconfig.json): npm test type-checks with tsc before jest runs.
+  // Transpile only (isolatedModules in tsconfig.json): npm test type-checks with tsc beside jest.
   transform: { '^.+\\.ts$': 'ts-jest' },
 };
 
