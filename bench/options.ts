@@ -43,7 +43,8 @@ export const USAGE = `Usage: npm run bench:core -- [options]   (npm run bench ru
   --keep               keep the temporary directory (database file, server logs)
   --write              write the table into docs/performance.md (npm run bench does)
   --compare DIR        also measure the server built in DIR (a checkout of another commit, after
-                       npm ci and npm run build), alternately with this one; rows say the ratio
+                       npm ci and npm run build:bench), alternately with this one, on a database
+                       of its own that DIR's bench fixture migrates and seeds; rows say the ratio
   --compare-label TEXT what to call that build in the table (default: its directory's name)
   --help
 

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Child, Children, cpuSeconds, freePort, peakRssMb, waitUntilAnswering } from './children';
+import { comparedBuild, comparedDatabase, prepareComparedFixture } from './compared-build';
 import { type BenchDatabase, createSqliteDatabase, DatabaseUnreachableError, recreateMysqlDatabase } from './databases';
 import { type Fixture, prepareFixture } from './fixture';
 import { type Measurement, measure, medianOf, scenarioTarget, type Target } from './load';
@@ -122,6 +123,7 @@ async function benchDatabase(
   const line = `${database.label}: seeded ${options.employees} employees in ${employees.toFixed(1)} s, ${fixture.attendanceRows} attendance records in ${attendance.toFixed(1)} s`;
   progress(line);
   seeded.push(line);
+  const other = options.compare && (await prepareCompared(database, options, workDir, seeded));
   const scenarios = SCENARIOS.filter((scenario) => wanted(options, scenario.name));
   // One server per WORKERS setting the scenarios ask for (and per build, with --compare); the
   // others sit idle meanwhile.
@@ -131,10 +133,7 @@ async function benchDatabase(
   try {
     for (const workers of new Set(scenarios.map(workersOf))) {
       servers.set(workers, await startServer(database, workDir, children, workers, SERVER_SCRIPT, 'this build'));
-      if (options.compare) {
-        const script = path.join(path.resolve(options.compare.dir), 'dist', 'src', 'main.js');
-        compared.set(workers, await startServer(database, workDir, children, workers, script, options.compare.label));
-      }
+      if (other) compared.set(workers, await startServer(other.database, workDir, children, workers, other.server, other.label));
     }
     if (database.dialect === 'mysql') {
       for (const [name, script, path] of [
@@ -147,11 +146,24 @@ async function benchDatabase(
           baselines.push({ name, path, server: await startBaseline(name, script, path, database, fixture, workDir, children) });
       }
     }
-    return await measureRounds(database, scenarios, { servers, compared, baselines }, fixture, options);
+    return await measureRounds(database, scenarios, { servers, compared, baselines }, { fixture, compared: other?.fixture }, options);
   } finally {
     for (const server of [...servers.values(), ...compared.values(), ...baselines.map((baseline) => baseline.server)])
       await children.stop(server.child);
   }
+}
+
+/** The compared build's own database, seeded by its own fixture, and its server script. */
+async function prepareCompared(database: BenchDatabase, options: BenchOptions, workDir: string, seeded: string[]) {
+  const { dir, label } = options.compare as { dir: string; label: string };
+  const build = comparedBuild(dir);
+  const own = await comparedDatabase(database, workDir);
+  progress(`${database.label}: migrating and seeding the database of ${label} with its own code`);
+  const fixture = await prepareComparedFixture(build.fixture, own, options.employees, options.attendanceDays);
+  const line = `${database.label}, ${label} (its own database): seeded ${options.employees} employees, ${fixture.attendanceRows} attendance records`;
+  progress(line);
+  seeded.push(line);
+  return { database: own, fixture, server: build.server, label };
 }
 
 /** A bare server the API is compared with: the ceiling, the Express baseline. */
@@ -201,9 +213,10 @@ async function measureRounds(
   database: BenchDatabase,
   scenarios: Scenario[],
   running: { servers: Map<number, RunningServer>; compared: Map<number, RunningServer>; baselines: Baseline[] },
-  fixture: Fixture,
+  fixtures: { fixture: Fixture; compared: Fixture | undefined },
   options: BenchOptions,
 ): Promise<ResultRow[]> {
+  const { fixture } = fixtures;
   const label = options.compare?.label ?? '';
   const plans = scenarios.flatMap((scenario): Plan[] => {
     const server = running.servers.get(workersOf(scenario)) as RunningServer;
@@ -215,9 +228,9 @@ async function measureRounds(
       rounds: [],
     };
     const other = running.compared.get(workersOf(scenario));
-    if (!other) return [plan];
-    // The same requests (and their state: who is punched in) against the other build's server.
-    const target = { ...plan.target, url: plan.target.url.replace(server.baseUrl, other.baseUrl) };
+    if (!other || !fixtures.compared) return [plan];
+    // The same requests against the other build's server, with its own database's tokens and ids.
+    const target = scenarioTarget(scenario, other.baseUrl + BASE_PATH, fixtures.compared);
     return [plan, { ...plan, name: `${scenario.name} [${label}]`, target, server: other, rounds: [], comparedWith: plan }];
   });
   const baselinePlans = running.baselines.map((baseline): Plan => ({
