@@ -81,4 +81,33 @@ describe.each(testDialects())('coalesced reads on %s', (dialect) => {
     expect(rows[2]).toBe(rows[1]);
     expect(rows[4]).toBe(rows[3]);
   });
+
+  it('outside jest freezes only the list rows several callers share: a lone caller gets rows of its own', async () => {
+    // The module reads NODE_ENV when it loads: a copy of it loaded as a server process loads it.
+    const previous = process.env.NODE_ENV;
+    process.env.NODE_ENV = 'production';
+    let served: { preparedListRead: typeof preparedListRead } | undefined;
+    try {
+      await jest.isolateModulesAsync(async () => {
+        served = await import('../../src/db/coalesced-reads');
+      });
+    } finally {
+      process.env.NODE_ENV = previous;
+    }
+    const read = () =>
+      served!.preparedListRead(t.db, 'select `e`.`id` from `employees` as `e` where `e`.`id` >= ? order by `e`.`id`', [ids[0]]);
+
+    const alone = (await read()) as Array<Record<string, unknown>>;
+    expect(Object.isFrozen(alone)).toBe(false);
+    alone[0]!.id = 'changed';
+    expect((await read()).map((row) => Number(row.id))).toEqual(ids);
+
+    if (shares) {
+      // The first goes at once; the two asked while it is out share the next read, frozen.
+      const [, second, third] = await Promise.all([read(), read(), read()]);
+      expect(third).toBe(second);
+      expect(Object.isFrozen(second)).toBe(true);
+      expect(() => scribble(second as Array<Record<string, unknown>>)).toThrow(TypeError);
+    }
+  });
 });
