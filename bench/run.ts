@@ -123,7 +123,7 @@ async function benchDatabase(
   const line = `${database.label}: seeded ${options.employees} employees in ${employees.toFixed(1)} s, ${fixture.attendanceRows} attendance records in ${attendance.toFixed(1)} s`;
   progress(line);
   seeded.push(line);
-  const other = options.compare && (await prepareCompared(database, options, workDir, seeded));
+  const other = options.compare && (await prepareCompared(database, options.compare, options, workDir, seeded));
   const scenarios = SCENARIOS.filter((scenario) => wanted(options, scenario.name));
   // One server per WORKERS setting the scenarios ask for (and per build, with --compare); the
   // others sit idle meanwhile.
@@ -154,8 +154,13 @@ async function benchDatabase(
 }
 
 /** The compared build's own database, seeded by its own fixture, and its server script. */
-async function prepareCompared(database: BenchDatabase, options: BenchOptions, workDir: string, seeded: string[]) {
-  const { dir, label } = options.compare as { dir: string; label: string };
+async function prepareCompared(
+  database: BenchDatabase,
+  { dir, label }: { dir: string; label: string },
+  options: BenchOptions,
+  workDir: string,
+  seeded: string[],
+) {
   const build = comparedBuild(dir);
   const own = await comparedDatabase(database, workDir);
   progress(`${database.label}: migrating and seeding the database of ${label} with its own code`);
